@@ -1,0 +1,50 @@
+// Thin C layer over OpenSSL 3 for ECDSA P-256 (ES256).
+//
+// Everything that handles OpenSSL objects lives here so that the Swift side sees only opaque
+// pointers and byte buffers. Keys are decoded once (`tv_p256_public_key_new`); each worker makes
+// its own verify context per key (`tv_p256_verify_context_new`, with EVP_PKEY_verify_init done
+// once); a verification then costs one SHA-256, a range check, a DER encoding in a stack buffer and
+// one EVP_PKEY_verify.
+#ifndef TOKENVERIFY_CTOKENCRYPTO_H
+#define TOKENVERIFY_CTOKENCRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// A P-256 public key built from its affine coordinates (32 bytes each, big-endian), or NULL if
+/// the point is not on the curve (or is the point at infinity, or a coordinate is not below p).
+void *tv_p256_public_key_new(const uint8_t *x, const uint8_t *y);
+
+/// A P-256 private key from its scalar `d` (32 bytes, big-endian, 1 ≤ d < n), or NULL.
+/// Writes the public coordinates to `x` and `y` when they are not NULL.
+void *tv_p256_private_key_new(const uint8_t *d, uint8_t *x, uint8_t *y);
+
+/// Frees a key from either constructor (NULL is allowed).
+void tv_p256_key_free(void *key);
+
+/// A verify context for `key`, initialised once; use it from one thread at a time.
+void *tv_p256_verify_context_new(void *key);
+void tv_p256_verify_context_free(void *context);
+
+/// 1 when `signature` (64 bytes, r‖s big-endian as in RFC 7518 §3.4) is a valid ECDSA signature
+/// with SHA-256 over `message`; 0 otherwise (including r or s zero or not below the group order).
+int tv_p256_verify(void *context, const uint8_t *message, size_t message_length, const uint8_t *signature);
+
+/// Signs `message` (ECDSA with SHA-256) and writes the 64-byte r‖s form. Returns 1 on success.
+int tv_p256_sign(void *private_key, const uint8_t *message, size_t message_length, uint8_t *signature);
+
+/// Fills `d` with a fresh random private scalar and `x`, `y` with its public point. Returns 1 on success.
+int tv_p256_generate(uint8_t *d, uint8_t *x, uint8_t *y);
+
+/// 1 when the 32-byte big-endian `scalar` is in [1, n-1] for the P-256 group order n.
+int tv_p256_scalar_in_range(const uint8_t *scalar);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

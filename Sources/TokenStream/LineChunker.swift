@@ -1,0 +1,90 @@
+/// A run of input lines, the unit of work handed to a worker.
+struct LineChunk {
+    var sequence: Int
+    /// Each line's number and trimmed bytes; nil bytes for a line longer than the limit.
+    var lines: [(number: Int, bytes: [UInt8]?)]
+}
+
+/// Cuts a byte stream into lines (LF or CRLF; the last line needs no newline), trims spaces and
+/// tabs, skips blank lines (counting them), and never holds more than `maxLineBytes` of one line:
+/// a longer line is reported as oversized and the rest of it is discarded as it streams past.
+struct LineChunker {
+    let maxLineBytes: Int
+    private(set) var lineNumber = 0
+    private var partial: [UInt8] = []
+    private var partialOversized = false
+    /// Complete lines not yet taken.
+    private(set) var pending: [(number: Int, bytes: [UInt8]?)] = []
+
+    init(maxLineBytes: Int) {
+        self.maxLineBytes = maxLineBytes
+    }
+
+    /// Feeds bytes just read.
+    mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>) {
+        var start = 0
+        let count = buffer.count
+        while start < count {
+            // Find the end of the line within this buffer.
+            guard let newline = buffer[start...].firstIndex(of: 0x0A) else {
+                appendPartial(UnsafeBufferPointer(rebasing: buffer[start...]))
+                return
+            }
+            appendPartial(UnsafeBufferPointer(rebasing: buffer[start..<newline]))
+            endLine()
+            start = newline + 1
+        }
+    }
+
+    /// Ends the input: a last line without a newline counts as a line.
+    mutating func finish() {
+        if !partial.isEmpty || partialOversized { endLine() }
+    }
+
+    /// Takes the complete lines collected so far.
+    mutating func takePending() -> [(number: Int, bytes: [UInt8]?)] {
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending
+    }
+
+    var hasPending: Bool { !pending.isEmpty }
+
+    private mutating func appendPartial(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if partialOversized || bytes.isEmpty { return }
+        var bytes = bytes
+        if partial.isEmpty {
+            // Leading white space is dropped at once, so it never counts or accumulates.
+            var start = 0
+            while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
+            bytes = UnsafeBufferPointer(rebasing: bytes[start...])
+            if bytes.isEmpty { return }
+        }
+        if partial.count + bytes.count > maxLineBytes {
+            partialOversized = true
+            partial = []
+            return
+        }
+        partial.append(contentsOf: bytes)
+    }
+
+    private mutating func endLine() {
+        lineNumber += 1
+        if partialOversized {
+            pending.append((lineNumber, nil))
+        } else {
+            let line = partial.withUnsafeBufferPointer { Array(trimmedLine($0)) }
+            if !line.isEmpty { pending.append((lineNumber, line)) }
+        }
+        partial.removeAll(keepingCapacity: partial.capacity <= 1 << 16)
+        partialOversized = false
+    }
+}
+
+/// `bytes` without surrounding spaces, tabs and carriage returns.
+func trimmedLine(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    var start = 0
+    var end = bytes.count
+    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
+    while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D { end -= 1 }
+    return UnsafeBufferPointer(rebasing: bytes[start..<end])
+}

@@ -1,0 +1,87 @@
+internal import CTokenCrypto
+
+/// A P-256 public key decoded once into an OpenSSL `EVP_PKEY`.
+final class P256PublicKey: @unchecked Sendable {
+    // Immutable after init; OpenSSL allows concurrent use of one EVP_PKEY by many contexts.
+    fileprivate let handle: UnsafeMutableRawPointer
+
+    /// Nil when (x, y) is not a point on P-256 or a coordinate is not 32 bytes.
+    init?(x: [UInt8], y: [UInt8]) {
+        guard x.count == 32, y.count == 32, let handle = tv_p256_public_key_new(x, y) else { return nil }
+        self.handle = handle
+    }
+
+    deinit { tv_p256_key_free(handle) }
+}
+
+/// An OpenSSL verify context for one key, for one thread at a time.
+final class P256VerifyContext {
+    private let key: P256PublicKey
+    private let handle: UnsafeMutableRawPointer
+
+    init(key: P256PublicKey) {
+        guard let handle = tv_p256_verify_context_new(key.handle) else {
+            fatalError("OpenSSL could not create a verify context for a valid P-256 key")
+        }
+        self.key = key
+        self.handle = handle
+    }
+
+    deinit { tv_p256_verify_context_free(handle) }
+
+    /// Verifies a 64-byte r‖s `signature` of `message` (hashed with SHA-256 here). A signature of
+    /// another length, or with r or s zero or not below the group order, is invalid.
+    @inline(__always)
+    func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard signature.count == 64 else { return false }
+        return tv_p256_verify(handle, message.baseAddress, message.count, signature.baseAddress) == 1
+    }
+}
+
+/// A P-256 private key, for the signing tools and tests.
+final class P256PrivateKey: @unchecked Sendable {
+    private let handle: UnsafeMutableRawPointer
+    /// The private scalar, 32 bytes big-endian.
+    let d: [UInt8]
+    /// The public point's coordinates, 32 bytes each.
+    let x: [UInt8]
+    let y: [UInt8]
+
+    /// A key from the scalar `d`; nil when `d` is not in [1, n-1].
+    init?(d: [UInt8]) {
+        guard d.count == 32 else { return nil }
+        var x = [UInt8](repeating: 0, count: 32)
+        var y = [UInt8](repeating: 0, count: 32)
+        guard let handle = tv_p256_private_key_new(d, &x, &y) else { return nil }
+        self.handle = handle
+        self.d = d
+        self.x = x
+        self.y = y
+    }
+
+    /// A new random key.
+    convenience init() {
+        var d = [UInt8](repeating: 0, count: 32)
+        var x = [UInt8](repeating: 0, count: 32)
+        var y = [UInt8](repeating: 0, count: 32)
+        guard tv_p256_generate(&d, &x, &y) == 1 else { fatalError("OpenSSL could not generate a P-256 key") }
+        self.init(d: d)!
+    }
+
+    deinit { tv_p256_key_free(handle) }
+
+    /// Whether `scalar` (32 bytes) is in [1, n-1].
+    static func isValidScalar(_ scalar: [UInt8]) -> Bool {
+        scalar.count == 32 && tv_p256_scalar_in_range(scalar) == 1
+    }
+
+    /// The 64-byte r‖s ECDSA-SHA256 signature of `message`.
+    func sign(_ message: some Collection<UInt8>) -> [UInt8] {
+        var signature = [UInt8](repeating: 0, count: 64)
+        let bytes = Array(message)
+        guard tv_p256_sign(handle, bytes, bytes.count, &signature) == 1 else {
+            fatalError("OpenSSL could not sign with a valid P-256 key")
+        }
+        return signature
+    }
+}

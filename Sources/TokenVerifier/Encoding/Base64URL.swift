@@ -1,0 +1,100 @@
+/// Canonical base64url (RFC 4648 §5) without padding, as JWS Compact Serialization uses it.
+///
+/// Decoding is strict: only the 64 URL-safe characters, no `=` padding, no white space, a length
+/// that is not 1 modulo 4, and unused trailing bits equal to zero. Anything else is rejected, so
+/// every byte string has exactly one accepted encoding.
+public enum Base64URL {
+    /// Decodes `encoded`, or returns nil when it is not canonical base64url.
+    public static func decode(_ encoded: some Collection<UInt8>) -> [UInt8]? {
+        var output: [UInt8]? = nil
+        var copy = Array(encoded)
+        copy.withUnsafeMutableBufferPointer { buffer in
+            output = decode(UnsafeBufferPointer(buffer))
+        }
+        return output
+    }
+
+    /// Decodes `encoded`, or returns nil when it is not canonical base64url.
+    static func decode(_ encoded: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let count = encoded.count
+        let remainder = count & 3
+        if remainder == 1 { return nil }
+        let outputCount = (count / 4) * 3 + (remainder == 0 ? 0 : remainder - 1)
+        var failed = false
+        let output = [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
+            var inIndex = 0
+            var outIndex = 0
+            let fullEnd = count - remainder
+            while inIndex < fullEnd {
+                let a = decodeTable[Int(encoded[inIndex])]
+                let b = decodeTable[Int(encoded[inIndex + 1])]
+                let c = decodeTable[Int(encoded[inIndex + 2])]
+                let d = decodeTable[Int(encoded[inIndex + 3])]
+                if (a | b | c | d) & 0x80 != 0 { failed = true; break }
+                let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                out[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
+                out[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                out[outIndex + 2] = UInt8(truncatingIfNeeded: word)
+                inIndex += 4
+                outIndex += 3
+            }
+            if !failed && remainder != 0 {
+                let a = decodeTable[Int(encoded[inIndex])]
+                let b = decodeTable[Int(encoded[inIndex + 1])]
+                let c = remainder == 3 ? decodeTable[Int(encoded[inIndex + 2])] : 0
+                if (a | b | c) & 0x80 != 0 {
+                    failed = true
+                } else if remainder == 2 {
+                    // 12 bits carry 8: the low 4 bits of the second character must be zero.
+                    if b & 0x0F != 0 { failed = true } else {
+                        out[outIndex] = a << 2 | b >> 4
+                        outIndex += 1
+                    }
+                } else {
+                    // 18 bits carry 16: the low 2 bits of the third character must be zero.
+                    if c & 0x03 != 0 { failed = true } else {
+                        out[outIndex] = a << 2 | b >> 4
+                        out[outIndex + 1] = (b & 0x0F) << 4 | c >> 2
+                        outIndex += 2
+                    }
+                }
+            }
+            initialized = failed ? 0 : outIndex
+        }
+        return failed ? nil : output
+    }
+
+    /// Encodes `bytes` as unpadded base64url.
+    public static func encode(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var iterator = bytes.makeIterator()
+        while let a = iterator.next() {
+            let b = iterator.next()
+            let c = b == nil ? nil : iterator.next()
+            output.append(encodeTable[Int(a >> 2)])
+            output.append(encodeTable[Int((a & 0x03) << 4 | (b ?? 0) >> 4)])
+            if let b {
+                output.append(encodeTable[Int((b & 0x0F) << 2 | (c ?? 0) >> 6)])
+            }
+            if let c {
+                output.append(encodeTable[Int(c & 0x3F)])
+            }
+        }
+        return output
+    }
+
+    /// Encodes `bytes` as an unpadded base64url string.
+    public static func encodeString(_ bytes: some Collection<UInt8>) -> String {
+        String(decoding: encode(bytes), as: UTF8.self)
+    }
+
+    private static let encodeTable: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// 0...63 for the alphabet, 0xFF for every other byte.
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, character) in encodeTable.enumerated() { table[Int(character)] = UInt8(index) }
+        return table
+    }()
+}

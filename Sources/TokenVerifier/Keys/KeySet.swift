@@ -1,0 +1,75 @@
+/// An immutable set of verification keys, looked up by `kid`.
+public final class KeySet: Sendable {
+    /// The keys in the order they were loaded.
+    public let keys: [VerificationKey]
+    private let indexByKeyID: [String: Int]
+
+    /// A key set from keys whose `kid`s are unique.
+    public init(keys: [VerificationKey]) throws(KeySetError) {
+        var index: [String: Int] = [:]
+        for (position, key) in keys.enumerated() {
+            if index.updateValue(position, forKey: key.keyID) != nil {
+                throw KeySetError(file: nil, keyID: key.keyID, message: "duplicate kid")
+            }
+        }
+        self.keys = keys
+        self.indexByKeyID = index
+    }
+
+    /// An empty key set.
+    public static let empty = try! KeySet(keys: [])
+
+    /// The position in ``keys`` of the key with this `kid`.
+    @inline(__always)
+    func index(of keyID: String) -> Int? {
+        indexByKeyID[keyID]
+    }
+
+    /// The key with this `kid`.
+    public subscript(keyID: String) -> VerificationKey? {
+        index(of: keyID).map { keys[$0] }
+    }
+
+    /// Loads and merges JWKS files; a `kid` must be unique across all of them.
+    /// - Returns: the key set and any warnings (such as a private member that was ignored).
+    public static func load(files: [String]) throws(KeySetError) -> (KeySet, warnings: [String]) {
+        var keys: [VerificationKey] = []
+        var warnings: [String] = []
+        var origin: [String: String] = [:]
+        for file in files {
+            let bytes: [UInt8]
+            do {
+                bytes = try readFileBytes(file)
+            } catch {
+                throw KeySetError(file: file, keyID: nil, message: "cannot read key file: \(error.reason)")
+            }
+            let loaded = try JWKSParser.parse(bytes, file: file)
+            for key in loaded.keys {
+                if let first = origin[key.keyID] {
+                    let where_ = first == file ? "earlier in the same file" : "also in \(first)"
+                    throw KeySetError(file: file, keyID: key.keyID, message: "duplicate kid (\(where_))")
+                }
+                origin[key.keyID] = file
+                keys.append(key)
+            }
+            warnings += loaded.warnings
+        }
+        return (try KeySet(keys: keys), warnings)
+    }
+}
+
+/// A key file that cannot be used: start-up stops with this message.
+public struct KeySetError: Error, CustomStringConvertible, Sendable {
+    /// The file, when the key came from one.
+    public var file: String?
+    /// The `kid` of the offending key, when it has one.
+    public var keyID: String?
+    /// What is wrong, in one sentence.
+    public var message: String
+
+    public var description: String {
+        var text = file.map { "\($0): " } ?? ""
+        if let keyID { text += "key \"\(keyID)\": " }
+        return text + message
+    }
+}

@@ -1,0 +1,26 @@
+/// One public key of a key set, with the JWKS members tokenverify uses.
+public struct VerificationKey: Sendable {
+    /// `kid`, unique across the key set.
+    public var keyID: String
+    /// The kind of key (`OKP`/`Ed25519` or `EC`/`P-256`).
+    public var type: KeyType
+    /// The key's declared `alg`, if any (already known to fit `type`).
+    public var algorithm: SignatureAlgorithm?
+    /// The key's `env` extension member, if any.
+    public var environment: Environment?
+    /// The key's `iss` extension member, if any.
+    public var issuer: String?
+    /// The raw public key: 32 bytes for Ed25519, x‖y (64 bytes) for P-256.
+    public var publicKeyBytes: [UInt8]
+
+    /// The decoded OpenSSL key, for P-256 keys.
+    let p256: P256PublicKey?
+
+    /// Whether this key may verify a token whose header says `algorithm` (SPEC §3: the key's
+    /// type decides, and a declared `alg` must agree, `EdDSA` ≡ `Ed25519`).
+    public func accepts(_ algorithm: SignatureAlgorithm) -> Bool {
+        guard algorithm.keyType == type else { return false }
+        guard let declared = self.algorithm else { return true }
+        return declared.keyType == algorithm.keyType
+    }
+}

@@ -1,0 +1,90 @@
+/// One input line of `tokenverify verify` (SPEC §6), parsed: a bare compact token or a JSON
+/// request object `{"id":…,"token":…,"device":…,"object":…,"channel":…,"command":…,"at":…}`.
+public struct RequestLine: Sendable {
+    /// The `id` member's JSON text, echoed verbatim in the answer.
+    public var id: [UInt8]?
+    /// The compact token's bytes.
+    public var token: [UInt8]
+    public var device: String?
+    public var object: String?
+    public var channel: String?
+    public var command: String?
+    /// `at`: the check time for this line.
+    public var checkTime: Double?
+
+    /// A line that is not a well-formed request: the `malformed_request` answer.
+    public struct Malformed: Error, Sendable {
+        /// The `id`, when it could be read before the problem was found.
+        public var id: [UInt8]?
+        public var detail: String
+    }
+
+    var context: RequestContext {
+        RequestContext(device: device, object: object, channel: channel, command: command, checkTime: checkTime)
+    }
+
+    /// Parses a line whose surrounding spaces, tabs and CR/LF are already trimmed and which is
+    /// not blank. A line starting with `{` is a JSON request; anything else is a bare token.
+    public static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<RequestLine, Malformed> {
+        guard line.first == UInt8(ascii: "{") else {
+            return .success(RequestLine(token: Array(line)))
+        }
+        var id: [UInt8]? = nil
+        var token: [UInt8]? = nil
+        var request = RequestLine(token: [])
+        var reader = JSONReader(line)
+        func string(_ reader: inout JSONReader, _ name: String) throws(JSONError) -> String {
+            guard reader.peekKind() == .string else { throw JSONError("\"\(name)\" must be a string", at: reader.position) }
+            return try reader.readString()
+        }
+        do throws(JSONError) {
+            try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
+                switch name.decoded?.count ?? name.raw.count {
+                case 2 where name.equals("id"):
+                    let range = try reader.skipValue()
+                    id = Array(line[range])
+                case 2 where name.equals("at"):
+                    let offset = reader.position
+                    switch reader.peekKind() {
+                    case .number:
+                        let value = try reader.readNumber()
+                        guard value.isFinite else { throw JSONError("\"at\" must be a finite number", at: offset) }
+                        request.checkTime = value
+                    case .string:
+                        guard let value = NumericDate.parseRFC3339(try reader.readString()) else {
+                            throw JSONError("\"at\" must be a NumericDate or an RFC 3339 date-time", at: offset)
+                        }
+                        request.checkTime = value
+                    default:
+                        throw JSONError("\"at\" must be a NumericDate or an RFC 3339 date-time", at: offset)
+                    }
+                case 5 where name.equals("token"):
+                    guard reader.peekKind() == .string else { throw JSONError("\"token\" must be a string", at: reader.position) }
+                    token = try reader.readStringBytes()
+                case 6 where name.equals("device"): request.device = try string(&reader, "device")
+                case 6 where name.equals("object"): request.object = try string(&reader, "object")
+                case 7 where name.equals("channel"): request.channel = try string(&reader, "channel")
+                case 7 where name.equals("command"): request.command = try string(&reader, "command")
+                default:
+                    throw JSONError("unknown member \"\(name.string)\" (allowed: id, token, device, object, channel, command, at)", at: reader.position)
+                }
+            }
+            try reader.finish()
+        } catch {
+            return .failure(Malformed(id: id, detail: "the request is not valid: \(error.description)"))
+        }
+        guard let token else {
+            return .failure(Malformed(id: id, detail: "the request has no \"token\""))
+        }
+        request.id = id
+        request.token = token
+        return .success(request)
+    }
+}
+
+extension VerificationWorker {
+    /// Verifies one parsed request line.
+    public func verify(_ line: RequestLine) -> VerificationResult {
+        line.token.withUnsafeBufferPointer { verify(token: $0, context: line.context) }
+    }
+}

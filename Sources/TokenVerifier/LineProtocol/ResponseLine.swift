@@ -1,0 +1,51 @@
+/// Writes the answer line of SPEC §6 for one input line.
+public enum ResponseLine {
+    /// Appends `{"line":N,"valid":…,…}` and a newline to `writer`.
+    ///
+    /// Valid: `jti`, `sub`, `aud`, `kid`, `alg`, `exp` and `role` if present. Invalid: `reason`
+    /// and `detail`; with `audit`, also `reasons` (every reason code) and `details`.
+    public static func write(line: Int, id: [UInt8]?, result: VerificationResult, audit: Bool, to writer: inout JSONWriter) {
+        writer.raw("{\"line\":")
+        writer.integer(line)
+        if let id {
+            writer.raw(",\"id\":")
+            writer.raw(id)
+        }
+        if result.isValid, let claims = result.claims, let header = result.header {
+            writer.raw(",\"valid\":true,\"jti\":")
+            writer.string(claims.tokenID)
+            writer.raw(",\"sub\":")
+            writer.string(claims.subject)
+            writer.raw(",\"aud\":")
+            if claims.audienceIsArray { writer.strings(claims.audience) } else { writer.string(claims.audience[0]) }
+            writer.raw(",\"kid\":")
+            writer.string(header.keyID ?? "")
+            writer.raw(",\"alg\":")
+            writer.string(header.algorithm ?? "")
+            writer.raw(",\"exp\":")
+            writer.number(claims.expiresAt)
+            if let role = claims.role {
+                writer.raw(",\"role\":")
+                writer.string(role)
+            }
+        } else {
+            writer.raw(",\"valid\":false,\"reason\":")
+            writer.string(result.reason?.rawValue ?? "")
+            writer.raw(",\"detail\":")
+            writer.string(result.detail ?? "")
+            if audit {
+                writer.raw(",\"reasons\":")
+                writer.strings(result.failures.map(\.reason.rawValue))
+                writer.raw(",\"details\":")
+                writer.strings(result.failures.map(\.detail))
+            }
+        }
+        writer.raw("}\n")
+    }
+
+    /// Appends the answer to a line that is not a well-formed request.
+    public static func writeMalformed(line: Int, _ malformed: RequestLine.Malformed, audit: Bool, to writer: inout JSONWriter) {
+        let result = VerificationResult(failures: [VerificationFailure(.malformedRequest, malformed.detail)])
+        write(line: line, id: malformed.id, result: result, audit: audit, to: &writer)
+    }
+}

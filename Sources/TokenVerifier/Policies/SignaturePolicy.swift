@@ -1,0 +1,35 @@
+/// Check 12: the signature over `header.payload` verifies with the configured key, through
+/// libsodium (Ed25519) or OpenSSL (ES256). Consults the signature cache first, when there is one.
+struct SignaturePolicy {
+    func check(token: UnsafeBufferPointer<UInt8>, parsed: CompactToken, keyIndex: Int,
+               state: VerifierState, worker: VerificationWorker, _ failures: inout FailureList) {
+        var digest: KeyedHash.Digest? = nil
+        if let cache = state.signatureCache {
+            let tokenDigest = cache.digest(of: token)
+            if cache.contains(tokenDigest) { return }
+            digest = tokenDigest
+        }
+        let key = state.keys.keys[keyIndex]
+        let message = UnsafeBufferPointer(rebasing: token[..<parsed.signingInputLength])
+        let verified = parsed.signature.withUnsafeBufferPointer { signature in
+            switch key.type {
+            case .ed25519:
+                return key.publicKeyBytes.withUnsafeBufferPointer { publicKey in
+                    Ed25519.verify(signature: signature, message: message, publicKey: publicKey)
+                }
+            case .p256:
+                return worker.p256Context(for: keyIndex, in: state).verify(signature: signature, message: message)
+            }
+        }
+        if verified {
+            if let digest { state.signatureCache?.insert(digest) }
+        } else {
+            let expected = key.type == .ed25519 ? "a 64-byte Ed25519 signature" : "a 64-byte r‖s ES256 signature"
+            if parsed.signature.count != 64 {
+                failures.add(.badSignature, "the signature is \(parsed.signature.count) bytes; expected \(expected)")
+            } else {
+                failures.add(.badSignature, "the signature does not verify with key \"\(key.keyID)\"")
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+extension RevocationList {
+    /// Loads revocation files (JSON lines, SPEC §4) into one snapshot. Blank lines are skipped;
+    /// the first malformed entry stops loading with the file name and line number.
+    public static func load(files: [String]) throws(RevocationListError) -> RevocationList {
+        var contents: [(String, [UInt8])] = []
+        var expected = 0
+        for file in files {
+            let bytes: [UInt8]
+            do {
+                bytes = try readFileBytes(file)
+            } catch {
+                throw RevocationListError(file: file, line: nil, message: "cannot read revocation file: \(error.reason)")
+            }
+            expected += bytes.reduce(into: 0) { count, byte in if byte == 0x0A { count += 1 } } + 1
+            contents.append((file, bytes))
+        }
+        var builder = Builder(expectedCount: expected)
+        for (file, bytes) in contents {
+            try parse(bytes, file: file, into: &builder)
+        }
+        return RevocationList(builder: builder)
+    }
+
+    /// Parses revocation lines from memory (for tests and tools).
+    public static func parse(_ text: some Collection<UInt8>, file: String = "<memory>") throws(RevocationListError) -> RevocationList {
+        let bytes = Array(text)
+        var builder = Builder(expectedCount: 0)
+        try parse(bytes, file: file, into: &builder)
+        return RevocationList(builder: builder)
+    }
+
+    private static func parse(_ bytes: [UInt8], file: String, into builder: inout Builder) throws(RevocationListError) {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(RevocationListError) in
+            var lineStart = 0
+            var lineNumber = 0
+            while lineStart < buffer.count {
+                lineNumber += 1
+                var lineEnd = lineStart
+                while lineEnd < buffer.count, buffer[lineEnd] != 0x0A { lineEnd += 1 }
+                let line = trimmed(UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd]))
+                lineStart = lineEnd + 1
+                if line.isEmpty { continue }
+                do throws(JSONError) {
+                    builder.append(try parseEntry(line))
+                } catch {
+                    throw RevocationListError(file: file, line: lineNumber, message: error.description)
+                }
+            }
+        }
+    }
+
+    /// Parses one entry: exactly one selector, optional `issued_before` and `since`
+    /// (NumericDate, or an RFC 3339 string), nothing else.
+    static func parseEntry(_ line: UnsafeBufferPointer<UInt8>) throws(JSONError) -> RevocationEntry {
+        var jti: String?, sub: String?, aud: String?, kid: String?
+        var issuedBefore: Double?, since: Double?
+        var reader = JSONReader(line)
+        func string(_ reader: inout JSONReader, _ name: String) throws(JSONError) -> String {
+            guard reader.peekKind() == .string else { throw JSONError("\"\(name)\" must be a string", at: reader.position) }
+            return try reader.readString()
+        }
+        func time(_ reader: inout JSONReader, _ name: String) throws(JSONError) -> Double {
+            let offset = reader.position
+            switch reader.peekKind() {
+            case .number:
+                let value = try reader.readNumber()
+                guard value.isFinite else { throw JSONError("\"\(name)\" must be a finite number", at: offset) }
+                return value
+            case .string:
+                guard let value = NumericDate.parseRFC3339(try reader.readString()) else {
+                    throw JSONError("\"\(name)\" must be a NumericDate or an RFC 3339 date-time", at: offset)
+                }
+                return value
+            default:
+                throw JSONError("\"\(name)\" must be a NumericDate or an RFC 3339 date-time", at: offset)
+            }
+        }
+        guard reader.peekKind() == .object else { throw JSONError("a revocation entry must be a JSON object", at: 0) }
+        try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
+            if name.equals("jti") { jti = try string(&reader, "jti") }
+            else if name.equals("sub") { sub = try string(&reader, "sub") }
+            else if name.equals("aud") { aud = try string(&reader, "aud") }
+            else if name.equals("kid") { kid = try string(&reader, "kid") }
+            else if name.equals("issued_before") { issuedBefore = try time(&reader, "issued_before") }
+            else if name.equals("since") { since = try time(&reader, "since") }
+            else {
+                throw JSONError("unknown member \"\(name.string)\" (allowed: jti, sub, aud, kid, issued_before, since)", at: reader.position)
+            }
+        }
+        try reader.finish()
+        let selector: RevocationEntry.Selector
+        switch (jti, sub, aud, kid) {
+        case (let jti?, nil, nil, nil): selector = .token(jti)
+        case (nil, let sub?, nil, nil): selector = .device(sub)
+        case (nil, nil, let aud?, nil): selector = .object(aud)
+        case (nil, let sub?, let aud?, nil): selector = .grant(device: sub, object: aud)
+        case (nil, nil, nil, let kid?): selector = .key(kid)
+        case (nil, nil, nil, nil): throw JSONError("no selector (one of jti, sub, aud, sub+aud, kid)", at: 0)
+        default: throw JSONError("more than one selector (one of jti, sub, aud, sub+aud, kid)", at: 0)
+        }
+        return RevocationEntry(selector, issuedBefore: issuedBefore, since: since)
+    }
+}
+
+/// `bytes` without leading and trailing spaces, tabs and carriage returns.
+func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    var start = 0
+    var end = bytes.count
+    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
+    while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D { end -= 1 }
+    return UnsafeBufferPointer(rebasing: bytes[start..<end])
+}

@@ -1,0 +1,51 @@
+/// The JOSE header of a token, as read. Members are kept even when they are wrong, so that the
+/// checks can name the problem; `jwk`, `jku`, `x5u`, `x5c` and other members are never used.
+public struct TokenHeader: Sendable, Equatable {
+    /// `alg` when it is a string.
+    public var algorithm: String?
+    /// `kid` when it is a string.
+    public var keyID: String?
+    /// `typ` when it is a string.
+    public var type: String?
+    /// Whether `alg` is present (of any type).
+    public var hasAlgorithmMember = false
+    /// Whether `kid` is present (of any type).
+    public var hasKeyIDMember = false
+    /// Whether `typ` is present (of any type).
+    public var hasTypeMember = false
+    /// Whether a `crit` member is present.
+    public var hasCritical = false
+
+    /// The algorithm, when `alg` names one tokenverify supports.
+    public var supportedAlgorithm: SignatureAlgorithm? {
+        algorithm.flatMap(SignatureAlgorithm.init(rawValue:))
+    }
+}
+
+extension TokenHeader {
+    /// Reads a header object. Only JSON-level problems (syntax, duplicate members) throw;
+    /// wrong member values are left for the header checks.
+    init(json bytes: UnsafeBufferPointer<UInt8>) throws(JSONError) {
+        var header = TokenHeader()
+        var reader = JSONReader(bytes)
+        try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
+            if name.equals("alg") {
+                header.hasAlgorithmMember = true
+                if reader.peekKind() == .string { header.algorithm = try reader.readString() } else { try reader.skipValue() }
+            } else if name.equals("kid") {
+                header.hasKeyIDMember = true
+                if reader.peekKind() == .string { header.keyID = try reader.readString() } else { try reader.skipValue() }
+            } else if name.equals("typ") {
+                header.hasTypeMember = true
+                if reader.peekKind() == .string { header.type = try reader.readString() } else { try reader.skipValue() }
+            } else if name.equals("crit") {
+                header.hasCritical = true
+                try reader.skipValue()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        try reader.finish()
+        self = header
+    }
+}

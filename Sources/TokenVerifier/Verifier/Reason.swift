@@ -1,0 +1,56 @@
+/// Why a token is not valid: the reason codes of SPEC §5, in check order.
+public enum Reason: String, Sendable, CaseIterable, Comparable {
+    case malformedRequest = "malformed_request"
+    case malformedToken = "malformed_token"
+    case unsupportedAlgorithm = "unsupported_alg"
+    case badHeader = "bad_header"
+    case unknownKey = "unknown_key"
+    case keyAlgorithmMismatch = "key_alg_mismatch"
+    case wrongEnvironment = "wrong_environment"
+    case wrongIssuer = "wrong_issuer"
+    case notYetValid = "not_yet_valid"
+    case expired = "expired"
+    case revokedKey = "revoked_key"
+    case revokedToken = "revoked_token"
+    case revokedDevice = "revoked_device"
+    case revokedObject = "revoked_object"
+    case revokedGrant = "revoked_grant"
+    case wrongDevice = "wrong_device"
+    case wrongObject = "wrong_object"
+    case channelNotPermitted = "channel_not_permitted"
+    case commandNotPermitted = "command_not_permitted"
+    case badSignature = "bad_signature"
+
+    /// The position of the check that reports this reason (SPEC §5, 1 to 12).
+    public var checkOrder: Int {
+        switch self {
+        case .malformedRequest: 1
+        case .malformedToken: 2
+        case .unsupportedAlgorithm: 3
+        case .badHeader: 4
+        case .unknownKey: 5
+        case .keyAlgorithmMismatch: 6
+        case .wrongEnvironment: 7
+        case .wrongIssuer: 8
+        case .notYetValid, .expired: 9
+        case .revokedKey, .revokedToken, .revokedDevice, .revokedObject, .revokedGrant: 10
+        case .wrongDevice, .wrongObject, .channelNotPermitted, .commandNotPermitted: 11
+        case .badSignature: 12
+        }
+    }
+
+    public static func < (lhs: Reason, rhs: Reason) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// One failed check: the reason code and one human sentence.
+public struct VerificationFailure: Sendable, Equatable {
+    public var reason: Reason
+    public var detail: String
+
+    public init(_ reason: Reason, _ detail: String) {
+        self.reason = reason
+        self.detail = detail
+    }
+}

@@ -1,0 +1,67 @@
+/// One token to check, with the optional request context of SPEC §6.
+public struct VerificationRequest: Sendable {
+    /// The compact token.
+    public var token: String
+    /// Checked against `sub` when given.
+    public var device: String?
+    /// Checked against `aud` when given.
+    public var object: String?
+    /// Checked against `ch` when given.
+    public var channel: String?
+    /// Checked against `cmd` when given.
+    public var command: String?
+    /// The check time (NumericDate) for this request; defaults to the verifier's.
+    public var checkTime: Double?
+
+    public init(token: String, device: String? = nil, object: String? = nil, channel: String? = nil,
+                command: String? = nil, checkTime: Double? = nil) {
+        self.token = token
+        self.device = device
+        self.object = object
+        self.channel = channel
+        self.command = command
+        self.checkTime = checkTime
+    }
+
+    /// The context part (everything but the token).
+    var context: RequestContext {
+        RequestContext(device: device, object: object, channel: channel, command: command, checkTime: checkTime)
+    }
+}
+
+/// The request context without the token: what the context checks compare against.
+struct RequestContext: Sendable {
+    var device: String?
+    var object: String?
+    var channel: String?
+    var command: String?
+    var checkTime: Double?
+
+    static let none = RequestContext()
+}
+
+/// How a verifier checks tokens.
+public struct VerificationOptions: Sendable {
+    /// `--env`: tokens and keys of the other environment are refused.
+    public var environment: Environment?
+    /// `--issuer`: the required `iss`.
+    public var issuer: String?
+    /// Seconds of clock skew allowed on both ends of the validity window.
+    public var leeway: Double
+    /// The check time when a request has none; nil means the current time.
+    public var checkTime: Double?
+    /// Run every check and report every failure instead of stopping at the first.
+    public var audit: Bool
+    /// Slots in the signature cache (rounded up to a power of two); 0 turns the cache off.
+    public var signatureCacheSlots: Int
+
+    public init(environment: Environment? = nil, issuer: String? = nil, leeway: Double = 0, checkTime: Double? = nil,
+                audit: Bool = false, signatureCacheSlots: Int = 1 << 16) {
+        self.environment = environment
+        self.issuer = issuer
+        self.leeway = leeway
+        self.checkTime = checkTime
+        self.audit = audit
+        self.signatureCacheSlots = signatureCacheSlots
+    }
+}

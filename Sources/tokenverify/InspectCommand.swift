@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import TokenVerifier
+
+extension TokenVerify {
+    /// `tokenverify inspect`: decode a token without verifying it.
+    struct Inspect: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decode a token's header and claims, plainly marked UNVERIFIED.",
+            discussion: "Nothing is checked: not the signature, not the key, not the time. Use verify for that."
+        )
+
+        @Argument(help: "The compact token (default: the first line of standard input).")
+        var token: String?
+
+        func run() throws {
+            var text = token ?? ""
+            if token == nil || token == "-" {
+                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                    .split(separator: "\n").first.map(String.init) ?? ""
+            }
+            text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let segments = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard segments.count == 3 else {
+                ConfigurationError(description: "not a compact token: expected three segments separated by dots, found \(segments.count)").exit()
+            }
+            var writer = JSONWriter()
+            writer.raw("{\"UNVERIFIED\":\"nothing was checked: not the signature, the key, the time or revocation\"")
+            for (name, segment) in [("header", segments[0]), ("claims", segments[1])] {
+                writer.raw(",")
+                writer.key(name)
+                if let bytes = Base64URL.decode(Array(segment.utf8)) {
+                    if JSONValidation.problem(in: bytes) == nil {
+                        writer.raw(bytes)
+                    } else {
+                        writer.string(String(decoding: bytes, as: UTF8.self))
+                        writer.raw(",")
+                        writer.key(name + "_problem")
+                        writer.string(JSONValidation.problem(in: bytes)!)
+                    }
+                } else {
+                    writer.string(String(segment))
+                    writer.raw(",")
+                    writer.key(name + "_problem")
+                    writer.string("not canonical base64url")
+                }
+            }
+            writer.raw(",\"signature_bytes\":")
+            writer.integer(Base64URL.decode(Array(segments[2].utf8))?.count ?? -1)
+            writer.raw("}")
+            print(writer.text)
+        }
+    }
+}

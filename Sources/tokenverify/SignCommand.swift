@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import TokenVerifier
+
+extension TokenVerify {
+    /// `tokenverify sign`: claims JSON lines in, compact tokens out.
+    struct Sign: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign claims: one JSON object a line in, one compact token a line out.",
+            discussion: """
+                The header is {"alg": <the key's alg>, "kid": <the key's kid>, "typ": "JWT"}. The claims
+                are signed exactly as written on the line (after trimming). A line that is not a JSON
+                object is reported on stderr and skipped; the exit status is then 1.
+                """
+        )
+
+        @Option(name: .long, help: ArgumentHelp("The private JWK to sign with.", valueName: "file"))
+        var key: String
+
+        @Argument(help: ArgumentHelp("Files of claims lines (default: standard input).", valueName: "file"))
+        var files: [String] = []
+
+        func run() throws {
+            let signingKey: SigningKey
+            do {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: key))
+                signingKey = try SigningKey.parse(jwk: bytes)
+            } catch let error as SigningKey.InvalidKey {
+                ConfigurationError(description: "\(key): \(error.description)").exit()
+            } catch {
+                ConfigurationError(description: "\(key): \(error.localizedDescription)").exit()
+            }
+            var failures = 0
+            var output = ""
+            for (name, text) in try inputs() {
+                for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let claims = line.trimmingCharacters(in: .whitespaces.union(.init(charactersIn: "\r")))
+                    if claims.isEmpty { continue }
+                    if let problem = Self.objectProblem(claims) {
+                        printError("tokenverify: \(name):\(index + 1): not a JSON object of claims: \(problem)")
+                        failures += 1
+                        continue
+                    }
+                    output += signingKey.sign(claims: Array(claims.utf8)) + "\n"
+                    if output.utf8.count > 1 << 16 {
+                        FileHandle.standardOutput.write(Data(output.utf8))
+                        output = ""
+                    }
+                }
+            }
+            FileHandle.standardOutput.write(Data(output.utf8))
+            if failures > 0 { throw ExitCode(1) }
+        }
+
+        private func inputs() throws -> [(String, String)] {
+            if files.isEmpty || files == ["-"] {
+                return [("<stdin>", String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))]
+            }
+            return files.map { file in
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    ConfigurationError(description: "\(file): cannot read").exit()
+                }
+                return (file, String(decoding: data, as: UTF8.self))
+            }
+        }
+
+        /// Why `text` is not a strict JSON object, or nil.
+        static func objectProblem(_ text: String) -> String? {
+            guard text.hasPrefix("{") else { return "it does not start with {" }
+            return JSONValidation.problem(in: Array(text.utf8))
+        }
+    }
+}

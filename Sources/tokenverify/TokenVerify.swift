@@ -1,0 +1,69 @@
+import ArgumentParser
+import TokenVerifier
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tokenverify`: verify signed access tokens for digital car keys, in bulk and in streams.
+@main
+struct TokenVerify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tokenverify",
+        abstract: "Verify signed access tokens for digital car keys, in bulk and in streams.",
+        discussion: """
+            Tokens are JWS/JWT (Ed25519, EdDSA or ES256) that let one device send certain commands
+            to one object over certain channels for a time window. `verify` reads tokens or JSON
+            requests, one a line, and answers one JSON line each.
+
+            Examples:
+              tokenverify verify --keys keys.jwks --revocations revoked.jsonl < requests.jsonl
+              tokenverify keygen --alg Ed25519 --kid op-2026 --out op-2026
+              echo '{"iss":"op","sub":"phone","aud":"car","jti":"1","exp":4102444800,"ch":["ble"],"cmd":["unlock"]}' \\
+                | tokenverify sign --key op-2026.private.jwk
+              tokenverify inspect eyJhbGciOi...
+            """,
+        version: "tokenverify 0.1.0",
+        subcommands: [Verify.self, Keygen.self, Sign.self, Generate.self, Inspect.self]
+    )
+
+    /// Runs the command; usage and configuration errors exit with status 2 (SPEC §6).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Glibc.exit(0)
+            }
+            if let exitCode = error as? ExitCode { Glibc.exit(exitCode.rawValue) }
+            printError(fullMessage(for: error))
+            if code == .validationFailure { Glibc.exit(2) }
+            Glibc.exit(code.rawValue)
+        }
+    }
+}
+
+/// Writes a line to stderr.
+func printError(_ message: String) {
+    var text = message
+    if !text.hasSuffix("\n") { text += "\n" }
+    _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}
+
+/// A configuration problem: the message goes to stderr and the run exits with status 2.
+struct ConfigurationError: Error, CustomStringConvertible {
+    var description: String
+}
+
+extension ConfigurationError {
+    /// Prints and exits 2.
+    func exit() -> Never {
+        printError("tokenverify: \(description)")
+        Glibc.exit(2)
+    }
+}
+
+extension Environment: ExpressibleByArgument {}
+extension SignatureAlgorithm: ExpressibleByArgument {}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import TokenStream
+import TokenVerifier
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension TokenVerify {
+    /// `tokenverify verify`: the line protocol of SPEC §6.
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify tokens or JSON requests, one a line; answer one JSON line each.",
+            discussion: """
+                Each non-blank input line is a compact token or a JSON request:
+                  {"id": any, "token": "…", "device": "…", "object": "…", "channel": "…", "command": "…", "at": T}
+                Only "token" is required; device, object, channel and command are checked against the
+                token's sub, aud, ch and cmd; "at" is the check time for that line (NumericDate or RFC 3339).
+
+                Each answer has "line" and "valid" (and "id" when given). Valid: jti, sub, aud, kid,
+                alg, exp, role. Invalid: "reason" (a code) and "detail" (a sentence); with --audit also
+                "reasons" and "details" for every failed check.
+
+                Reason codes, in check order: malformed_request, malformed_token, unsupported_alg,
+                bad_header, unknown_key, key_alg_mismatch, wrong_environment, wrong_issuer,
+                not_yet_valid, expired, revoked_key, revoked_token, revoked_device, revoked_object,
+                revoked_grant, wrong_device, wrong_object, channel_not_permitted,
+                command_not_permitted, bad_signature.
+
+                Revocation files are reloaded in the background when they change (write a new file and
+                rename it into place) and on SIGHUP. SIGINT/SIGTERM stop reading; every line already
+                read is answered. A summary goes to stderr at the end.
+
+                Exit status: 0 every line answered; 1 with --fail-on-invalid when a token was invalid;
+                2 usage or configuration error (nothing is read then).
+                """
+        )
+
+        @Argument(help: ArgumentHelp("Input files, read in order (default: standard input; '-' is standard input).", valueName: "file"))
+        var files: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("A JWKS key file (repeatable; kids must be unique across files).", valueName: "file"))
+        var keys: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("A revocation list, JSON lines (repeatable).", valueName: "file"))
+        var revocations: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("Accept only this environment: int or prod.", valueName: "env"))
+        var env: Environment?
+
+        @Option(name: .long, help: "Require this iss.")
+        var issuer: String?
+
+        @Option(name: .long, help: ArgumentHelp("Check time for lines without \"at\": NumericDate or RFC 3339 (default: now).", valueName: "time"))
+        var at: String?
+
+        @Option(name: .long, help: ArgumentHelp("Clock skew allowed on nbf and exp, in seconds.", valueName: "seconds"))
+        var leeway: Double = 0
+
+        @Flag(name: .long, help: "Run every check, the signature included, and report every failure.")
+        var audit = false
+
+        @Option(name: .long, help: "Verifier threads (default: one per core).")
+        var threads: Int = activeProcessorCount()
+
+        @Option(name: .long, help: ArgumentHelp("Longest accepted line; a longer one is answered malformed_request.", valueName: "bytes"))
+        var maxLineBytes: Int = 64 * 1024
+
+        @Flag(name: .long, help: "Exit with status 1 when any line was not valid.")
+        var failOnInvalid = false
+
+        @Flag(name: .long, help: "Answer each line as soon as it is ready instead of in input order.")
+        var unordered = false
+
+        @Option(name: .long, help: ArgumentHelp("Signature cache slots (0 turns the cache off).", valueName: "count"))
+        var cacheSlots: Int = 1 << 16
+
+        @Flag(name: .long, help: "No summary or progress on stderr.")
+        var quiet = false
+
+        func validate() throws {
+            if keys.isEmpty { throw ValidationError("at least one --keys file is required") }
+            if threads < 1 { throw ValidationError("--threads must be at least 1") }
+            if maxLineBytes < 16 { throw ValidationError("--max-line-bytes must be at least 16") }
+            if cacheSlots < 0 { throw ValidationError("--cache-slots must not be negative") }
+            if !leeway.isFinite || leeway < 0 { throw ValidationError("--leeway must be a non-negative number of seconds") }
+            if let at, NumericDate.parse(at) == nil {
+                throw ValidationError("--at must be a NumericDate (seconds) or an RFC 3339 date-time, not \"\(at)\"")
+            }
+        }
+
+        @Sendable static func printProgress(_ summary: RunSummary, _ seconds: Double) {
+            let rate = seconds > 0 ? Int(Double(summary.answered) / seconds) : 0
+            let text = "\u{1B}[2K\rtokenverify: \(summary.answered) answered, \(summary.invalid) invalid, \(rate) tokens/s"
+            _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+        }
+
+        func run() throws {
+            let keySet: KeySet
+            do {
+                let (loaded, warnings) = try KeySet.load(files: keys)
+                for warning in warnings { printError("tokenverify: warning: \(warning)") }
+                keySet = loaded
+            } catch {
+                ConfigurationError(description: error.description).exit()
+            }
+            var revocationList = RevocationList.empty
+            if !revocations.isEmpty {
+                do {
+                    revocationList = try RevocationList.load(files: revocations)
+                } catch {
+                    ConfigurationError(description: error.description).exit()
+                }
+            }
+            var inputs: [Int32] = []
+            for file in files {
+                if file == "-" {
+                    inputs.append(0)
+                    continue
+                }
+                let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+                if descriptor < 0 {
+                    ConfigurationError(description: "\(file): \(String(cString: strerror(errno)))").exit()
+                }
+                inputs.append(descriptor)
+            }
+            if inputs.isEmpty { inputs = [0] }
+
+            let options = VerificationOptions(
+                environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
+                audit: audit, signatureCacheSlots: cacheSlots)
+            let verifier = TokenVerifier(keys: keySet, revocations: revocationList, options: options)
+            ProcessSignals.install()
+            let watcher = revocations.isEmpty ? nil : RevocationWatcher(files: revocations, verifier: verifier, log: { printError($0) })
+            watcher?.start()
+
+            let showProgress = !quiet && isatty(2) == 1
+            var configuration = VerifyPipeline.Configuration(
+                threads: threads, maxLineBytes: maxLineBytes, unordered: unordered, audit: audit)
+            if showProgress {
+                configuration.progress = Self.printProgress
+            }
+            let pipeline = VerifyPipeline(verifier: verifier, configuration: configuration)
+            let outcome = pipeline.run(inputs: inputs, output: 1)
+            watcher?.stop()
+            if showProgress { _ = "\u{1B}[2K\r".withCString { write(2, $0, 5) } }
+            if let readError = outcome.readError { printError("tokenverify: reading input: \(readError)") }
+            if !quiet && !outcome.outputClosed {
+                var line = outcome.summary.line(seconds: outcome.seconds)
+                if outcome.interrupted { line += " (stopped by signal)" }
+                printError(line)
+            }
+            if outcome.readError != nil { throw ExitCode(2) }
+            if failOnInvalid && outcome.summary.invalid > 0 { throw ExitCode(1) }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Dispatch
+import Testing
+@testable import TokenVerifier
+
+@Suite struct BatchAndCacheTests {
+    let fixtures = Fixtures()
+
+    func mixedRequests(_ count: Int) -> [VerificationRequest] {
+        let tokens = [
+            Fixtures.token(fixtures.ed), Fixtures.token(fixtures.es), Fixtures.token(fixtures.edDSA),
+            Fixtures.token(fixtures.ed, claims: Fixtures.claims(["exp": "1"])),
+            replacingSegment(Fixtures.token(fixtures.es), 1, with: b64(Fixtures.claims(["sub": "\"x\""]))),
+            "garbage",
+        ]
+        return (0..<count).map { index in
+            VerificationRequest(token: tokens[index % tokens.count], command: index % 7 == 0 ? "horn" : "unlock")
+        }
+    }
+
+    @Test func batchMatchesOneByOneInOrder() {
+        let verifier = fixtures.verifier()
+        let requests = mixedRequests(3000)
+        let batch = verifier.verify(requests, threads: 4, chunkSize: 37)
+        #expect(batch.count == requests.count)
+        for (index, request) in requests.enumerated() {
+            #expect(batch[index].reason == verifier.verify(request).reason, "request \(index)")
+        }
+        #expect(batch.filter(\.isValid).count > 1000)
+        #expect(verifier.verify([]).isEmpty)
+    }
+
+    @Test func swappingRevocationsDuringABatchNeverMixesSnapshots() throws {
+        // Snapshot A revokes the token, snapshot B its device: every request must be refused by
+        // one or the other; a check that read A for one lookup and B for another would pass.
+        let byToken = try RevocationList.parse(Array(#"{"jti":"t-1"}"#.utf8))
+        let byDevice = try RevocationList.parse(Array(#"{"sub":"phone-1"}"#.utf8))
+        let verifier = fixtures.verifier(revocations: byToken, options: VerificationOptions(checkTime: Fixtures.now, signatureCacheSlots: 1024))
+        let requests = Array(repeating: VerificationRequest(token: Fixtures.token(fixtures.ed)), count: 20_000)
+        let done = UncheckedSendable(DispatchSemaphore(value: 0))
+        let stop = UncheckedSendable(SendableFlag())
+        DispatchQueue.global().async {
+            var flip = false
+            while !stop.value.isSet {
+                verifier.replaceRevocations(flip ? byToken : byDevice)
+                flip.toggle()
+            }
+            done.value.signal()
+        }
+        let results = verifier.verify(requests, threads: 2, chunkSize: 64)
+        stop.value.set()
+        done.value.wait()
+        let reasons = Set(results.map(\.reason))
+        #expect(reasons.isSubset(of: [.revokedToken, .revokedDevice]), "\(reasons)")
+    }
+
+    @Test func cacheHoldsOnlyTokensThatVerified() throws {
+        let verifier = fixtures.verifier()
+        let cache = try #require(verifier.currentState.signatureCache)
+        let good = Fixtures.token(fixtures.es)
+        let forged = replacingSegment(good, 1, with: b64(Fixtures.claims(["cmd": #"["engine_start"]"#])))
+        func digest(_ token: String) -> KeyedHash.Digest {
+            Array(token.utf8).withUnsafeBufferPointer { cache.digest(of: $0) }
+        }
+        #expect(!cache.contains(digest(good)))
+        #expect(verifier.verify(VerificationRequest(token: good)).isValid)
+        #expect(cache.contains(digest(good)))
+        for _ in 0..<3 {
+            #expect(verifier.verify(VerificationRequest(token: forged)).reason == .badSignature)
+        }
+        #expect(!cache.contains(digest(forged)))
+        // A cached token still goes through every other check.
+        #expect(verifier.verify(VerificationRequest(token: good, command: "horn")).reason == .commandNotPermitted)
+        #expect(verifier.verify(VerificationRequest(token: good, checkTime: 1_900_000_000)).reason == .expired)
+    }
+
+    @Test func cacheCanBeTurnedOff() {
+        let verifier = fixtures.verifier(options: VerificationOptions(checkTime: Fixtures.now, signatureCacheSlots: 0))
+        #expect(verifier.currentState.signatureCache == nil)
+        #expect(verifier.verify(VerificationRequest(token: Fixtures.token(fixtures.ed))).isValid)
+    }
+
+    @Test func replacingKeysStartsAFreshCache() throws {
+        let verifier = fixtures.verifier()
+        let token = Fixtures.token(fixtures.ed)
+        #expect(verifier.verify(VerificationRequest(token: token)).isValid)
+        let other = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1")
+        verifier.replaceKeys(try KeySet(keys: [try Fixtures.publicKey(other)]))
+        #expect(verifier.verify(VerificationRequest(token: token)).reason == .badSignature)
+    }
+
+    @Test func concurrentCacheUseNeverReportsAFalseHit() {
+        let cache = SignatureCache(slots: 64)
+        let digests = (0..<4096).map { KeyedHash.Digest(low: UInt64($0 % 64) | UInt64($0) << 32, high: UInt64($0) &* 0x9E37_79B9_7F4A_7C15) }
+        let inserted = UncheckedSendable(digests.filter { $0.low & (1 << 32) == 0 })
+        let neverInserted = UncheckedSendable(digests.filter { $0.low & (1 << 32) != 0 })
+        let falseHits = ManagedCounter()
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for round in 0..<200 {
+                if worker % 2 == 0 {
+                    for digest in inserted.value { cache.insert(digest) }
+                } else {
+                    for digest in neverInserted.value where cache.contains(digest) { falseHits.increment() }
+                }
+                _ = round
+            }
+        }
+        #expect(falseHits.value == 0)
+    }
+}
+
+final class SendableFlag: @unchecked Sendable {
+    private let lock = DispatchQueue(label: "flag")
+    private var flag = false
+    var isSet: Bool { lock.sync { flag } }
+    func set() { lock.sync { flag = true } }
+}
+
+final class ManagedCounter: @unchecked Sendable {
+    private let lock = DispatchQueue(label: "counter")
+    private var count = 0
+    var value: Int { lock.sync { count } }
+    func increment() { lock.sync { count += 1 } }
+}

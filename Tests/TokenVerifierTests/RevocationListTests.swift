@@ -1,0 +1,86 @@
+import Testing
+@testable import TokenVerifier
+
+@Suite struct RevocationListTests {
+    func list(_ text: String) throws -> RevocationList { try RevocationList.parse(Array(text.utf8)) }
+
+    @Test func selectorsMatchOnlyTheirKind() throws {
+        let revocations = try list("""
+            {"jti":"x"}
+            {"sub":"phone"}
+
+            \t{"aud":"car"}\r
+            {"sub":"phone-2","aud":"car-2"}
+            {"kid":"k"}
+            """)
+        #expect(revocations.count == 5)
+        #expect(revocations.revokes(.token, "x", issuedAt: nil, at: 0))
+        #expect(!revocations.revokes(.device, "x", issuedAt: nil, at: 0))
+        #expect(revocations.revokes(.device, "phone", issuedAt: nil, at: 0))
+        #expect(revocations.revokes(.object, "car", issuedAt: nil, at: 0))
+        #expect(revocations.revokes(.key, "k", issuedAt: nil, at: 0))
+        #expect(revocations.revokesGrant(device: "phone-2", object: "car-2", issuedAt: nil, at: 0))
+        #expect(!revocations.revokesGrant(device: "phone-2", object: "car", issuedAt: nil, at: 0))
+        #expect(!revocations.revokes(.device, "phone-2", issuedAt: nil, at: 0))
+        #expect(!revocations.revokes(.object, "car-2", issuedAt: nil, at: 0))
+    }
+
+    @Test func grantSelectorIsUnambiguous() throws {
+        // ("ab","c") and ("a","bc") are different grants.
+        let revocations = try list(#"{"sub":"ab","aud":"c"}"#)
+        #expect(revocations.revokesGrant(device: "ab", object: "c", issuedAt: nil, at: 0))
+        #expect(!revocations.revokesGrant(device: "a", object: "bc", issuedAt: nil, at: 0))
+    }
+
+    @Test func issuedBeforeAndSince() throws {
+        let revocations = try list("""
+            {"sub":"p","issued_before":1000}
+            {"jti":"t","since":"2026-01-01T00:00:00Z"}
+            """)
+        #expect(revocations.revokes(.device, "p", issuedAt: 999, at: 5000))
+        #expect(!revocations.revokes(.device, "p", issuedAt: 1000, at: 5000))
+        #expect(revocations.revokes(.device, "p", issuedAt: nil, at: 5000))
+        #expect(!revocations.revokes(.token, "t", issuedAt: nil, at: 1_767_225_599))
+        #expect(revocations.revokes(.token, "t", issuedAt: nil, at: 1_767_225_600))
+    }
+
+    @Test func severalEntriesForOneSelectorAreAllConsidered() throws {
+        let revocations = try list("""
+            {"sub":"p","issued_before":100,"since":50}
+            {"sub":"p","issued_before":10}
+            """)
+        #expect(revocations.revokes(.device, "p", issuedAt: 5, at: 0))     // second entry
+        #expect(!revocations.revokes(.device, "p", issuedAt: 50, at: 0))   // first not yet in force
+        #expect(revocations.revokes(.device, "p", issuedAt: 50, at: 60))   // first in force
+    }
+
+    @Test(arguments: [
+        (#"{"jti":"a","sub":"b"}"#, "more than one selector"),
+        (#"{"sub":"a","kid":"b"}"#, "more than one selector"),
+        (#"{"issued_before":1}"#, "no selector"),
+        (#"{"jti":1}"#, "must be a string"),
+        (#"{"jti":"a","since":"soon"}"#, "RFC 3339"),
+        (#"{"jti":"a","reason":"lost"}"#, "unknown member"),
+        (#"{"jti":"a","jti":"b"}"#, "duplicate"),
+        (#"["jti"]"#, "JSON object"),
+        (#"{"jti":"a""#, "unexpected end"),
+    ])
+    func malformedEntriesStopLoadingWithTheLineNumber(_ entry: String, _ message: String) throws {
+        let file = try Fixtures.writeTemporary("{\"jti\":\"ok\"}\n\n\(entry)\n", name: "revoked.jsonl")
+        do {
+            _ = try RevocationList.load(files: [file])
+            Issue.record("loaded \(entry)")
+        } catch {
+            #expect(error.file == file)
+            #expect(error.line == 3)
+            #expect(error.description.contains(message), "\(error)")
+        }
+    }
+
+    @Test func manyEntriesStayFindable() {
+        let entries = (0..<50_000).map { RevocationEntry(.token("token-\($0)")) }
+        let revocations = RevocationList(entries: entries)
+        #expect((0..<50_000).allSatisfy { revocations.revokes(.token, "token-\($0)", issuedAt: nil, at: 0) })
+        #expect(!(50_000..<60_000).contains { revocations.revokes(.token, "token-\($0)", issuedAt: nil, at: 0) })
+    }
+}
