@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A run of input lines, the unit of work handed to a worker.
 struct LineChunk {
     var sequence: Int
@@ -26,10 +30,11 @@ struct LineChunker {
         let count = buffer.count
         while start < count {
             // Find the end of the line within this buffer.
-            guard let newline = buffer[start...].firstIndex(of: 0x0A) else {
+            guard let found = memchr(buffer.baseAddress! + start, 0x0A, count - start) else {
                 appendPartial(UnsafeBufferPointer(rebasing: buffer[start...]))
                 return
             }
+            let newline = start + UnsafeRawPointer(found).distance(to: UnsafeRawPointer(buffer.baseAddress! + start)) * -1
             appendPartial(UnsafeBufferPointer(rebasing: buffer[start..<newline]))
             endLine()
             start = newline + 1

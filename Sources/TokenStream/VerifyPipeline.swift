@@ -179,7 +179,7 @@ public final class VerifyPipeline: @unchecked Sendable {
             let result: VerificationResult
             var id: [UInt8]? = nil
             if let bytes {
-                let parsed = bytes.withUnsafeBufferPointer { RequestLine.parse($0) }
+                let parsed = RequestLine.parse(bytes)
                 switch parsed {
                 case .success(let request):
                     id = request.id

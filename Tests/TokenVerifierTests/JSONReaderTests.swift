@@ -80,4 +80,25 @@ import Testing
         }
         #expect(values == ["n": "1800000000.5", "i": "-42.0", "big": "inf", "s": "café"])
     }
+
+    @Test func specialBytesAreFoundAtEveryOffset() throws {
+        // The string scanner reads eight bytes at a time; a special byte must be seen wherever it sits.
+        for offset in 0..<24 {
+            var body = Array(repeating: UInt8(ascii: "a"), count: 24)
+            body[offset] = 0x01
+            #expect(check([0x22] + body + [0x22]) != nil, "control byte at \(offset)")
+            body[offset] = 0xFF
+            #expect(check([0x22] + body + [0x22]) != nil, "invalid UTF-8 at \(offset)")
+            body[offset] = UInt8(ascii: "\"")
+            #expect(check([0x22] + body + [0x22]) != nil, "early quote at \(offset)")
+            var escaped = Array(repeating: UInt8(ascii: "a"), count: 24)
+            escaped.insert(contentsOf: Array(#"\n"#.utf8), at: offset)
+            let text = [0x22] + escaped + [0x22]
+            let value = try text.withUnsafeBufferPointer { (buffer) throws(JSONError) in
+                var reader = JSONReader(buffer)
+                return try reader.readString()
+            }
+            #expect(value == String(repeating: "a", count: offset) + "\n" + String(repeating: "a", count: 24 - offset))
+        }
+    }
 }

@@ -76,10 +76,9 @@ final class P256PrivateKey: @unchecked Sendable {
     }
 
     /// The 64-byte r‖s ECDSA-SHA256 signature of `message`.
-    func sign(_ message: some Collection<UInt8>) -> [UInt8] {
+    func sign(_ message: [UInt8]) -> [UInt8] {
         var signature = [UInt8](repeating: 0, count: 64)
-        let bytes = Array(message)
-        guard tv_p256_sign(handle, bytes, bytes.count, &signature) == 1 else {
+        guard tv_p256_sign(handle, message, message.count, &signature) == 1 else {
             fatalError("OpenSSL could not sign with a valid P-256 key")
         }
         return signature

@@ -21,7 +21,8 @@ public enum Base64URL {
         if remainder == 1 { return nil }
         let outputCount = (count / 4) * 3 + (remainder == 0 ? 0 : remainder - 1)
         var failed = false
-        let output = [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
+        let output = decodeTable.withUnsafeBufferPointer { decodeTable in
+          [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
             var inIndex = 0
             var outIndex = 0
             let fullEnd = count - remainder
@@ -60,28 +61,49 @@ public enum Base64URL {
                 }
             }
             initialized = failed ? 0 : outIndex
+          }
         }
         return failed ? nil : output
     }
 
     /// Encodes `bytes` as unpadded base64url.
     public static func encode(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var iterator = bytes.makeIterator()
-        while let a = iterator.next() {
-            let b = iterator.next()
-            let c = b == nil ? nil : iterator.next()
-            output.append(encodeTable[Int(a >> 2)])
-            output.append(encodeTable[Int((a & 0x03) << 4 | (b ?? 0) >> 4)])
-            if let b {
-                output.append(encodeTable[Int((b & 0x0F) << 2 | (c ?? 0) >> 6)])
-            }
-            if let c {
-                output.append(encodeTable[Int(c & 0x3F)])
+        let input = Array(bytes)
+        return input.withUnsafeBufferPointer { encode($0) }
+    }
+
+    static func encode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        let count = input.count
+        let outputCount = (count / 3) * 4 + [0, 2, 3][count % 3]
+        return encodeTable.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
+                var inIndex = 0
+                var outIndex = 0
+                while inIndex + 3 <= count {
+                    let word = UInt32(input[inIndex]) << 16 | UInt32(input[inIndex + 1]) << 8 | UInt32(input[inIndex + 2])
+                    out[outIndex] = table[Int(word >> 18)]
+                    out[outIndex + 1] = table[Int(word >> 12 & 0x3F)]
+                    out[outIndex + 2] = table[Int(word >> 6 & 0x3F)]
+                    out[outIndex + 3] = table[Int(word & 0x3F)]
+                    inIndex += 3
+                    outIndex += 4
+                }
+                let rest = count - inIndex
+                if rest > 0 {
+                    let a = UInt32(input[inIndex])
+                    let b = rest == 2 ? UInt32(input[inIndex + 1]) : 0
+                    let word = a << 16 | b << 8
+                    out[outIndex] = table[Int(word >> 18)]
+                    out[outIndex + 1] = table[Int(word >> 12 & 0x3F)]
+                    outIndex += 2
+                    if rest == 2 {
+                        out[outIndex] = table[Int(word >> 6 & 0x3F)]
+                        outIndex += 1
+                    }
+                }
+                initialized = outIndex
             }
         }
-        return output
     }
 
     /// Encodes `bytes` as an unpadded base64url string.

@@ -344,8 +344,27 @@ struct JSONReader {
         position += 1 // opening quote
         let start = position
         var hasEscapes = false
+        let base = bytes.baseAddress
+        let count = bytes.count
         while true {
-            guard position < bytes.count else { throw error("unterminated string") }
+            // Fast path: printable ASCII other than the quote and the backslash.
+            var index = position
+            if let base {
+                // Eight bytes at a time while none of them is special.
+                let raw = UnsafeRawPointer(base)
+                while index + 8 <= count {
+                    let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    if Self.hasSpecialByte(word) { break }
+                    index += 8
+                }
+                while index < count {
+                    let byte = base[index]
+                    if byte < 0x20 || byte >= 0x80 || byte == 0x22 || byte == 0x5C { break }
+                    index += 1
+                }
+            }
+            position = index
+            guard position < count else { throw error("unterminated string") }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 let content = start..<position
@@ -358,12 +377,21 @@ struct JSONReader {
                 try scanEscape()
                 continue
             }
-            if byte < 0x80 {
-                position += 1
-                continue
-            }
             try scanUTF8Sequence()
         }
+    }
+
+    /// Whether any byte of `word` is below 0x20, at or above 0x80, `"` or `\`.
+    @inline(__always)
+    private static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let quoteZero = (quote &- ones) & ~quote
+        let backslashZero = (backslash &- ones) & ~backslash
+        return ((control | quoteZero | backslashZero) & highs) | (word & highs) != 0
     }
 
     private mutating func scanEscape() throws(JSONError) {

@@ -12,7 +12,7 @@ public final class SigningKey: Sendable {
     private let material: Material
 
     private enum Material: Sendable {
-        case ed25519(seed: [UInt8], publicKey: [UInt8])
+        case ed25519(seed: [UInt8], secretKey: [UInt8], publicKey: [UInt8])
         case p256(P256PrivateKey)
     }
 
@@ -40,8 +40,9 @@ public final class SigningKey: Sendable {
         guard secret.count == 32 else { throw InvalidKey(description: "a key needs 32 secret bytes") }
         switch algorithm.keyType {
         case .ed25519:
+            let expanded = Ed25519.expandedSecretKey(seed: secret)
             return SigningKey(keyID: keyID, algorithm: algorithm, environment: environment, issuer: issuer,
-                              material: .ed25519(seed: secret, publicKey: Ed25519.publicKey(seed: secret)))
+                              material: .ed25519(seed: secret, secretKey: expanded.secretKey, publicKey: expanded.publicKey))
         case .p256:
             var scalar = secret
             while !P256PrivateKey.isValidScalar(scalar) { scalar = Ed25519.publicKey(seed: scalar) }
@@ -83,13 +84,13 @@ public final class SigningKey: Sendable {
         switch (members["kty"], members["crv"]) {
         case ("OKP", "Ed25519"):
             let seed = try decoded("d")
-            let publicKey = Ed25519.publicKey(seed: seed)
+            let (secretKey, publicKey) = Ed25519.expandedSecretKey(seed: seed)
             if let x = members["x"], Base64URL.decode(Array(x.utf8)) != publicKey {
                 throw InvalidKey(description: "\"x\" does not match \"d\"")
             }
             let algorithm = declared.flatMap { $0.keyType == .ed25519 ? $0 : nil } ?? .ed25519
             return SigningKey(keyID: keyID, algorithm: algorithm, environment: environment, issuer: members["iss"],
-                              material: .ed25519(seed: seed, publicKey: publicKey))
+                              material: .ed25519(seed: seed, secretKey: secretKey, publicKey: publicKey))
         case ("EC", "P-256"):
             guard let key = P256PrivateKey(d: try decoded("d")) else { throw InvalidKey(description: "\"d\" is not a valid P-256 scalar") }
             if let x = members["x"], Base64URL.decode(Array(x.utf8)) != key.x { throw InvalidKey(description: "\"x\" does not match \"d\"") }
@@ -110,7 +111,7 @@ public final class SigningKey: Sendable {
         var writer = JSONWriter()
         writer.raw("{")
         switch material {
-        case .ed25519(let seed, let publicKey):
+        case .ed25519(let seed, _, let publicKey):
             writer.raw("\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"x\":")
             writer.string(Base64URL.encodeString(publicKey))
             if includePrivate {
@@ -145,16 +146,16 @@ public final class SigningKey: Sendable {
     }
 
     /// The raw signature of `message`.
-    public func signature(of message: some Collection<UInt8>) -> [UInt8] {
+    public func signature(of message: [UInt8]) -> [UInt8] {
         switch material {
-        case .ed25519(let seed, _): Ed25519.sign(message, seed: seed)
+        case .ed25519(_, let secretKey, _): Ed25519.sign(message, secretKey: secretKey)
         case .p256(let key): key.sign(message)
         }
     }
 
     /// A compact token over `claims` (JSON object bytes, used as they are) with the header
     /// `{"alg":…,"kid":…,"typ":"JWT"}`.
-    public func sign(claims: some Collection<UInt8>) -> String {
+    public func sign(claims: [UInt8]) -> String {
         var header = JSONWriter()
         header.raw("{\"alg\":")
         header.string(algorithm.rawValue)
@@ -166,13 +167,13 @@ public final class SigningKey: Sendable {
 
     /// A compact token with the given header and claims bytes, used as they are (tests use this
     /// to build tokens with odd headers).
-    public func sign(header: some Collection<UInt8>, claims: some Collection<UInt8>) -> String {
-        var input = Base64URL.encode(header)
+    public func sign(header: [UInt8], claims: [UInt8]) -> String {
+        var input = header.withUnsafeBufferPointer { Base64URL.encode($0) }
         input.append(UInt8(ascii: "."))
-        input += Base64URL.encode(claims)
+        input += claims.withUnsafeBufferPointer { Base64URL.encode($0) }
         let signature = signature(of: input)
         input.append(UInt8(ascii: "."))
-        input += Base64URL.encode(signature)
+        input += signature.withUnsafeBufferPointer { Base64URL.encode($0) }
         return String(decoding: input, as: UTF8.self)
     }
 }

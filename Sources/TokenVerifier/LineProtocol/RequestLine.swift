@@ -25,6 +25,14 @@ public struct RequestLine: Sendable {
 
     /// Parses a line whose surrounding spaces, tabs and CR/LF are already trimmed and which is
     /// not blank. A line starting with `{` is a JSON request; anything else is a bare token.
+    public static func parse(_ line: [UInt8]) -> Result<RequestLine, Malformed> {
+        guard line.first == UInt8(ascii: "{") else {
+            return .success(RequestLine(token: line))   // a bare token: no copy
+        }
+        return line.withUnsafeBufferPointer { parse($0) }
+    }
+
+    /// Parses a line held in `line` (see ``parse(_:)-([UInt8])``).
     public static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<RequestLine, Malformed> {
         guard line.first == UInt8(ascii: "{") else {
             return .success(RequestLine(token: Array(line)))
