@@ -77,7 +77,11 @@ struct LineChunker {
         if partialOversized {
             pending.append((lineNumber, nil))
         } else {
-            let line = partial.withUnsafeBufferPointer { Array(trimmedLine($0)) }
+            var line = partial.withUnsafeBufferPointer { Array(trimmedLine($0)) }
+            if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
+                // A UTF-8 byte order mark at the very start of the input is not part of the line.
+                line = line.withUnsafeBufferPointer { Array(trimmedLine(UnsafeBufferPointer(rebasing: $0[3...]))) }
+            }
             if !line.isEmpty { pending.append((lineNumber, line)) }
         }
         partial.removeAll(keepingCapacity: partial.capacity <= 1 << 16)

@@ -48,6 +48,9 @@ public final class VerifyPipeline: @unchecked Sendable {
         public var interrupted: Bool
     }
 
+    /// Most input bytes in one chunk of work.
+    static let maxChunkBytes = 1 << 20
+
     private let verifier: TokenVerifier
     private let configuration: Configuration
     private let outputClosed = ManagedAtomic<Bool>(false)
@@ -131,11 +134,18 @@ public final class VerifyPipeline: @unchecked Sendable {
         func dispatchPending() {
             let lines = chunker.takePending()
             guard !lines.isEmpty else { return }
+            // Chunks shrink when little input is waiting (one line each for an interactive
+            // producer) and are capped in lines and bytes, so memory stays bounded.
             let perThread = (lines.count + configuration.threads - 1) / configuration.threads
             let size = min(configuration.maxChunkLines, max(1, perThread))
             var index = 0
             while index < lines.count {
-                let end = min(index + size, lines.count)
+                var end = index
+                var bytes = 0
+                while end < lines.count, end - index < size, bytes < Self.maxChunkBytes {
+                    bytes += lines[end].bytes?.count ?? 0
+                    end += 1
+                }
                 work.push(LineChunk(sequence: sequence, lines: Array(lines[index..<end])))
                 sequence += 1
                 index = end

@@ -43,4 +43,9 @@ import Testing
         let result = lines([String(repeating: "\n", count: 1_000_000)])
         #expect(result.isEmpty)
     }
+
+    @Test func byteOrderMarkAtTheStartIsDropped() {
+        #expect(lines(["\u{FEFF}abc\n\u{FEFF}def\n"]).map(\.1) == ["abc", "\u{FEFF}def"])
+        #expect(lines(["\u{FEFF}\n"]).isEmpty)
+    }
 }

@@ -23,7 +23,8 @@ import Testing
     }
 
     @Test func malformedRequest() {
-        let lines = [#"{"token":"a.b.c","devise":"x"}"#, #"{"token":5}"#, #"{"device":"x"}"#, #"{"token":"a.b.c""#,
+        let lines = [#"["a.b.c"]"#, #""a.b.c""#, #"{"token":null}"#, #"{"token":"a.b.c","device":null}"#,
+                     #"{"token":"a.b.c","devise":"x"}"#, #"{"token":5}"#, #"{"device":"x"}"#, #"{"token":"a.b.c""#,
                      #"{"token":"a","token":"b"}"#, #"{"token":"x","at":"yesterday"}"#]
         for line in lines {
             let parsed = Array(line.utf8).withUnsafeBufferPointer { RequestLine.parse($0) }

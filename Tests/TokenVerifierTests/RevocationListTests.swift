@@ -84,3 +84,23 @@ import Testing
         #expect(!(50_000..<60_000).contains { revocations.revokes(.token, "token-\($0)", issuedAt: nil, at: 0) })
     }
 }
+
+@Suite struct NumericDateTests {
+    @Test func parsesAndFormatsRFC3339() {
+        #expect(NumericDate.parse("1800000000") == 1_800_000_000)
+        #expect(NumericDate.parse("1800000000.25") == 1_800_000_000.25)
+        #expect(NumericDate.parse("2026-01-01T00:00:00Z") == 1_767_225_600)
+        #expect(NumericDate.parse("2026-01-01T01:00:00+01:00") == 1_767_225_600)
+        #expect(NumericDate.parse("2024-02-29T12:00:00.5Z") == 1_709_208_000.5)
+        #expect(NumericDate.parse("2023-02-29T12:00:00Z") == nil)
+        #expect(NumericDate.parse("2026-01-01") == nil)
+        #expect(NumericDate.parse("soon") == nil)
+        #expect(NumericDate.parse("nan") == nil)
+        #expect(NumericDate.rfc3339(1_767_225_600) == "2026-01-01T00:00:00Z")
+        #expect(NumericDate.rfc3339(1_709_208_000.5) == "2024-02-29T12:00:00.500Z")
+        #expect(NumericDate.rfc3339(-1) == "1969-12-31T23:59:59Z")
+        for value in stride(from: -5_000_000_000.0, through: 5_000_000_000, by: 123_456_789) {
+            #expect(NumericDate.parse(NumericDate.rfc3339(value)) == value)
+        }
+    }
+}

@@ -19,14 +19,19 @@ public struct RequestLine: Sendable {
         public var detail: String
     }
 
+    private static func looksLikeJSON(_ first: UInt8?) -> Bool {
+        first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\"")
+    }
+
     var context: RequestContext {
         RequestContext(device: device, object: object, channel: channel, command: command, checkTime: checkTime)
     }
 
     /// Parses a line whose surrounding spaces, tabs and CR/LF are already trimmed and which is
-    /// not blank. A line starting with `{` is a JSON request; anything else is a bare token.
+    /// not blank. A line starting with `{` is a JSON request (and so is one starting with `[` or
+    /// `"`, which is then refused as not an object); anything else is a bare token.
     public static func parse(_ line: [UInt8]) -> Result<RequestLine, Malformed> {
-        guard line.first == UInt8(ascii: "{") else {
+        guard looksLikeJSON(line.first) else {
             return .success(RequestLine(token: line))   // a bare token: no copy
         }
         return line.withUnsafeBufferPointer { parse($0) }
@@ -34,8 +39,11 @@ public struct RequestLine: Sendable {
 
     /// Parses a line held in `line` (see ``parse(_:)-([UInt8])``).
     public static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<RequestLine, Malformed> {
-        guard line.first == UInt8(ascii: "{") else {
+        guard looksLikeJSON(line.first) else {
             return .success(RequestLine(token: Array(line)))
+        }
+        guard line.first == UInt8(ascii: "{") else {
+            return .failure(Malformed(id: nil, detail: "a request must be a JSON object or a bare compact token"))
         }
         var id: [UInt8]? = nil
         var token: [UInt8]? = nil

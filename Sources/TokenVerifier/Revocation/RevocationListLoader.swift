@@ -2,21 +2,17 @@ extension RevocationList {
     /// Loads revocation files (JSON lines, SPEC §4) into one snapshot. Blank lines are skipped;
     /// the first malformed entry stops loading with the file name and line number.
     public static func load(files: [String]) throws(RevocationListError) -> RevocationList {
-        var contents: [(String, [UInt8])] = []
+        // Two streaming passes: count the lines to size the table exactly, then parse. The
+        // files are never held whole in memory.
         var expected = 0
         for file in files {
-            let bytes: [UInt8]
-            do {
-                bytes = try readFileBytes(file)
-            } catch {
-                throw RevocationListError(file: file, line: nil, message: "cannot read revocation file: \(error.reason)")
-            }
-            expected += bytes.reduce(into: 0) { count, byte in if byte == 0x0A { count += 1 } } + 1
-            contents.append((file, bytes))
+            try forEachLine(ofFile: file) { (_, _) throws(RevocationListError) in expected += 1 }
         }
         var builder = Builder(expectedCount: expected)
-        for (file, bytes) in contents {
-            try parse(bytes, file: file, into: &builder)
+        for file in files {
+            try forEachLine(ofFile: file) { (line, number) throws(RevocationListError) in
+                try parseLine(line, number: number, file: file, into: &builder)
+            }
         }
         return RevocationList(builder: builder)
     }
@@ -37,15 +33,20 @@ extension RevocationList {
                 lineNumber += 1
                 var lineEnd = lineStart
                 while lineEnd < buffer.count, buffer[lineEnd] != 0x0A { lineEnd += 1 }
-                let line = trimmed(UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd]))
+                try parseLine(UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd]), number: lineNumber, file: file, into: &builder)
                 lineStart = lineEnd + 1
-                if line.isEmpty { continue }
-                do throws(JSONError) {
-                    builder.append(try parseEntry(line))
-                } catch {
-                    throw RevocationListError(file: file, line: lineNumber, message: error.description)
-                }
             }
+        }
+    }
+
+    /// Adds one line's entry (blank lines are skipped).
+    private static func parseLine(_ raw: UnsafeBufferPointer<UInt8>, number: Int, file: String, into builder: inout Builder) throws(RevocationListError) {
+        let line = trimmed(raw)
+        if line.isEmpty { return }
+        do throws(JSONError) {
+            builder.append(try parseEntry(line))
+        } catch {
+            throw RevocationListError(file: file, line: number, message: error.description)
         }
     }
 

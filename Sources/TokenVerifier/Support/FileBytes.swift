@@ -34,3 +34,48 @@ func readFileBytes(_ path: String) throws(FileReadError) -> [UInt8] {
     }
     return bytes
 }
+
+/// Calls `body` with each line of a file (without its newline), streaming it through a 1 MiB
+/// buffer so that a large file is never held whole in memory. A line longer than the buffer is
+/// gathered in a separate array.
+func forEachLine(ofFile path: String, _ body: (UnsafeBufferPointer<UInt8>, Int) throws(RevocationListError) -> Void) throws(RevocationListError) {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+        throw RevocationListError(file: path, line: nil, message: "cannot read revocation file: \(String(cString: strerror(errno)))")
+    }
+    defer { close(descriptor) }
+    let capacity = 1 << 20
+    let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: capacity)
+    defer { buffer.deallocate() }
+    var carried: [UInt8] = []
+    var lineNumber = 0
+    while true {
+        let count = read(descriptor, buffer.baseAddress, capacity)
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw RevocationListError(file: path, line: nil, message: "cannot read revocation file: \(String(cString: strerror(errno)))")
+        }
+        if count == 0 { break }
+        var start = 0
+        while start < count {
+            guard let found = memchr(buffer.baseAddress! + start, 0x0A, count - start) else {
+                carried.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<count]))
+                break
+            }
+            let end = UnsafeMutableRawPointer(found).assumingMemoryBound(to: UInt8.self) - buffer.baseAddress!
+            lineNumber += 1
+            if carried.isEmpty {
+                try body(UnsafeBufferPointer(rebasing: buffer[start..<end]), lineNumber)
+            } else {
+                carried.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<end]))
+                try carried.withUnsafeBufferPointer { (line) throws(RevocationListError) in try body(line, lineNumber) }
+                carried.removeAll(keepingCapacity: false)
+            }
+            start = end + 1
+        }
+    }
+    if !carried.isEmpty {
+        lineNumber += 1
+        try carried.withUnsafeBufferPointer { (line) throws(RevocationListError) in try body(line, lineNumber) }
+    }
+}

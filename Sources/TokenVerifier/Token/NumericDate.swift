@@ -65,6 +65,39 @@ public enum NumericDate {
         return Double(seconds) + fraction
     }
 
+    /// `value` as an RFC 3339 date-time in UTC (`2026-01-01T00:00:00Z`, with milliseconds when
+    /// it has a fraction), or as a plain number when it is outside years 0001–9999.
+    public static func rfc3339(_ value: Double) -> String {
+        guard value.isFinite, value > -62_135_596_800, value < 253_402_300_800 else { return formatNumericDate(value) }
+        let whole = value.rounded(.down)
+        let milliseconds = Int(((value - whole) * 1000).rounded(.down))
+        let seconds = Int(whole)
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let secondOfDay = seconds - days * 86400
+        let (year, month, day) = civilFromDays(days)
+        func two(_ number: Int) -> String { number < 10 ? "0\(number)" : "\(number)" }
+        var text = "\(String(repeating: "0", count: max(0, 4 - String(year).count)))\(year)-\(two(month))-\(two(day))"
+        text += "T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
+        if milliseconds > 0 {
+            let digits = String(milliseconds)
+            text += "." + String(repeating: "0", count: 3 - digits.count) + digits
+        }
+        return text + "Z"
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
+    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+        let z = days + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let dayOfEra = z - era * 146097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
     private static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
