@@ -43,7 +43,7 @@ public final class RevocationWatcher: @unchecked Sendable {
                 candidate = current
             }
         }
-        thread.start()
+        ProcessSignals.startWithSignalsBlocked(thread)
     }
 
     public func stop() {

@@ -1,4 +1,5 @@
 import Atomics
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,6 +27,27 @@ public enum ProcessSignals {
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
         sigaction(SIGHUP, &action, nil)
+        // A parent may have left these blocked (the mask is inherited): unblock them here.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        sigaddset(&handled, SIGINT)
+        sigaddset(&handled, SIGTERM)
+        sigaddset(&handled, SIGHUP)
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+    }
+
+    /// Starts `thread` with SIGINT, SIGTERM and SIGHUP blocked in it, so that these signals are
+    /// delivered to the reading thread, whose blocked read(2) they interrupt.
+    public static func startWithSignalsBlocked(_ thread: Thread) {
+        var blocked = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGINT)
+        sigaddset(&blocked, SIGTERM)
+        sigaddset(&blocked, SIGHUP)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        thread.start()
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
     }
 
     /// Whether SIGINT or SIGTERM arrived.

@@ -73,6 +73,9 @@ public final class VerifyPipeline: @unchecked Sendable {
         let work = BlockingQueue<LineChunk>(capacity: configuration.threads * 4)
         let answers = BlockingQueue<Answer>(capacity: configuration.threads * 8)
         let channel = OutputChannel(descriptor: output)
+        // Chunks between the reader and the written output, bounded so that memory stays flat
+        // even while one slow chunk holds back the ordered output.
+        let inFlight = DispatchSemaphore(value: configuration.threads * 16)
         let finished = DispatchGroup()
 
         for _ in 0..<configuration.threads {
@@ -85,7 +88,7 @@ public final class VerifyPipeline: @unchecked Sendable {
                 finished.leave()
             }
             thread.stackSize = 1 << 22
-            thread.start()
+            ProcessSignals.startWithSignalsBlocked(thread)
         }
 
         let writerDone = DispatchSemaphore(value: 0)
@@ -99,12 +102,14 @@ public final class VerifyPipeline: @unchecked Sendable {
                 if configuration.unordered {
                     channel.append(answer.bytes)
                     summary.add(answer.summary)
+                    inFlight.signal()
                 } else {
                     pending[answer.sequence] = answer
                     while let ready = pending.removeValue(forKey: next) {
                         channel.append(ready.bytes)
                         summary.add(ready.summary)
                         next += 1
+                        inFlight.signal()
                     }
                 }
                 if answers.isEmpty { channel.flush() }
@@ -121,7 +126,7 @@ public final class VerifyPipeline: @unchecked Sendable {
             summaryBox.value = summary
             writerDone.signal()
         }
-        writer.start()
+        ProcessSignals.startWithSignalsBlocked(writer)
 
         var chunker = LineChunker(maxLineBytes: configuration.maxLineBytes)
         var sequence = 0
@@ -146,6 +151,7 @@ public final class VerifyPipeline: @unchecked Sendable {
                     bytes += lines[end].bytes?.count ?? 0
                     end += 1
                 }
+                inFlight.wait()
                 work.push(LineChunk(sequence: sequence, lines: Array(lines[index..<end])))
                 sequence += 1
                 index = end

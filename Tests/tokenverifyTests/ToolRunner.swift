@@ -64,57 +64,79 @@ final class UncheckedData: @unchecked Sendable {
 }
 
 /// A running `tokenverify verify` fed line by line, for interactive, reload and signal tests.
-final class LiveTool {
+/// Its stdout and stderr are drained by background threads, so it never blocks on a full pipe.
+final class LiveTool: @unchecked Sendable {
     let process = Process()
     private let stdin = Pipe()
     private let stdout = Pipe()
     private let stderr = Pipe()
+    private let condition = NSCondition()
     private var buffer = Data()
+    private var outputEnded = false
+    private var errors = Data()
+    private var errorsEnded = false
 
     init(_ arguments: [String]) throws {
+        signal(SIGPIPE, SIG_IGN)   // writing to a tool that has stopped reading must not kill the tests
         process.executableURL = Tool.binary
         process.arguments = arguments
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
+        Thread { [self] in
+            while true {
+                let data = stdout.fileHandleForReading.availableData
+                condition.lock()
+                if data.isEmpty { outputEnded = true } else { buffer.append(data) }
+                condition.broadcast()
+                condition.unlock()
+                if data.isEmpty { return }
+            }
+        }.start()
+        Thread { [self] in
+            let data = stderr.fileHandleForReading.readDataToEndOfFile()
+            condition.lock()
+            errors = data
+            errorsEnded = true
+            condition.broadcast()
+            condition.unlock()
+        }.start()
     }
 
-    func send(_ text: String) {
-        stdin.fileHandleForWriting.write(Data(text.utf8))
+    /// Writes to the tool's stdin; false once the tool no longer reads.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        (try? stdin.fileHandleForWriting.write(contentsOf: Data(text.utf8))) != nil
     }
 
     func closeInput() {
         try? stdin.fileHandleForWriting.close()
     }
 
-    /// The next output line, or nil after `timeout` seconds.
+    /// The next output line, or nil after `timeout` seconds or at the end of output.
     func readLine(timeout: Double = 10) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
-        let descriptor = stdout.fileHandleForReading.fileDescriptor
+        condition.lock()
+        defer { condition.unlock() }
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = buffer[buffer.startIndex..<newline]
                 buffer.removeSubrange(buffer.startIndex...newline)
                 return String(decoding: line, as: UTF8.self)
             }
-            let remaining = deadline.timeIntervalSinceNow
-            if remaining <= 0 { return nil }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, Int32(remaining * 1000)) <= 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = read(descriptor, &chunk, chunk.count)
-            if count <= 0 { return nil }
-            buffer.append(contentsOf: chunk[0..<count])
+            if outputEnded || !condition.wait(until: deadline) { return nil }
         }
     }
 
     /// Everything left on stdout and stderr after the process ends.
     func finish() -> (stdout: String, stderr: String, status: Int32) {
-        let rest = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (String(decoding: buffer + rest, as: UTF8.self), String(decoding: errors, as: UTF8.self), process.terminationStatus)
+        condition.lock()
+        while !outputEnded || !errorsEnded { condition.wait() }
+        let result = (String(decoding: buffer, as: UTF8.self), String(decoding: errors, as: UTF8.self), process.terminationStatus)
+        condition.unlock()
+        return result
     }
 }
 
