@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TokenVerifier
 
 /// A run of input lines, the unit of work handed to a worker.
 struct LineChunk {
@@ -77,23 +78,14 @@ struct LineChunker {
         if partialOversized {
             pending.append((lineNumber, nil))
         } else {
-            var line = partial.withUnsafeBufferPointer { Array(trimmedLine($0)) }
+            var line = partial.withUnsafeBufferPointer { Array(RequestLine.trimmed($0)) }
             if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
                 // A UTF-8 byte order mark at the very start of the input is not part of the line.
-                line = line.withUnsafeBufferPointer { Array(trimmedLine(UnsafeBufferPointer(rebasing: $0[3...]))) }
+                line = line.withUnsafeBufferPointer { Array(RequestLine.trimmed(UnsafeBufferPointer(rebasing: $0[3...]))) }
             }
             if !line.isEmpty { pending.append((lineNumber, line)) }
         }
         partial.removeAll(keepingCapacity: partial.capacity <= 1 << 16)
         partialOversized = false
     }
-}
-
-/// `bytes` without surrounding spaces, tabs and carriage returns.
-func trimmedLine(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-    var start = 0
-    var end = bytes.count
-    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
-    while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D { end -= 1 }
-    return UnsafeBufferPointer(rebasing: bytes[start..<end])
 }

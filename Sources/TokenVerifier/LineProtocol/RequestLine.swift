@@ -19,6 +19,15 @@ public struct RequestLine: Sendable {
         public var detail: String
     }
 
+    /// `bytes` without the spaces, tabs and carriage returns around it (SPEC §6 line framing).
+    public static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var start = 0
+        var end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D { end -= 1 }
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+    }
+
     private static func looksLikeJSON(_ first: UInt8?) -> Bool {
         first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\"")
     }
@@ -50,8 +59,7 @@ public struct RequestLine: Sendable {
         var request = RequestLine(token: [])
         var reader = JSONReader(line)
         func string(_ reader: inout JSONReader, _ name: String) throws(JSONError) -> String {
-            guard reader.peekKind() == .string else { throw JSONError("\"\(name)\" must be a string", at: reader.position) }
-            return try reader.readString()
+            try reader.readString(member: "\"\(name)\"")
         }
         do throws(JSONError) {
             try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
@@ -60,20 +68,7 @@ public struct RequestLine: Sendable {
                     let range = try reader.skipValue()
                     id = Array(line[range])
                 case 2 where name.equals("at"):
-                    let offset = reader.position
-                    switch reader.peekKind() {
-                    case .number:
-                        let value = try reader.readNumber()
-                        guard value.isFinite else { throw JSONError("\"at\" must be a finite number", at: offset) }
-                        request.checkTime = value
-                    case .string:
-                        guard let value = NumericDate.parseRFC3339(try reader.readString()) else {
-                            throw JSONError("\"at\" must be a NumericDate or an RFC 3339 date-time", at: offset)
-                        }
-                        request.checkTime = value
-                    default:
-                        throw JSONError("\"at\" must be a NumericDate or an RFC 3339 date-time", at: offset)
-                    }
+                    request.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
                 case 5 where name.equals("token"):
                     guard reader.peekKind() == .string else { throw JSONError("\"token\" must be a string", at: reader.position) }
                     token = try reader.readStringBytes()

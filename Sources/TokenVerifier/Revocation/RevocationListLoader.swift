@@ -41,7 +41,7 @@ extension RevocationList {
 
     /// Adds one line's entry (blank lines are skipped).
     private static func parseLine(_ raw: UnsafeBufferPointer<UInt8>, number: Int, file: String, into builder: inout Builder) throws(RevocationListError) {
-        let line = trimmed(raw)
+        let line = RequestLine.trimmed(raw)
         if line.isEmpty { return }
         do throws(JSONError) {
             builder.append(try parseEntry(line))
@@ -57,24 +57,10 @@ extension RevocationList {
         var issuedBefore: Double?, since: Double?
         var reader = JSONReader(line)
         func string(_ reader: inout JSONReader, _ name: String) throws(JSONError) -> String {
-            guard reader.peekKind() == .string else { throw JSONError("\"\(name)\" must be a string", at: reader.position) }
-            return try reader.readString()
+            try reader.readString(member: "\"\(name)\"")
         }
         func time(_ reader: inout JSONReader, _ name: String) throws(JSONError) -> Double {
-            let offset = reader.position
-            switch reader.peekKind() {
-            case .number:
-                let value = try reader.readNumber()
-                guard value.isFinite else { throw JSONError("\"\(name)\" must be a finite number", at: offset) }
-                return value
-            case .string:
-                guard let value = NumericDate.parseRFC3339(try reader.readString()) else {
-                    throw JSONError("\"\(name)\" must be a NumericDate or an RFC 3339 date-time", at: offset)
-                }
-                return value
-            default:
-                throw JSONError("\"\(name)\" must be a NumericDate or an RFC 3339 date-time", at: offset)
-            }
+            try reader.readNumericDate(member: "\"\(name)\"", allowRFC3339: true)
         }
         guard reader.peekKind() == .object else { throw JSONError("a revocation entry must be a JSON object", at: 0) }
         try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
@@ -101,13 +87,4 @@ extension RevocationList {
         }
         return RevocationEntry(selector, issuedBefore: issuedBefore, since: since)
     }
-}
-
-/// `bytes` without leading and trailing spaces, tabs and carriage returns.
-func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-    var start = 0
-    var end = bytes.count
-    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
-    while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D { end -= 1 }
-    return UnsafeBufferPointer(rebasing: bytes[start..<end])
 }

@@ -38,15 +38,10 @@ extension TokenClaims {
         var reader = JSONReader(bytes)
 
         func string(_ reader: inout JSONReader, _ claim: String) throws(JSONError) -> String {
-            guard reader.peekKind() == .string else { throw JSONError("claim \"\(claim)\" must be a string", at: reader.position) }
-            return try reader.readString()
+            try reader.readString(member: "claim \"\(claim)\"")
         }
         func numericDate(_ reader: inout JSONReader, _ claim: String) throws(JSONError) -> Double {
-            let offset = reader.position
-            guard reader.peekKind() == .number else { throw JSONError("claim \"\(claim)\" must be a number (NumericDate)", at: offset) }
-            let value = try reader.readNumber()
-            guard value.isFinite else { throw JSONError("claim \"\(claim)\" must be a finite number", at: offset) }
-            return value
+            try reader.readNumericDate(member: "claim \"\(claim)\"", allowRFC3339: false)
         }
         func strings(_ reader: inout JSONReader, _ claim: String) throws(JSONError) -> [String] {
             let offset = reader.position
