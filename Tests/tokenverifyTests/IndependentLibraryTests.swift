@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// Tokens and keys made by an independent JOSE library (Python's joserfc, when it is installed)
+/// go through `tokenverify verify` with the verdicts that library's authors would expect.
+@Suite struct IndependentLibraryTests {
+    static let script = #"""
+        import json, sys, warnings
+        warnings.simplefilter("ignore")
+        from joserfc import jwt
+        from joserfc.jwk import OKPKey, ECKey
+        out = sys.argv[1]
+        ed = OKPKey.generate_key("Ed25519", parameters={"kid": "jose-ed"})
+        ec = ECKey.generate_key("P-256", parameters={"kid": "jose-ec"})
+        json.dump({"keys": [ed.as_dict(private=False), ec.as_dict(private=False)]}, open(out + "/keys.jwks", "w"))
+        claims = {"iss": "op", "sub": "phone", "aud": ["car"], "jti": "j1", "exp": 4102444800, "ch": ["ble"], "cmd": ["unlock"]}
+        lines = [
+            (jwt.encode({"alg": "EdDSA", "kid": "jose-ed"}, claims, ed, algorithms=["EdDSA"]), None),
+            (jwt.encode({"alg": "Ed25519", "kid": "jose-ed"}, claims, ed, algorithms=["Ed25519"]), None),
+            (jwt.encode({"alg": "ES256", "kid": "jose-ec", "typ": "JWT"}, claims, ec, algorithms=["ES256"]), None),
+            (jwt.encode({"alg": "ES256", "kid": "jose-ec"}, dict(claims, exp=1700000000), ec, algorithms=["ES256"]), "expired"),
+            (jwt.encode({"alg": "ES256", "kid": "jose-ed"}, claims, ec, algorithms=["ES256"]), "key_alg_mismatch"),
+        ]
+        forged = lines[0][0].split(".")
+        forged[2] = lines[1][0].split(".")[2][::-1]
+        lines.append((".".join(forged), None))  # reversed signature: bad_signature or malformed_token
+        with open(out + "/tokens.txt", "w") as f:
+            f.write("\n".join(token for token, _ in lines) + "\n")
+        json.dump([reason for _, reason in lines], open(out + "/expected.json", "w"))
+        """#
+
+    @Test func joserfcTokensVerify() throws {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import joserfc"]
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { print("skipped: no python3"); return }
+        probe.waitUntilExit()
+        guard probe.terminationStatus == 0 else {
+            print("skipped: the Python package joserfc is not installed")
+            return
+        }
+        let space = try Workspace()
+        let mint = Process()
+        mint.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        mint.arguments = ["python3", "-c", Self.script, space.directory.path]
+        try mint.run()
+        mint.waitUntilExit()
+        #expect(mint.terminationStatus == 0)
+        let output = try Tool.run(["verify", "--keys", space.path("keys.jwks"), "--at", "1800000000", space.path("tokens.txt")])
+        let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: space.path("expected.json")))) as! [Any]
+        let reasons = output.answers.map { $0["reason"] as? String }
+        #expect(reasons.count == expected.count)
+        for (index, reason) in reasons.enumerated().dropLast() {
+            #expect(reason == expected[index] as? String, "line \(index + 1): \(output.lines[index])")
+        }
+        #expect(["bad_signature", "malformed_token"].contains(reasons.last ?? nil))
+    }
+}
