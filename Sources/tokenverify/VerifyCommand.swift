@@ -79,7 +79,7 @@ extension TokenVerify {
 
         func validate() throws {
             if keys.isEmpty { throw ValidationError("at least one --keys file is required") }
-            if threads < 1 { throw ValidationError("--threads must be at least 1") }
+            if threads < 1 || threads > 512 { throw ValidationError("--threads must be between 1 and 512") }
             if maxLineBytes < 16 { throw ValidationError("--max-line-bytes must be at least 16") }
             if cacheSlots < 0 { throw ValidationError("--cache-slots must not be negative") }
             if !leeway.isFinite || leeway < 0 { throw ValidationError("--leeway must be a non-negative number of seconds") }

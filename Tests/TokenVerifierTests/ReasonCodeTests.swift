@@ -36,9 +36,9 @@ import Testing
             ResponseLine.writeMalformed(line: 3, malformed, audit: false, to: &writer)
             #expect(writer.text.hasPrefix(#"{"line":3,"valid":false,"reason":"malformed_request","detail":"#), "\(writer.text)")
         }
-        let withID = Array(#"{"id":[1,{"x":2}],"token":"t","colour":"red"}"#.utf8).withUnsafeBufferPointer { RequestLine.parse($0) }
+        let withID = Array("{\"id\":[1,\t{ \"x\" :\r2, \"s\":\"a \\\" b\"}],\"token\":\"t\",\"colour\":\"red\"}".utf8).withUnsafeBufferPointer { RequestLine.parse($0) }
         guard case .failure(let malformed) = withID else { Issue.record("accepted"); return }
-        #expect(malformed.id == Array(#"[1,{"x":2}]"#.utf8))
+        #expect(malformed.id == Array(#"[1,{"x":2,"s":"a \" b"}]"#.utf8))
     }
 
     @Test func malformedToken() {

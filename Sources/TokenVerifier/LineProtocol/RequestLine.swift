@@ -19,6 +19,28 @@ public struct RequestLine: Sendable {
         public var detail: String
     }
 
+    /// Valid JSON text without the white space between its tokens, so that an echoed `id` never
+    /// carries a tab or carriage return into an answer line.
+    static func minified(_ json: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(json.count)
+        var inString = false
+        var escaped = false
+        for byte in json {
+            if inString {
+                output.append(byte)
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            case UInt8(ascii: "\""): inString = true; output.append(byte)
+            default: output.append(byte)
+            }
+        }
+        return output
+    }
+
     /// `bytes` without the spaces, tabs and carriage returns around it (SPEC §6 line framing).
     public static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         var start = 0
@@ -66,7 +88,7 @@ public struct RequestLine: Sendable {
                 switch name.decoded?.count ?? name.raw.count {
                 case 2 where name.equals("id"):
                     let range = try reader.skipValue()
-                    id = Array(line[range])
+                    id = minified(UnsafeBufferPointer(rebasing: line[range]))
                 case 2 where name.equals("at"):
                     request.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
                 case 5 where name.equals("token"):
