@@ -53,7 +53,6 @@ struct LineChunker {
         return pending
     }
 
-    var hasPending: Bool { !pending.isEmpty }
 
     private mutating func appendPartial(_ bytes: UnsafeBufferPointer<UInt8>) {
         if partialOversized || bytes.isEmpty { return }

@@ -237,12 +237,6 @@ struct JSONReader {
         }
     }
 
-    /// Reads `null`.
-    mutating func readNull() throws(JSONError) {
-        guard peekKind() == .null else { throw error("expected null") }
-        try readLiteral("null")
-    }
-
     private mutating func readLiteral(_ literal: StaticString) throws(JSONError) {
         let count = literal.utf8CodeUnitCount
         guard bytes.count - position >= count else { throw unexpected() }

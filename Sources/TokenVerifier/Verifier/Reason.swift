@@ -1,4 +1,4 @@
-/// Why a token is not valid: the reason codes of SPEC §5, in check order.
+/// Why a token is not valid: the reason codes of SPEC §5, declared (and ordered) in check order.
 public enum Reason: String, Sendable, CaseIterable, Comparable {
     case malformedRequest = "malformed_request"
     case malformedToken = "malformed_token"
@@ -20,24 +20,6 @@ public enum Reason: String, Sendable, CaseIterable, Comparable {
     case channelNotPermitted = "channel_not_permitted"
     case commandNotPermitted = "command_not_permitted"
     case badSignature = "bad_signature"
-
-    /// The position of the check that reports this reason (SPEC §5, 1 to 12).
-    public var checkOrder: Int {
-        switch self {
-        case .malformedRequest: 1
-        case .malformedToken: 2
-        case .unsupportedAlgorithm: 3
-        case .badHeader: 4
-        case .unknownKey: 5
-        case .keyAlgorithmMismatch: 6
-        case .wrongEnvironment: 7
-        case .wrongIssuer: 8
-        case .notYetValid, .expired: 9
-        case .revokedKey, .revokedToken, .revokedDevice, .revokedObject, .revokedGrant: 10
-        case .wrongDevice, .wrongObject, .channelNotPermitted, .commandNotPermitted: 11
-        case .badSignature: 12
-        }
-    }
 
     public static func < (lhs: Reason, rhs: Reason) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
