@@ -88,6 +88,18 @@ import Testing
         #expect(verifier.verify(VerificationRequest(token: token)).reason == .badSignature)
     }
 
+    @Test func verifierIsReleasedAfterUse() {
+        weak var released: TokenVerifier?
+        do {
+            let verifier = fixtures.verifier()
+            _ = verifier.verify(VerificationRequest(token: Fixtures.token(fixtures.es)))   // pools a worker
+            _ = verifier.verify(mixedRequests(600), threads: 2)
+            released = verifier
+            #expect(released != nil)
+        }
+        #expect(released == nil, "the verifier and its worker pool form a cycle")
+    }
+
     @Test func concurrentCacheUseNeverReportsAFalseHit() {
         let cache = SignatureCache(slots: 64)
         let digests = (0..<4096).map { KeyedHash.Digest(low: UInt64($0 % 64) | UInt64($0) << 32, high: UInt64($0) &* 0x9E37_79B9_7F4A_7C15) }

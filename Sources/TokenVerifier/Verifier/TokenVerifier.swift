@@ -14,18 +14,16 @@ import Synchronization
 /// let result = verifier.verify(VerificationRequest(token: token, command: "unlock"))
 /// ```
 public final class TokenVerifier: Sendable {
-    /// How tokens are checked.
-    public let options: VerificationOptions
-    private let state: ManagedAtomic<VerifierState>
-    private let revocations: ManagedAtomic<RevocationSnapshot>
+    let core: VerifierCore
     /// Workers waiting to be borrowed by single-request calls and batches (never used by two threads at once).
     private let idleWorkers = Mutex<[UncheckedSendable<VerificationWorker>]>([])
 
     public init(keys: KeySet, revocations: RevocationList = .empty, options: VerificationOptions = VerificationOptions()) {
-        self.options = options
-        self.state = ManagedAtomic(VerifierState(keys: keys, cacheSlots: options.signatureCacheSlots))
-        self.revocations = ManagedAtomic(RevocationSnapshot(revocations))
+        core = VerifierCore(keys: keys, revocations: revocations, options: options)
     }
+
+    /// How tokens are checked.
+    public var options: VerificationOptions { core.options }
 
     /// The key set in force.
     public var keys: KeySet { currentState.keys }
@@ -33,22 +31,22 @@ public final class TokenVerifier: Sendable {
     /// The revocation snapshot in force.
     public var revocationList: RevocationList { currentRevocations }
 
-    var currentState: VerifierState { state.load(ordering: .acquiring) }
-    var currentRevocations: RevocationList { revocations.load(ordering: .acquiring).list }
+    var currentState: VerifierState { core.currentState }
+    var currentRevocations: RevocationList { core.currentRevocations }
 
     /// Puts a new revocation snapshot in force, atomically.
     public func replaceRevocations(_ list: RevocationList) {
-        revocations.store(RevocationSnapshot(list), ordering: .releasing)
+        core.replaceRevocations(list)
     }
 
     /// Puts a new key set in force, atomically, with a new (empty) signature cache.
     public func replaceKeys(_ keys: KeySet) {
-        state.store(VerifierState(keys: keys, cacheSlots: options.signatureCacheSlots), ordering: .releasing)
+        core.replaceKeys(keys)
     }
 
     /// A worker for one thread: verify many tokens with it without sharing it between threads.
     public func makeWorker() -> VerificationWorker {
-        VerificationWorker(verifier: self)
+        VerificationWorker(core: core)
     }
 
     /// Verifies one request (thread-safe; borrows a worker from a small pool).
@@ -87,7 +85,7 @@ public final class TokenVerifier: Sendable {
     }
 
     func borrowWorker() -> VerificationWorker {
-        idleWorkers.withLock { $0.popLast() }?.value ?? VerificationWorker(verifier: self)
+        idleWorkers.withLock { $0.popLast() }?.value ?? VerificationWorker(core: core)
     }
 
     func returnWorker(_ worker: VerificationWorker) {

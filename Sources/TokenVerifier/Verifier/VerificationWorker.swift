@@ -3,13 +3,13 @@
 ///
 /// Make one per thread with ``TokenVerifier/makeWorker()``; the batch API keeps its own.
 public final class VerificationWorker {
-    private let verifier: TokenVerifier
+    private let verifier: VerifierCore
     /// The key set the contexts were made for (held so that its identity stays unique).
     private var contextsState: VerifierState?
     private var p256Contexts: [P256VerifyContext?] = []
 
-    init(verifier: TokenVerifier) {
-        self.verifier = verifier
+    init(core: VerifierCore) {
+        self.verifier = core
     }
 
     /// Verifies one request.
