@@ -6,7 +6,9 @@ import Synchronization
 ///
 /// The key set and the revocation snapshot are read through atomics: ``replaceRevocations(_:)``
 /// and ``replaceKeys(_:)`` may run at any time, even during a batch, and each request is checked
-/// against one snapshot or the other, never a mixture. No lock is taken on the verification path.
+/// against one snapshot or the other, never a mixture. Workers (``makeWorker()``, and those of the
+/// batch API) take no lock per request; the single-request ``verify(_:)`` borrows a pooled worker
+/// under a short lock.
 ///
 /// ```swift
 /// let (keys, _) = try KeySet.load(files: ["keys.jwks"])

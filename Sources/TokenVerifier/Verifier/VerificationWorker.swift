@@ -3,13 +3,13 @@
 ///
 /// Make one per thread with ``TokenVerifier/makeWorker()``; the batch API keeps its own.
 public final class VerificationWorker {
-    private let verifier: VerifierCore
+    private let core: VerifierCore
     /// The key set the contexts were made for (held so that its identity stays unique).
     private var contextsState: VerifierState?
     private var p256Contexts: [P256VerifyContext?] = []
 
     init(core: VerifierCore) {
-        self.verifier = core
+        self.core = core
     }
 
     /// Verifies one request.
@@ -32,9 +32,9 @@ public final class VerificationWorker {
 
     /// The checks of SPEC §5 in order. Outside audit mode the first failure ends the run.
     func verify(token: UnsafeBufferPointer<UInt8>, context: RequestContext) -> VerificationResult {
-        let options = verifier.options
-        let state = verifier.currentState
-        let revocations = verifier.currentRevocations
+        let options = core.options
+        let state = core.currentState
+        let revocations = core.currentRevocations
         var failures = FailureList(audit: options.audit)
 
         // 2: structure, JSON and claim types.
