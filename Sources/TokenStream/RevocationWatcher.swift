@@ -27,13 +27,18 @@ public final class RevocationWatcher: @unchecked Sendable {
         self.candidate = signatures
     }
 
-    /// Starts polling on a background thread.
+    /// Starts polling on a background thread (every `interval` seconds; with an interval of 0,
+    /// files are not polled and only SIGHUP reloads them).
     public func start() {
         let thread = Thread { [self] in
             while isRunning {
-                Thread.sleep(forTimeInterval: interval)
-                let current = files.map(Self.signature)
+                Thread.sleep(forTimeInterval: interval > 0 ? interval : 0.1)
                 let signalled = ProcessSignals.takeReloadRequest()
+                if interval <= 0 {
+                    if signalled { reload(reason: "SIGHUP") }
+                    continue
+                }
+                let current = files.map(Self.signature)
                 // A change is loaded once it has held still for one interval, so that a file
                 // still being written in place is not read half-way.
                 if signalled || (current != signatures && current == candidate) {

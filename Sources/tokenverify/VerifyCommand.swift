@@ -74,6 +74,9 @@ extension TokenVerify {
         @Option(name: .long, help: ArgumentHelp("Signature cache slots (0 turns the cache off).", valueName: "count"))
         var cacheSlots: Int = 1 << 16
 
+        @Option(name: .long, help: ArgumentHelp("How often revocation files are checked for changes (0: only on SIGHUP).", valueName: "seconds"))
+        var reloadInterval: Double = 0.25
+
         @Flag(name: .long, help: "No summary or progress on stderr.")
         var quiet = false
 
@@ -81,6 +84,7 @@ extension TokenVerify {
             if keys.isEmpty { throw ValidationError("at least one --keys file is required") }
             if threads < 1 || threads > 512 { throw ValidationError("--threads must be between 1 and 512") }
             if maxLineBytes < 16 { throw ValidationError("--max-line-bytes must be at least 16") }
+            if !reloadInterval.isFinite || reloadInterval < 0 { throw ValidationError("--reload-interval must be a non-negative number of seconds") }
             if cacheSlots < 0 { throw ValidationError("--cache-slots must not be negative") }
             if !leeway.isFinite || leeway < 0 { throw ValidationError("--leeway must be a non-negative number of seconds") }
             if let at, NumericDate.parse(at) == nil {
@@ -130,7 +134,7 @@ extension TokenVerify {
                 audit: audit, signatureCacheSlots: cacheSlots)
             let verifier = TokenVerifier(keys: keySet, revocations: revocationList, options: options)
             ProcessSignals.install()
-            let watcher = revocations.isEmpty ? nil : RevocationWatcher(files: revocations, verifier: verifier, log: { printError($0) })
+            let watcher = revocations.isEmpty ? nil : RevocationWatcher(files: revocations, verifier: verifier, interval: reloadInterval, log: { printError($0) })
             watcher?.start()
 
             let showProgress = !quiet && isatty(2) == 1

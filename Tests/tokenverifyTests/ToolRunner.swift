@@ -129,6 +129,16 @@ final class LiveTool: @unchecked Sendable {
         }
     }
 
+    /// Sends `line` every 0.1 s until its answer contains `text` (true), or 5 s pass (false).
+    func ask(_ line: String, until text: String) -> Bool {
+        for _ in 0..<50 {
+            Thread.sleep(forTimeInterval: 0.1)
+            send(line + "\n")
+            if readLine()?.contains(text) == true { return true }
+        }
+        return false
+    }
+
     /// Everything left on stdout and stderr after the process ends.
     func finish() -> (stdout: String, stderr: String, status: Int32) {
         process.waitUntilExit()
