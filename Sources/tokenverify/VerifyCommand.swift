@@ -103,6 +103,9 @@ extension TokenVerify {
             do {
                 let (loaded, warnings) = try KeySet.load(files: keys)
                 for warning in warnings { printError("tokenverify: warning: \(warning)") }
+                if loaded.keys.isEmpty {
+                    printError("tokenverify: warning: the key files hold no keys; every token will be unknown_key")
+                }
                 keySet = loaded
             } catch {
                 ConfigurationError(description: error.description).exit()
