@@ -2,6 +2,7 @@
 
 #include <string.h>
 #include <openssl/bn.h>
+#include <openssl/crypto.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
 #include <openssl/err.h>
@@ -100,18 +101,44 @@ void *tv_p256_private_key_new(const uint8_t *d_bytes, uint8_t *x, uint8_t *y) {
 
 void tv_p256_key_free(void *key) { EVP_PKEY_free((EVP_PKEY *)key); }
 
-void *tv_p256_verify_context_new(void *key) {
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, (EVP_PKEY *)key, NULL);
-    if (ctx == NULL) return NULL;
-    if (EVP_PKEY_verify_init(ctx) <= 0) {
-        EVP_PKEY_CTX_free(ctx);
-        ERR_clear_error();
-        return NULL;
-    }
-    return ctx;
+// SHA-256, fetched once: OpenSSL 3's one-shot SHA256() fetches the algorithm on every call.
+static EVP_MD *sha256_md = NULL;
+static CRYPTO_ONCE sha256_once = CRYPTO_ONCE_STATIC_INIT;
+
+static void fetch_sha256(void) { sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL); }
+
+static const EVP_MD *sha256(void) {
+    return CRYPTO_THREAD_run_once(&sha256_once, fetch_sha256) ? sha256_md : NULL;
 }
 
-void tv_p256_verify_context_free(void *context) { EVP_PKEY_CTX_free((EVP_PKEY_CTX *)context); }
+// A worker's verify state for one key: the key's verify context, initialised once, and a
+// digest context for SHA-256.
+struct verify_context {
+    EVP_PKEY_CTX *pkey;
+    EVP_MD_CTX *digest;
+};
+
+void *tv_p256_verify_context_new(void *key) {
+    struct verify_context *context = OPENSSL_zalloc(sizeof *context);
+    if (context == NULL || sha256() == NULL) goto fail;
+    context->pkey = EVP_PKEY_CTX_new_from_pkey(NULL, (EVP_PKEY *)key, NULL);
+    context->digest = EVP_MD_CTX_new();
+    if (context->pkey == NULL || context->digest == NULL) goto fail;
+    if (EVP_PKEY_verify_init(context->pkey) <= 0) goto fail;
+    return context;
+fail:
+    tv_p256_verify_context_free(context);
+    ERR_clear_error();
+    return NULL;
+}
+
+void tv_p256_verify_context_free(void *opaque) {
+    struct verify_context *context = opaque;
+    if (context == NULL) return;
+    EVP_PKEY_CTX_free(context->pkey);
+    EVP_MD_CTX_free(context->digest);
+    OPENSSL_free(context);
+}
 
 // Appends a DER INTEGER holding the unsigned big-endian 32-byte value; returns the bytes written.
 static size_t der_integer(uint8_t *out, const uint8_t *value) {
@@ -127,16 +154,23 @@ static size_t der_integer(uint8_t *out, const uint8_t *value) {
     return i + length;
 }
 
-int tv_p256_verify(void *context, const uint8_t *message, size_t message_length, const uint8_t *signature) {
+int tv_p256_verify(void *opaque, const uint8_t *message, size_t message_length, const uint8_t *signature) {
+    struct verify_context *context = opaque;
     if (!tv_p256_scalar_in_range(signature) || !tv_p256_scalar_in_range(signature + 32)) return 0;
     uint8_t digest[SHA256_DIGEST_LENGTH];
-    SHA256(message, message_length, digest);
+    unsigned int digest_length = 0;
+    if (EVP_DigestInit_ex2(context->digest, sha256(), NULL) != 1 ||
+        EVP_DigestUpdate(context->digest, message, message_length) != 1 ||
+        EVP_DigestFinal_ex(context->digest, digest, &digest_length) != 1 || digest_length != sizeof digest) {
+        ERR_clear_error();
+        return 0;
+    }
     uint8_t der[72];
     size_t body = der_integer(der + 2, signature);
     body += der_integer(der + 2 + body, signature + 32);
     der[0] = 0x30;
     der[1] = (uint8_t)body;
-    int result = EVP_PKEY_verify((EVP_PKEY_CTX *)context, der, body + 2, digest, sizeof digest);
+    int result = EVP_PKEY_verify(context->pkey, der, body + 2, digest, sizeof digest);
     if (result != 1) {
         ERR_clear_error();
         return 0;
