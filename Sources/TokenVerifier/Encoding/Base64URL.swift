@@ -20,6 +20,8 @@ public enum Base64URL {
         let remainder = count & 3
         if remainder == 1 { return nil }
         let outputCount = (count / 4) * 3 + (remainder == 0 ? 0 : remainder - 1)
+        // Zero capacity would hand out the shared empty-array storage for writing (a data race).
+        if outputCount == 0 { return [] }
         var failed = false
         let output = decodeTable.withUnsafeBufferPointer { decodeTable in
           [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
@@ -75,6 +77,7 @@ public enum Base64URL {
     static func encode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         let count = input.count
         let outputCount = (count / 3) * 4 + [0, 2, 3][count % 3]
+        if outputCount == 0 { return [] }   // never write into the shared empty-array storage
         return encodeTable.withUnsafeBufferPointer { table in
             [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
                 var inIndex = 0
