@@ -16,9 +16,6 @@ public final class KeySet: Sendable {
         self.indexByKeyID = index
     }
 
-    /// An empty key set.
-    public static let empty = try! KeySet(keys: [])
-
     /// The position in ``keys`` of the key with this `kid`.
     @inline(__always)
     func index(of keyID: String) -> Int? {

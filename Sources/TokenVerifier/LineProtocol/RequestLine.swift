@@ -5,12 +5,8 @@ public struct RequestLine: Sendable {
     public var id: [UInt8]?
     /// The compact token's bytes.
     public var token: [UInt8]
-    public var device: String?
-    public var object: String?
-    public var channel: String?
-    public var command: String?
-    /// `at`: the check time for this line.
-    public var checkTime: Double?
+    /// `device`, `object`, `channel`, `command`, and `at` as the check time.
+    public var context = RequestContext()
 
     /// A line that is not a well-formed request: the `malformed_request` answer.
     public struct Malformed: Error, Sendable {
@@ -54,10 +50,6 @@ public struct RequestLine: Sendable {
         first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\"")
     }
 
-    var context: RequestContext {
-        RequestContext(device: device, object: object, channel: channel, command: command, checkTime: checkTime)
-    }
-
     /// Parses a line whose surrounding spaces, tabs and CR/LF are already trimmed and which is
     /// not blank. A line starting with `{` is a JSON request (and so is one starting with `[` or
     /// `"`, which is then refused as not an object); anything else is a bare token.
@@ -90,14 +82,14 @@ public struct RequestLine: Sendable {
                     let range = try reader.skipValue()
                     id = minified(UnsafeBufferPointer(rebasing: line[range]))
                 case 2 where name.equals("at"):
-                    request.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
+                    request.context.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
                 case 5 where name.equals("token"):
                     guard reader.peekKind() == .string else { throw JSONError("\"token\" must be a string", at: reader.position) }
                     token = try reader.readStringBytes()
-                case 6 where name.equals("device"): request.device = try string(&reader, "device")
-                case 6 where name.equals("object"): request.object = try string(&reader, "object")
-                case 7 where name.equals("channel"): request.channel = try string(&reader, "channel")
-                case 7 where name.equals("command"): request.command = try string(&reader, "command")
+                case 6 where name.equals("device"): request.context.device = try string(&reader, "device")
+                case 6 where name.equals("object"): request.context.object = try string(&reader, "object")
+                case 7 where name.equals("channel"): request.context.channel = try string(&reader, "channel")
+                case 7 where name.equals("command"): request.context.command = try string(&reader, "command")
                 default:
                     throw JSONError("unknown member \"\(name.string)\" (allowed: id, token, device, object, channel, command, at)", at: reader.position)
                 }

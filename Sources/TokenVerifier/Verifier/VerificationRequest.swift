@@ -2,6 +2,18 @@
 public struct VerificationRequest: Sendable {
     /// The compact token.
     public var token: String
+    /// What the request asks for, checked against the token's grant.
+    public var context: RequestContext
+
+    public init(token: String, device: String? = nil, object: String? = nil, channel: String? = nil,
+                command: String? = nil, checkTime: Double? = nil) {
+        self.token = token
+        self.context = RequestContext(device: device, object: object, channel: channel, command: command, checkTime: checkTime)
+    }
+}
+
+/// The request context (SPEC §6): what the context checks compare against, and the check time.
+public struct RequestContext: Sendable {
     /// Checked against `sub` when given.
     public var device: String?
     /// Checked against `aud` when given.
@@ -13,31 +25,13 @@ public struct VerificationRequest: Sendable {
     /// The check time (NumericDate) for this request; defaults to the verifier's.
     public var checkTime: Double?
 
-    public init(token: String, device: String? = nil, object: String? = nil, channel: String? = nil,
-                command: String? = nil, checkTime: Double? = nil) {
-        self.token = token
+    public init(device: String? = nil, object: String? = nil, channel: String? = nil, command: String? = nil, checkTime: Double? = nil) {
         self.device = device
         self.object = object
         self.channel = channel
         self.command = command
         self.checkTime = checkTime
     }
-
-    /// The context part (everything but the token).
-    var context: RequestContext {
-        RequestContext(device: device, object: object, channel: channel, command: command, checkTime: checkTime)
-    }
-}
-
-/// The request context without the token: what the context checks compare against.
-struct RequestContext: Sendable {
-    var device: String?
-    var object: String?
-    var channel: String?
-    var command: String?
-    var checkTime: Double?
-
-    static let none = RequestContext()
 }
 
 /// How a verifier checks tokens.

@@ -20,16 +20,6 @@ public final class VerificationWorker {
         }
     }
 
-    /// Verifies one token given as bytes.
-    public func verify(token: some Collection<UInt8>, device: String? = nil, object: String? = nil,
-                       channel: String? = nil, command: String? = nil, checkTime: Double? = nil) -> VerificationResult {
-        let context = RequestContext(device: device, object: object, channel: channel, command: command, checkTime: checkTime)
-        if let result = token.withContiguousStorageIfAvailable({ verify(token: $0, context: context) }) {
-            return result
-        }
-        return Array(token).withUnsafeBufferPointer { verify(token: $0, context: context) }
-    }
-
     /// The checks of SPEC §5 in order. Outside audit mode the first failure ends the run.
     func verify(token: UnsafeBufferPointer<UInt8>, context: RequestContext) -> VerificationResult {
         let options = core.options
