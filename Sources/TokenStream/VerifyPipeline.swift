@@ -192,25 +192,17 @@ public final class VerifyPipeline: @unchecked Sendable {
         var summary = RunSummary()
         let audit = configuration.audit
         for (number, bytes) in chunk.lines {
-            let result: VerificationResult
-            var id: [UInt8]? = nil
+            let reason: Reason?
             if let bytes {
-                let parsed = RequestLine.parse(bytes)
-                switch parsed {
-                case .success(let request):
-                    id = request.id
-                    result = worker.verify(request)
-                case .failure(let malformed):
-                    id = malformed.id
-                    result = VerificationResult(failures: [VerificationFailure(.malformedRequest, malformed.detail)])
-                }
+                reason = bytes.withUnsafeBufferPointer { worker.answer(line: $0, number: number, audit: audit, to: &writer) }
             } else {
-                result = VerificationResult(failures: [VerificationFailure(
+                let result = VerificationResult(failures: [VerificationFailure(
                     .malformedRequest, "the line is longer than the limit of \(configuration.maxLineBytes) bytes")])
+                ResponseLine.write(line: number, id: nil, result: result, audit: audit, to: &writer)
+                reason = result.reason
             }
-            ResponseLine.write(line: number, id: id, result: result, audit: audit, to: &writer)
             summary.answered += 1
-            if let reason = result.reason { summary.byReason[reason, default: 0] += 1 } else { summary.valid += 1 }
+            if let reason { summary.byReason[reason, default: 0] += 1 } else { summary.valid += 1 }
         }
         return Answer(sequence: chunk.sequence, bytes: writer.bytes, summary: summary)
     }

@@ -16,15 +16,32 @@ public enum Base64URL {
 
     /// Decodes `encoded`, or returns nil when it is not canonical base64url.
     static func decode(_ encoded: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        let count = encoded.count
-        let remainder = count & 3
-        if remainder == 1 { return nil }
-        let outputCount = (count / 4) * 3 + (remainder == 0 ? 0 : remainder - 1)
+        guard let outputCount = decodedCount(encoded.count) else { return nil }
         // Zero capacity would hand out the shared empty-array storage for writing (a data race).
         if outputCount == 0 { return [] }
         var failed = false
-        let output = decodeTable.withUnsafeBufferPointer { decodeTable in
-          [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
+        let output = [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
+            if let written = decode(encoded, into: out) { initialized = written } else { failed = true; initialized = 0 }
+        }
+        return failed ? nil : output
+    }
+
+    /// The decoded length of `count` base64url characters, or nil for a length no canonical
+    /// encoding has (1 modulo 4).
+    @inline(__always)
+    static func decodedCount(_ count: Int) -> Int? {
+        let remainder = count & 3
+        if remainder == 1 { return nil }
+        return (count / 4) * 3 + (remainder == 0 ? 0 : remainder - 1)
+    }
+
+    /// Decodes `encoded` into `out`, which holds at least ``decodedCount(_:)`` bytes; returns the
+    /// number of bytes written, or nil when `encoded` is not canonical base64url.
+    static func decode(_ encoded: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        let count = encoded.count
+        let remainder = count & 3
+        guard let outputCount = decodedCount(count), out.count >= outputCount else { return nil }
+        return decodeTable.withUnsafeBufferPointer { decodeTable -> Int? in
             var inIndex = 0
             var outIndex = 0
             let fullEnd = count - remainder
@@ -33,7 +50,7 @@ public enum Base64URL {
                 let b = decodeTable[Int(encoded[inIndex + 1])]
                 let c = decodeTable[Int(encoded[inIndex + 2])]
                 let d = decodeTable[Int(encoded[inIndex + 3])]
-                if (a | b | c | d) & 0x80 != 0 { failed = true; break }
+                if (a | b | c | d) & 0x80 != 0 { return nil }
                 let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
                 out[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
                 out[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8)
@@ -41,31 +58,26 @@ public enum Base64URL {
                 inIndex += 4
                 outIndex += 3
             }
-            if !failed && remainder != 0 {
+            if remainder != 0 {
                 let a = decodeTable[Int(encoded[inIndex])]
                 let b = decodeTable[Int(encoded[inIndex + 1])]
                 let c = remainder == 3 ? decodeTable[Int(encoded[inIndex + 2])] : 0
-                if (a | b | c) & 0x80 != 0 {
-                    failed = true
-                } else if remainder == 2 {
+                if (a | b | c) & 0x80 != 0 { return nil }
+                if remainder == 2 {
                     // 12 bits carry 8: the low 4 bits of the second character must be zero.
-                    if b & 0x0F != 0 { failed = true } else {
-                        out[outIndex] = a << 2 | b >> 4
-                        outIndex += 1
-                    }
+                    if b & 0x0F != 0 { return nil }
+                    out[outIndex] = a << 2 | b >> 4
+                    outIndex += 1
                 } else {
                     // 18 bits carry 16: the low 2 bits of the third character must be zero.
-                    if c & 0x03 != 0 { failed = true } else {
-                        out[outIndex] = a << 2 | b >> 4
-                        out[outIndex + 1] = (b & 0x0F) << 4 | c >> 2
-                        outIndex += 2
-                    }
+                    if c & 0x03 != 0 { return nil }
+                    out[outIndex] = a << 2 | b >> 4
+                    out[outIndex + 1] = (b & 0x0F) << 4 | c >> 2
+                    outIndex += 2
                 }
             }
-            initialized = failed ? 0 : outIndex
-          }
+            return outIndex
         }
-        return failed ? nil : output
     }
 
     /// Encodes `bytes` as unpadded base64url.

@@ -27,8 +27,6 @@ struct JSONReader {
     let bytes: UnsafeBufferPointer<UInt8>
     private(set) var position: Int = 0
     private var depth = 0
-    /// Member names of the objects being read, innermost last, for duplicate detection.
-    private var names: [MemberName] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -91,6 +89,10 @@ struct JSONReader {
 
     // MARK: - Objects and arrays
 
+    /// Member names remembered on the stack per object for duplicate detection; an object with
+    /// more members, or with an escaped name, falls back to a set of unescaped names.
+    static let inlineNameCount = 32
+
     /// Reads an object; `body` is called once per member and must consume the member's value
     /// (with one of the `read…` methods or ``skipValue()``).
     mutating func readObject(_ body: (inout JSONReader, MemberName) throws(JSONError) -> Void) throws(JSONError) {
@@ -101,50 +103,58 @@ struct JSONReader {
         position += 1
         depth += 1
         if depth > Self.maximumDepth { throw error("JSON nested deeper than \(Self.maximumDepth) levels") }
-        let namesBase = names.count
-        var largeObjectNames: Set<[UInt8]>? = nil
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
         } else {
-            while true {
-                skipWhitespace()
-                let nameOffset = position
-                let name = try readMemberName()
-                // Duplicate detection: linear for small objects, a set beyond that.
-                let memberCount = names.count - namesBase
-                if largeObjectNames == nil && memberCount < 32 {
-                    for index in namesBase..<names.count where names[index] == name {
-                        throw JSONError("duplicate member \"\(name.string)\"", at: nameOffset)
-                    }
-                    names.append(name)
-                } else {
-                    if largeObjectNames == nil {
-                        largeObjectNames = Set(names[namesBase...].map { $0.byteArray })
-                    }
-                    if largeObjectNames!.insert(name.byteArray).inserted == false {
-                        throw JSONError("duplicate member \"\(name.string)\"", at: nameOffset)
-                    }
-                }
-                try expect(UInt8(ascii: ":"))
-                let before = position
-                try body(&self, name)
-                if position == before { throw error("internal error: member value not consumed") }
-                skipWhitespace()
-                guard position < bytes.count else { throw unexpected() }
-                if bytes[position] == UInt8(ascii: ",") {
-                    position += 1
-                    continue
-                }
-                if bytes[position] == UInt8(ascii: "}") {
-                    position += 1
-                    break
-                }
-                throw unexpected()
+            try withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.inlineNameCount) {
+                (seen: UnsafeMutableBufferPointer<Range<Int>>) throws(JSONError) in
+                try readMembers(seen: seen, body)
             }
         }
-        names.removeSubrange(namesBase...)
         depth -= 1
+    }
+
+    /// Reads `name: value` pairs up to and including the closing brace. `seen` holds the raw
+    /// ranges of the names read so far (unescaped names only).
+    private mutating func readMembers(seen: UnsafeMutableBufferPointer<Range<Int>>,
+                                      _ body: (inout JSONReader, MemberName) throws(JSONError) -> Void) throws(JSONError) {
+        var seenCount = 0
+        var manyNames: Set<[UInt8]>? = nil
+        while true {
+            skipWhitespace()
+            let nameOffset = position
+            let name = try readMemberName()
+            if manyNames == nil, name.decoded == nil, seenCount < seen.count {
+                for index in 0..<seenCount where bytesEqual(UnsafeBufferPointer(rebasing: bytes[seen[index]]), name.raw) {
+                    throw JSONError("duplicate member \"\(name.string)\"", at: nameOffset)
+                }
+                seen.initializeElement(at: seenCount, to: name.rawRange)
+                seenCount += 1
+            } else {
+                if manyNames == nil {
+                    manyNames = Set(seen[0..<seenCount].map { Array(bytes[$0]) })
+                }
+                if manyNames!.insert(name.byteArray).inserted == false {
+                    throw JSONError("duplicate member \"\(name.string)\"", at: nameOffset)
+                }
+            }
+            try expect(UInt8(ascii: ":"))
+            let before = position
+            try body(&self, name)
+            if position == before { throw error("internal error: member value not consumed") }
+            skipWhitespace()
+            guard position < bytes.count else { throw unexpected() }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                return
+            }
+            throw unexpected()
+        }
     }
 
     /// Reads an array; `body` is called once per element and must consume it.
@@ -184,6 +194,7 @@ struct JSONReader {
     mutating func readStringArray(allowEmpty: Bool = false) throws(JSONError) -> [String] {
         guard peekKind() == .array else { throw error("expected an array of strings") }
         var result: [String] = []
+        result.reserveCapacity(4)
         try readArray { (reader: inout JSONReader) throws(JSONError) in
             guard reader.peekKind() == .string else { throw reader.error("expected an array of strings") }
             result.append(try reader.readString())
@@ -323,13 +334,25 @@ struct JSONReader {
         return unescape(scanned.content)
     }
 
+    /// Reads a string value as the range of its raw content (between the quotes), telling
+    /// whether it holds escapes (see ``unescapedBytes(_:)``).
+    mutating func readStringRange() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
+        guard peekKind() == .string else { throw error("expected a string") }
+        return try scanString()
+    }
+
+    /// The unescaped bytes of a string content range returned by ``readStringRange()``.
+    func unescapedBytes(_ content: Range<Int>) throws(JSONError) -> [UInt8] {
+        unescape(content)
+    }
+
     private mutating func readMemberName() throws(JSONError) -> MemberName {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
             throw JSONError("expected a member name", at: position)
         }
         let scanned = try scanString()
         let raw = UnsafeBufferPointer(rebasing: bytes[scanned.content])
-        return MemberName(raw: raw, decoded: scanned.hasEscapes ? unescape(scanned.content) : nil)
+        return MemberName(raw: raw, rawRange: scanned.content, decoded: scanned.hasEscapes ? unescape(scanned.content) : nil)
     }
 
     /// Validates one string (escapes, UTF-8, control characters) starting at the opening quote;
@@ -523,6 +546,8 @@ struct JSONReader {
 /// name held escapes.
 struct MemberName: Equatable {
     let raw: UnsafeBufferPointer<UInt8>
+    /// Where `raw` lies in the reader's text.
+    let rawRange: Range<Int>
     let decoded: [UInt8]?
 
     /// The name's bytes after unescaping.

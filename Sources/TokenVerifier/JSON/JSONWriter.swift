@@ -18,6 +18,30 @@ public struct JSONWriter {
         bytes.append(contentsOf: text)
     }
 
+    /// Appends valid JSON text without the white space between its tokens.
+    mutating func minified(_ json: UnsafeBufferPointer<UInt8>) {
+        var inString = false
+        var escaped = false
+        var runStart = 0
+        for index in 0..<json.count {
+            let byte = json[index]
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: json[runStart..<index]))
+                runStart = index + 1
+            case UInt8(ascii: "\""):
+                inString = true
+            default:
+                break
+            }
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: json[runStart...]))
+    }
+
     /// Appends a JSON string, escaping `"`, `\` and control characters.
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))

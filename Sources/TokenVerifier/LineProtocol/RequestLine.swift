@@ -18,23 +18,9 @@ public struct RequestLine: Sendable {
     /// Valid JSON text without the white space between its tokens, so that an echoed `id` never
     /// carries a tab or carriage return into an answer line.
     static func minified(_ json: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(json.count)
-        var inString = false
-        var escaped = false
-        for byte in json {
-            if inString {
-                output.append(byte)
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case 0x20, 0x09, 0x0A, 0x0D: continue
-            case UInt8(ascii: "\""): inString = true; output.append(byte)
-            default: output.append(byte)
-            }
-        }
-        return output
+        var writer = JSONWriter(reservingCapacity: json.count)
+        writer.minified(json)
+        return writer.bytes
     }
 
     /// `bytes` without the spaces, tabs and carriage returns around it (SPEC §6 line framing).
@@ -62,48 +48,80 @@ public struct RequestLine: Sendable {
 
     /// Parses a line held in `line` (see ``parse(_:)-([UInt8])``).
     public static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<RequestLine, Malformed> {
-        guard looksLikeJSON(line.first) else {
-            return .success(RequestLine(token: Array(line)))
+        switch Borrowed.parse(line) {
+        case .success(let borrowed):
+            var request = RequestLine(token: borrowed.unescapedToken ?? Array(line[borrowed.tokenRange]))
+            request.id = borrowed.idRange.map { minified(UnsafeBufferPointer(rebasing: line[$0])) }
+            request.context = borrowed.context
+            return .success(request)
+        case .failure(let malformed):
+            return .failure(malformed)
         }
-        guard line.first == UInt8(ascii: "{") else {
-            return .failure(Malformed(id: nil, detail: "a request must be a JSON object or a bare compact token"))
+    }
+
+    /// A request line parsed in place: the token and the `id` are ranges of the line, so the hot
+    /// path copies nothing. A token written with JSON escapes is unescaped into its own array.
+    struct Borrowed {
+        var idRange: Range<Int>?
+        var tokenRange: Range<Int> = 0..<0
+        var unescapedToken: [UInt8]?
+        var context = RequestContext()
+
+        /// Calls `body` with the token's bytes.
+        func withToken<R>(in line: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            if let unescapedToken { return unescapedToken.withUnsafeBufferPointer(body) }
+            return body(UnsafeBufferPointer(rebasing: line[tokenRange]))
         }
-        var id: [UInt8]? = nil
-        var token: [UInt8]? = nil
-        var request = RequestLine(token: [])
-        var reader = JSONReader(line)
-        func string(_ reader: inout JSONReader, _ name: String) throws(JSONError) -> String {
-            try reader.readString(member: "\"\(name)\"")
-        }
-        do throws(JSONError) {
-            try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-                switch name.decoded?.count ?? name.raw.count {
-                case 2 where name.equals("id"):
-                    let range = try reader.skipValue()
-                    id = minified(UnsafeBufferPointer(rebasing: line[range]))
-                case 2 where name.equals("at"):
-                    request.context.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
-                case 5 where name.equals("token"):
-                    guard reader.peekKind() == .string else { throw JSONError("\"token\" must be a string", at: reader.position) }
-                    token = try reader.readStringBytes()
-                case 6 where name.equals("device"): request.context.device = try string(&reader, "device")
-                case 6 where name.equals("object"): request.context.object = try string(&reader, "object")
-                case 7 where name.equals("channel"): request.context.channel = try string(&reader, "channel")
-                case 7 where name.equals("command"): request.context.command = try string(&reader, "command")
-                default:
-                    throw JSONError("unknown member \"\(name.string)\" (allowed: id, token, device, object, channel, command, at)", at: reader.position)
-                }
+
+        static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<Borrowed, Malformed> {
+            var request = Borrowed()
+            guard looksLikeJSON(line.first) else {
+                request.tokenRange = 0..<line.count   // a bare token
+                return .success(request)
             }
-            try reader.finish()
-        } catch {
-            return .failure(Malformed(id: id, detail: "the request is not valid: \(error.description)"))
+            guard line.first == UInt8(ascii: "{") else {
+                return .failure(Malformed(id: nil, detail: "a request must be a JSON object or a bare compact token"))
+            }
+            var hasToken = false
+            var reader = JSONReader(line)
+            func string(_ reader: inout JSONReader, _ name: StaticString) throws(JSONError) -> String {
+                try reader.readString(member: "\"\(name)\"")
+            }
+            do throws(JSONError) {
+                try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
+                    switch name.decoded?.count ?? name.raw.count {
+                    case 2 where name.equals("id"):
+                        request.idRange = try reader.skipValue()
+                    case 2 where name.equals("at"):
+                        request.context.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
+                    case 5 where name.equals("token"):
+                        guard reader.peekKind() == .string else { throw JSONError("\"token\" must be a string", at: reader.position) }
+                        let value = try reader.readStringRange()
+                        hasToken = true
+                        if value.hasEscapes {
+                            request.unescapedToken = try reader.unescapedBytes(value.content)
+                        } else {
+                            request.tokenRange = value.content
+                        }
+                    case 6 where name.equals("device"): request.context.device = try string(&reader, "device")
+                    case 6 where name.equals("object"): request.context.object = try string(&reader, "object")
+                    case 7 where name.equals("channel"): request.context.channel = try string(&reader, "channel")
+                    case 7 where name.equals("command"): request.context.command = try string(&reader, "command")
+                    default:
+                        throw JSONError("unknown member \"\(name.string)\" (allowed: id, token, device, object, channel, command, at)", at: reader.position)
+                    }
+                }
+                try reader.finish()
+            } catch {
+                let id = request.idRange.map { minified(UnsafeBufferPointer(rebasing: line[$0])) }
+                return .failure(Malformed(id: id, detail: "the request is not valid: \(error.description)"))
+            }
+            guard hasToken else {
+                let id = request.idRange.map { minified(UnsafeBufferPointer(rebasing: line[$0])) }
+                return .failure(Malformed(id: id, detail: "the request has no \"token\""))
+            }
+            return .success(request)
         }
-        guard let token else {
-            return .failure(Malformed(id: id, detail: "the request has no \"token\""))
-        }
-        request.id = id
-        request.token = token
-        return .success(request)
     }
 }
 
@@ -111,5 +129,21 @@ extension VerificationWorker {
     /// Verifies one parsed request line.
     public func verify(_ line: RequestLine) -> VerificationResult {
         line.token.withUnsafeBufferPointer { verify(token: $0, context: line.context) }
+    }
+
+    /// Answers one input line of the line protocol (already trimmed, not blank): parses it,
+    /// verifies its token and appends the answer line to `writer`. Returns the reason of an
+    /// invalid answer, nil for a valid one. Copies nothing of the line on the way.
+    public func answer(line: UnsafeBufferPointer<UInt8>, number: Int, audit: Bool, to writer: inout JSONWriter) -> Reason? {
+        switch RequestLine.Borrowed.parse(line) {
+        case .success(let request):
+            let result = request.withToken(in: line) { verify(token: $0, context: request.context) }
+            let id = request.idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
+            ResponseLine.write(line: number, idJSON: id, result: result, audit: audit, to: &writer)
+            return result.reason
+        case .failure(let malformed):
+            ResponseLine.writeMalformed(line: number, malformed, audit: audit, to: &writer)
+            return .malformedRequest
+        }
     }
 }

@@ -11,6 +11,22 @@ public enum ResponseLine {
             writer.raw(",\"id\":")
             writer.raw(id)
         }
+        writeVerdict(result, audit: audit, to: &writer)
+    }
+
+    /// Like ``write(line:id:result:audit:to:)``, with the `id` given as the JSON text read from
+    /// the request (valid JSON, possibly with white space, which is dropped).
+    static func write(line: Int, idJSON: UnsafeBufferPointer<UInt8>?, result: VerificationResult, audit: Bool, to writer: inout JSONWriter) {
+        writer.raw("{\"line\":")
+        writer.integer(line)
+        if let idJSON {
+            writer.raw(",\"id\":")
+            writer.minified(idJSON)
+        }
+        writeVerdict(result, audit: audit, to: &writer)
+    }
+
+    private static func writeVerdict(_ result: VerificationResult, audit: Bool, to writer: inout JSONWriter) {
         if result.isValid, let claims = result.claims, let header = result.header {
             writer.raw(",\"valid\":true,\"jti\":")
             writer.string(claims.tokenID)

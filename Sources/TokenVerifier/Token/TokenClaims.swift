@@ -37,13 +37,13 @@ extension TokenClaims {
         var environment: Environment?
         var reader = JSONReader(bytes)
 
-        func string(_ reader: inout JSONReader, _ claim: String) throws(JSONError) -> String {
+        func string(_ reader: inout JSONReader, _ claim: StaticString) throws(JSONError) -> String {
             try reader.readString(member: "claim \"\(claim)\"")
         }
-        func numericDate(_ reader: inout JSONReader, _ claim: String) throws(JSONError) -> Double {
+        func numericDate(_ reader: inout JSONReader, _ claim: StaticString) throws(JSONError) -> Double {
             try reader.readNumericDate(member: "claim \"\(claim)\"", allowRFC3339: false)
         }
-        func strings(_ reader: inout JSONReader, _ claim: String) throws(JSONError) -> [String] {
+        func strings(_ reader: inout JSONReader, _ claim: StaticString) throws(JSONError) -> [String] {
             let offset = reader.position
             do {
                 return try reader.readStringArray()
