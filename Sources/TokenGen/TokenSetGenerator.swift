@@ -16,6 +16,9 @@ public struct TokenSetSpec: Sendable {
     public var repeatShare: Double = 0
     /// Extra revocation entries that match no token (to make the list large).
     public var revocationPadding: Int = 0
+    /// The `alg` of Ed25519 tokens: `Ed25519` (RFC 9864) or `EdDSA` (RFC 8037, what older
+    /// libraries such as jwt-kit know).
+    public var ed25519Algorithm: SignatureAlgorithm = .ed25519
     /// The check time the expected verdicts assume (tokens are valid around it).
     public var checkTime: Double = 1_800_000_000
 
@@ -69,7 +72,7 @@ public enum TokenSetGenerator {
     public static func generate(_ spec: TokenSetSpec, threads: Int = activeProcessorCount()) -> GeneratedTokenSet {
         var seeder = SplitMix64(spec.seed)
         func secret() -> [UInt8] { (0..<4).flatMap { _ in withUnsafeBytes(of: seeder.next()) { Array($0) } } }
-        let ed = try! SigningKey.derive(algorithm: .ed25519, keyID: "gen-ed25519", secret: secret(), environment: .integration, issuer: "gen-operator")
+        let ed = try! SigningKey.derive(algorithm: spec.ed25519Algorithm.keyType == .ed25519 ? spec.ed25519Algorithm : .ed25519, keyID: "gen-ed25519", secret: secret(), environment: .integration, issuer: "gen-operator")
         let es = try! SigningKey.derive(algorithm: .es256, keyID: "gen-es256", secret: secret(), environment: .integration, issuer: "gen-operator")
         let count = spec.count
 

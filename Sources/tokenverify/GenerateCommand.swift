@@ -30,6 +30,7 @@ extension TokenVerify {
         @Option(name: .long, help: "Share of tampered tokens.") var tamperedShare: Double?
         @Option(name: .long, help: "Share of requests outside the token's grant.") var wrongContextShare: Double?
         @Option(name: .long, help: "Share of lines repeating an earlier token.") var repeatShare: Double?
+        @Option(name: .long, help: "The alg of Ed25519 tokens: Ed25519 or EdDSA.") var edAlg: String = "Ed25519"
         @Option(name: .long, help: "Extra revocation entries that match no token.") var revocationPadding: Int = 0
         @Option(name: .long, help: "Check time the verdicts assume (NumericDate).") var at: Double = 1_800_000_000
 
@@ -37,6 +38,7 @@ extension TokenVerify {
             if count < 0 { throw ValidationError("--count must not be negative") }
             let shares = [es256Share, expiredShare ?? 0, revokedShare ?? 0, tamperedShare ?? 0, wrongContextShare ?? 0, repeatShare ?? 0]
             if shares.contains(where: { !(0...1).contains($0) }) { throw ValidationError("shares must be between 0 and 1") }
+            if edAlg != "Ed25519" && edAlg != "EdDSA" { throw ValidationError("--ed-alg must be Ed25519 or EdDSA") }
         }
 
         func run() throws {
@@ -48,6 +50,7 @@ extension TokenVerify {
             if let wrongContextShare { spec.wrongContextShare = wrongContextShare }
             if let repeatShare { spec.repeatShare = repeatShare }
             spec.revocationPadding = revocationPadding
+            spec.ed25519Algorithm = edAlg == "EdDSA" ? .edDSA : .ed25519
             spec.checkTime = at
             let set = TokenSetGenerator.generate(spec)
             do {

@@ -18,6 +18,8 @@ enum Tool {
         var stdout: String
         var stderr: String
         var status: Int32
+        /// The highest VmHWM sampled while the tool ran (0 when it ended before a sample).
+        var peakResidentBytes = 0
         var lines: [String] { stdout.split(separator: "\n").map(String.init) }
         var answers: [[String: Any]] {
             lines.map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
@@ -26,6 +28,22 @@ enum Tool {
 
     /// Runs the tool to completion with `input` on stdin.
     static func run(_ arguments: [String], input: Data = Data()) throws -> Output {
+        try run(arguments) { handle in handle.write(input) }
+    }
+
+    /// Runs the tool with `prefix`, `count` copies of `chunk` and `suffix` on stdin, written as
+    /// they go (so the test never holds the whole input).
+    static func run(_ arguments: [String], inputChunks count: Int, of chunk: Data, prefix: Data, suffix: Data) throws -> Output {
+        try run(arguments) { handle in
+            handle.write(prefix)
+            for _ in 0..<count { handle.write(chunk) }
+            handle.write(suffix)
+        }
+    }
+
+    /// Runs the tool to completion; `feed` writes its stdin from another thread. Also samples
+    /// the tool's peak resident memory (VmHWM) while it runs.
+    static func run(_ arguments: [String], feed: @escaping @Sendable (FileHandle) -> Void) throws -> Output {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -35,18 +53,31 @@ enum Tool {
         process.standardError = stderr
         try process.run()
         let writer = Thread {
-            stdin.fileHandleForWriting.write(input)
+            feed(stdin.fileHandleForWriting)
             try? stdin.fileHandleForWriting.close()
         }
         writer.start()
         let errorData = UncheckedData()
         let errorReader = Thread { errorData.data = stderr.fileHandleForReading.readDataToEndOfFile() }
         errorReader.start()
+        let peak = UncheckedData()
+        let pid = process.processIdentifier
+        let sampler = Thread {
+            var highest = 0
+            while let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
+                highest = max(highest, (Int(line.split(separator: " ")[1]) ?? 0) * 1024)
+                peak.data = Data(String(highest).utf8)
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        sampler.start()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while errorData.data == nil { Thread.sleep(forTimeInterval: 0.01) }
         return Output(stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errorData.data!, as: UTF8.self),
-                      status: process.terminationStatus)
+                      status: process.terminationStatus,
+                      peakResidentBytes: peak.data.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0)
     }
 
     static func run(_ arguments: [String], input: String) throws -> Output {

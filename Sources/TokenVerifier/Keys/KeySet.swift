@@ -30,16 +30,27 @@ public final class KeySet: Sendable {
     /// Loads and merges JWKS files; a `kid` must be unique across all of them.
     /// - Returns: the key set and any warnings (such as a private member that was ignored).
     public static func load(files: [String]) throws(KeySetError) -> (KeySet, warnings: [String]) {
-        var keys: [VerificationKey] = []
-        var warnings: [String] = []
-        var origin: [String: String] = [:]
+        var documents: [(file: String, bytes: [UInt8])] = []
         for file in files {
-            let bytes: [UInt8]
             do {
-                bytes = try readFileBytes(file)
+                documents.append((file, try readFileBytes(file)))
             } catch {
                 throw KeySetError(file: file, keyID: nil, message: "cannot read key file: \(error.reason)")
             }
+        }
+        return try merge(documents)
+    }
+
+    /// Reads one JWKS document held in memory; `file` names it in errors.
+    public static func parse(_ bytes: some Collection<UInt8>, file: String = "<memory>") throws(KeySetError) -> (KeySet, warnings: [String]) {
+        try merge([(file, Array(bytes))])
+    }
+
+    private static func merge(_ documents: [(file: String, bytes: [UInt8])]) throws(KeySetError) -> (KeySet, warnings: [String]) {
+        var keys: [VerificationKey] = []
+        var warnings: [String] = []
+        var origin: [String: String] = [:]
+        for (file, bytes) in documents {
             let loaded = try JWKSParser.parse(bytes, file: file)
             for key in loaded.keys {
                 if let first = origin[key.keyID] {

@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// tokenbench (SPEC §8): throughput, latency and efficiency against the raw signature back ends.
+// A nested package, so that the main build never depends on the benchmark's dependencies.
+let package = Package(
+    name: "tokenverify-benchmarks",
+    dependencies: [
+        .package(name: "tokenverify", path: "../"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+    ],
+    targets: [
+        .target(
+            name: "CRawCrypto",
+            linkerSettings: [.linkedLibrary("sodium"), .linkedLibrary("crypto")]
+        ),
+        .executableTarget(
+            name: "tokenbench",
+            dependencies: [
+                "CRawCrypto",
+                .product(name: "TokenVerifier", package: "tokenverify"),
+                .product(name: "TokenStream", package: "tokenverify"),
+                .product(name: "TokenGen", package: "tokenverify"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,126 @@
+import Foundation
+import Histogram
+import TokenStream
+import TokenVerifier
+
+/// Runs the streaming engine of `tokenverify verify` in process: over a file for throughput,
+/// and over pipes, one request at a time or at a set rate, for latency.
+enum StreamRunner {
+    struct Throughput {
+        var lines: Int
+        var seconds: Double
+        var rate: Double { Double(lines) / seconds }
+    }
+
+    /// Streams `input` through a pipeline into `output`; the time is the pipeline's own.
+    static func throughput(verifier: TokenVerifier, input: String, output: String, threads: Int) -> Throughput {
+        let inputDescriptor = open(input, O_RDONLY)
+        let outputDescriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        precondition(inputDescriptor >= 0 && outputDescriptor >= 0, "cannot open \(input) or \(output)")
+        defer { close(inputDescriptor); close(outputDescriptor) }
+        let pipeline = VerifyPipeline(verifier: verifier, configuration: .init(threads: threads))
+        let outcome = pipeline.run(inputs: [inputDescriptor], output: outputDescriptor, stopRequested: { false })
+        return Throughput(lines: outcome.summary.answered, seconds: outcome.seconds)
+    }
+
+    /// Latency through pipes: with `rate` nil, one request is written and its answer awaited
+    /// before the next (closed loop); with a rate, requests are written on a fixed schedule and
+    /// each answer's latency counts from its scheduled send time (open loop, so a stall is not
+    /// hidden by the requests it held back). Values are nanoseconds.
+    static func latency(verifier: TokenVerifier, lines: [[UInt8]], rate: Double?, threads: Int) -> Histogram<UInt64> {
+        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+        var requestPipe: [Int32] = [0, 0]
+        var answerPipe: [Int32] = [0, 0]
+        precondition(pipe(&requestPipe) == 0 && pipe(&answerPipe) == 0, "cannot make pipes")
+        let pipeline = VerifyPipeline(verifier: verifier, configuration: .init(threads: threads))
+        let finished = DispatchSemaphore(value: 0)
+        let (requestRead, requestWrite, answerRead, answerWrite) = (requestPipe[0], requestPipe[1], answerPipe[0], answerPipe[1])
+        Thread {
+            _ = pipeline.run(inputs: [requestRead], output: answerWrite, stopRequested: { false })
+            close(answerWrite)
+            finished.signal()
+        }.start()
+
+        var reader = AnswerReader(descriptor: answerRead)
+        let framed = lines.map { $0 + [0x0A] }
+        if let rate {
+            let interval = 1e9 / rate
+            let start = DispatchTime.now().uptimeNanoseconds + 1_000_000
+            let sender = Thread {
+                for (index, line) in framed.enumerated() {
+                    sleep(until: start + UInt64(Double(index) * interval))
+                    writeAll(requestWrite, line)
+                }
+                close(requestWrite)
+            }
+            sender.start()
+            var answered = 0
+            while reader.nextLine() {
+                let scheduled = start + UInt64(Double(answered) * interval)
+                let now = DispatchTime.now().uptimeNanoseconds
+                _ = histogram.record(now > scheduled ? now - scheduled : 0)
+                answered += 1
+            }
+            precondition(answered == lines.count, "open loop: \(answered) answers for \(lines.count) requests")
+        } else {
+            for line in framed {
+                let sent = DispatchTime.now().uptimeNanoseconds
+                writeAll(requestWrite, line)
+                precondition(reader.nextLine(), "closed loop: the answer stream ended early")
+                _ = histogram.record(DispatchTime.now().uptimeNanoseconds - sent)
+            }
+            close(requestWrite)
+            while reader.nextLine() {}
+        }
+        finished.wait()
+        close(requestRead)
+        close(answerRead)
+        return histogram
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 { if errno == EINTR { continue }; fatalError("write to the pipeline failed") }
+                offset += written
+            }
+        }
+    }
+
+    private static func sleep(until deadline: UInt64) {
+        var target = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) == EINTR {}
+    }
+}
+
+/// Reads answer lines from a descriptor, one at a time.
+struct AnswerReader {
+    let descriptor: Int32
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var start = 0
+    private var end = 0
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Consumes one line; false at end of input.
+    mutating func nextLine() -> Bool {
+        while true {
+            if let newline = buffer[start..<end].firstIndex(of: 0x0A) {
+                start = newline + 1
+                return true
+            }
+            if start > 0 {
+                buffer.replaceSubrange(0..<(end - start), with: buffer[start..<end])
+                end -= start
+                start = 0
+            }
+            if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + end, $0.count - end) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return false }
+            end += count
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import TokenVerifier
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Faults around a running `tokenverify verify`: signals at random moments, revocation files
+/// replaced or broken under a stream, key files that cannot be read.
+@Suite struct FaultTests {
+    /// Line numbers of `stdout`'s answers; every answer must be one complete JSON object.
+    private func lineNumbers(_ stdout: String) -> [Int] {
+        stdout.split(separator: "\n").map { line in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return object?["line"] as? Int ?? -1
+        }
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT], [UInt64(1), 2, 3])
+    func signalAtARandomMomentLosesNoAnswerAndRepeatsNone(_ signal: Int32, _ seed: UInt64) throws {
+        let space = try Workspace()
+        let token = space.token()
+        var random = SeededRandom(seed: seed &* 31 &+ UInt64(signal))
+        let live = try LiveTool(space.verifyArguments)
+        let batch = String(repeating: token + "\n", count: 1_000)
+        let feeder = Thread {
+            for _ in 0..<200 where live.send(batch) {}
+            live.closeInput()
+        }
+        feeder.start()
+        #expect(live.readLine()?.contains("\"line\":1,") == true)   // it is running (handlers set)
+        Thread.sleep(forTimeInterval: Double(random.next() % 400) / 1000)
+        kill(live.process.processIdentifier, signal)
+        let end = live.finish()
+        let numbers = lineNumbers(end.stdout)
+        // Answers 1…k, each once and in order: no line read was dropped, none answered twice.
+        #expect(numbers == Array(2..<(numbers.count + 2)))
+        #expect(end.status == 0)
+        #expect(end.stderr.contains("\(numbers.count + 1) answered"), "\(end.stderr)")
+        #expect(!end.stderr.contains("Fatal"))
+    }
+
+    /// The file alternates between a list that revokes the token's `jti` and one that revokes
+    /// its device. A check that mixed the two snapshots (the jti looked up in one, the device
+    /// in the other) would find nothing and call the token valid; every answer must name one of
+    /// the two reasons. After the last replacement, its list is the one in force.
+    @Test func revocationsReplacedAHundredTimesUnderAStream() throws {
+        let minimumLines = Int(ProcessInfo.processInfo.environment["TOKENVERIFY_FAULT_LINES"] ?? "") ?? 100_000
+        let space = try Workspace()
+        let byToken = "{\"jti\":\"t-1\"}\n{\"jti\":\"padding-a\"}\n"
+        let byDevice = "{\"sub\":\"phone-1\"}\n{\"jti\":\"padding-b\"}\n"
+        try space.write("revocations.jsonl", byToken)
+        let token = space.token()
+        let live = try LiveTool(space.verifyArguments + ["--reload-interval", "0.005"])
+        let replacementsDone = UncheckedFlag()
+        let sentLines = UncheckedCounter()
+        let batch = String(repeating: token + "\n", count: 1_000)
+        let feeder = Thread {
+            while !replacementsDone.value || sentLines.value < minimumLines {
+                guard live.send(batch) else { return }
+                sentLines.add(1_000)
+            }
+        }
+        feeder.start()
+        for index in 0..<100 {
+            try space.replace("revocations.jsonl", index % 2 == 0 ? byDevice : byToken)
+            Thread.sleep(forTimeInterval: 0.03)
+        }
+        // The last list written (index 99) revokes by token id.
+        replacementsDone.value = true
+        while feeder.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
+        Thread.sleep(forTimeInterval: 0.3)
+        live.send(token + "\n")
+        live.closeInput()
+        let end = live.finish()
+        let lines = end.stdout.split(separator: "\n")
+        #expect(lines.count == sentLines.value + 1)
+        var counts: [String: Int] = [:]
+        for line in lines {
+            let reason = line.contains("\"reason\":\"revoked_token\"") ? "revoked_token"
+                : line.contains("\"reason\":\"revoked_device\"") ? "revoked_device" : String(line)
+            counts[reason, default: 0] += 1
+        }
+        #expect(Set(counts.keys) == ["revoked_token", "revoked_device"], "unexpected answers: \(counts.filter { $0.value < 10 })")
+        #expect(lines.last?.contains("revoked_token") == true, "the last snapshot is in force at the end")
+        let reloads = end.stderr.components(separatedBy: "revocations reloaded").count - 1
+        #expect(reloads >= 20, "only \(reloads) reloads seen")
+        #expect(!end.stderr.contains("not reloaded"))
+    }
+
+    @Test func aRevocationFileTruncatedOrBrokenInPlaceKeepsTheOldSnapshot() throws {
+        let space = try Workspace()
+        try space.write("revocations.jsonl", "{\"jti\":\"t-1\"}\n")
+        let token = space.token()
+        let live = try LiveTool(space.verifyArguments + ["--reload-interval", "0.05"])
+        live.send(token + "\n")
+        #expect(live.readLine()?.contains("revoked_token") == true)
+        let broken = [
+            "{\"jti\":\"t-",                         // cut mid-entry
+            "{\"jti\":\"t-2\"}\n{\"sub\":",          // cut mid-line after a good one
+            "{\"jti\":\"t-2\"}\n\u{0}\u{0}\u{0}\n",    // zeros from a crashed writer
+            "{\"jti\":\"t-2\",\"jti\":\"t-3\"}\n",     // a duplicate member
+        ]
+        for text in broken {
+            // Written in place, not renamed: the reader sees the file as it is.
+            let handle = try #require(FileHandle(forWritingAtPath: space.path("revocations.jsonl")))
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: Data(text.utf8))
+            try handle.close()
+            Thread.sleep(forTimeInterval: 0.3)
+            live.send(token + "\n")
+            #expect(live.readLine()?.contains("revoked_token") == true, "after \(text.debugDescription)")
+        }
+        // An empty file is a valid, empty list.
+        let handle = try #require(FileHandle(forWritingAtPath: space.path("revocations.jsonl")))
+        try handle.truncate(atOffset: 0)
+        try handle.close()
+        #expect(live.ask(token, until: "\"valid\":true"))
+        live.closeInput()
+        let end = live.finish()
+        #expect(end.status == 0)
+        #expect(end.stderr.components(separatedBy: "previous list stays in force").count - 1 >= broken.count)
+    }
+
+    @Test func keyFilesThatCannotBeReadStopStartUp() throws {
+        let space = try Workspace()
+        let cases: [(arguments: [String], mentions: String)] = [
+            (["--keys", space.path("absent.jwks")], "absent.jwks"),
+            (["--keys", space.directory.path], space.directory.lastPathComponent),             // a directory
+            (["--keys", try space.write("empty.jwks", "")], "empty.jwks"),
+            (["--keys", try space.write("truncated.jwks", "{\"keys\":[{\"kty\":\"OKP\"")], "truncated.jwks"),
+            (["--keys", try space.write("binary.jwks", "\u{0}\u{1}\u{2}")], "binary.jwks"),
+            (["--keys", space.path("keys.jwks"), "--revocations", space.path("absent.jsonl")], "absent.jsonl"),
+        ]
+        for (arguments, mentions) in cases {
+            let output = try Tool.run(["verify"] + arguments, input: space.token() + "\n")
+            #expect(output.status == 2, "\(arguments)")
+            #expect(output.stdout.isEmpty, "nothing is read or answered")
+            #expect(output.stderr.contains(mentions), "\(output.stderr)")
+        }
+    }
+}
+
+/// A flag and a counter shared with a feeder thread.
+final class UncheckedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = false
+    var value: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+}
+
+final class UncheckedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = 0
+    var value: Int { lock.lock(); defer { lock.unlock() }; return stored }
+    func add(_ amount: Int) { lock.lock(); stored += amount; lock.unlock() }
+}
