@@ -26,18 +26,23 @@ final class OutputChannel: @unchecked Sendable {
     /// Writes everything buffered.
     func flush() {
         if isClosed { buffer.removeAll(keepingCapacity: true); return }
-        var offset = 0
-        buffer.withUnsafeBytes { raw in
+        if !Self.writeAll(buffer, to: descriptor) { isClosed = true } // EPIPE or another write error: stop writing
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes all of `bytes` to `descriptor`; false on a write error (EPIPE included).
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
             while offset < raw.count {
                 let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    isClosed = true // EPIPE or another write error: stop writing
-                    return
+                    return false
                 }
                 offset += written
             }
+            return true
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 }

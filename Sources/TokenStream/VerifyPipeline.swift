@@ -2,14 +2,15 @@ import Atomics
 import Foundation
 import TokenVerifier
 
-/// The streaming engine behind `tokenverify verify`: one reader (the calling thread), a few
-/// long-lived verifier threads, and one writer thread.
+/// The streaming engine behind `tokenverify verify`: one reader (the calling thread) and a few
+/// long-lived verifier threads that write their answers themselves (through ``AnswerSink``).
 ///
 /// The reader takes whatever `read(2)` returns (up to 1 MiB), cuts it into lines and hands them
-/// out in chunks: large chunks when input is plentiful, single lines when an interactive producer
-/// writes one line and waits, so an answer never waits for a batch to fill. The writer restores
-/// input order (unless `unordered`) and writes in large buffers, flushing whenever it has nothing
-/// more to do.
+/// out in chunks: large chunks when input is plentiful, single lines when little is waiting, so
+/// an answer never waits for a batch to fill. When one or two lines arrive with nothing in
+/// flight, the reader answers them itself, and an interactive producer's round trip wakes no
+/// other thread. Output keeps input order (unless `unordered`) and is written in large buffers,
+/// flushed whenever nothing more is in flight.
 public final class VerifyPipeline: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// Verifier threads.
@@ -22,7 +23,7 @@ public final class VerifyPipeline: @unchecked Sendable {
         public var audit: Bool
         /// Most lines in one chunk of work.
         public var maxChunkLines: Int
-        /// Called about once a second by the writer with the running totals (a progress line).
+        /// Called about once a second with the running totals (a progress line).
         public var progress: (@Sendable (RunSummary, Double) -> Void)?
 
         public init(threads: Int = activeProcessorCount(), maxLineBytes: Int = 64 * 1024, unordered: Bool = false,
@@ -46,36 +47,40 @@ public final class VerifyPipeline: @unchecked Sendable {
         public var readError: String?
         /// The run was stopped by SIGINT or SIGTERM.
         public var interrupted: Bool
+        /// Lines the reader answered itself (light load) rather than handing them to a worker.
+        public var answeredByReader: Int
     }
 
     /// Most input bytes in one chunk of work.
     static let maxChunkBytes = 1 << 20
+    /// At most this many lines read at once, with nothing else in flight, are answered by the
+    /// reader itself: an interactive or lightly loaded stream then skips two thread hand-offs.
+    static let inlineLines = 2
+    /// After answering inline, the reader polls its input this long before it blocks in
+    /// `read(2)`: an interactive producer's next line is then picked up without the cost of
+    /// waking a sleeping thread (tens of microseconds on a virtual machine).
+    static let inlineSpinNanoseconds: UInt64 = 150_000
 
     private let verifier: TokenVerifier
     private let configuration: Configuration
-    private let outputClosed = ManagedAtomic<Bool>(false)
 
     public init(verifier: TokenVerifier, configuration: Configuration) {
         self.verifier = verifier
         self.configuration = configuration
     }
 
-    private struct Answer {
-        var sequence: Int
-        var bytes: [UInt8]
-        var summary: RunSummary
-    }
+    private typealias Answer = AnswerSink.Answer
 
     /// Reads every input descriptor to its end (in order, line numbers running on across them),
     /// and writes one answer per non-blank line to `output`.
     public func run(inputs: [Int32], output: Int32, stopRequested: @escaping @Sendable () -> Bool = { ProcessSignals.stopRequested }) -> Outcome {
         let start = DispatchTime.now().uptimeNanoseconds
         let work = BlockingQueue<LineChunk>(capacity: configuration.threads * 4)
-        let answers = BlockingQueue<Answer>(capacity: configuration.threads * 8)
-        let channel = OutputChannel(descriptor: output)
         // Chunks between the reader and the written output, bounded so that memory stays flat
         // even while one slow chunk holds back the ordered output.
         let inFlight = DispatchSemaphore(value: configuration.threads * 16)
+        let sink = AnswerSink(output: output, unordered: configuration.unordered, inFlight: inFlight,
+                              progress: configuration.progress, start: start)
         let finished = DispatchGroup()
 
         for _ in 0..<configuration.threads {
@@ -83,7 +88,7 @@ public final class VerifyPipeline: @unchecked Sendable {
             let thread = Thread { [self] in
                 let worker = verifier.makeWorker()
                 while let chunk = work.pop() {
-                    answers.push(answer(for: chunk, worker: worker))
+                    sink.deliver(answer(for: chunk, worker: worker))
                 }
                 finished.leave()
             }
@@ -91,45 +96,13 @@ public final class VerifyPipeline: @unchecked Sendable {
             ProcessSignals.startWithSignalsBlocked(thread)
         }
 
-        let writerDone = DispatchSemaphore(value: 0)
-        let summaryBox = UncheckedBox(RunSummary())
-        let writer = Thread { [self] in
-            var pending: [Int: Answer] = [:]
-            var next = 0
-            var summary = RunSummary()
-            var lastProgress = DispatchTime.now().uptimeNanoseconds
-            while let answer = answers.pop() {
-                if configuration.unordered {
-                    channel.append(answer.bytes)
-                    summary.add(answer.summary)
-                    inFlight.signal()
-                } else {
-                    pending[answer.sequence] = answer
-                    while let ready = pending.removeValue(forKey: next) {
-                        channel.append(ready.bytes)
-                        summary.add(ready.summary)
-                        next += 1
-                        inFlight.signal()
-                    }
-                }
-                if answers.isEmpty { channel.flush() }
-                if channel.isClosed { outputClosed.store(true, ordering: .relaxed) }
-                if let progress = configuration.progress {
-                    let now = DispatchTime.now().uptimeNanoseconds
-                    if now - lastProgress > 1_000_000_000 {
-                        lastProgress = now
-                        progress(summary, Double(now - start) / 1e9)
-                    }
-                }
-            }
-            channel.flush()
-            summaryBox.value = summary
-            writerDone.signal()
-        }
-        ProcessSignals.startWithSignalsBlocked(writer)
-
         var chunker = LineChunker(maxLineBytes: configuration.maxLineBytes)
         var sequence = 0
+        let inlineWorker = verifier.makeWorker()
+        var inlineSummary = RunSummary()
+        // The reader answers inline only while input does not pile up behind it: once a read
+        // brings more than ``inlineLines`` lines, they go to the workers.
+        var answeredInline = false
         var readError: String? = nil
         var interrupted = false
         let bufferSize = 1 << 20
@@ -139,6 +112,15 @@ public final class VerifyPipeline: @unchecked Sendable {
         func dispatchPending() {
             let lines = chunker.takePending()
             guard !lines.isEmpty else { return }
+            if lines.count <= Self.inlineLines,
+               sink.flushed.load(ordering: .acquiring) == sequence, !sink.closed.load(ordering: .relaxed) {
+                // Nothing in flight and everything before written: answer here, in order.
+                let answer = answer(for: LineChunk(sequence: -1, lines: lines), worker: inlineWorker)
+                inlineSummary.add(answer.summary)
+                if !OutputChannel.writeAll(answer.bytes, to: output) { sink.closed.store(true, ordering: .relaxed) }
+                answeredInline = true
+                return
+            }
             // Chunks shrink when little input is waiting (one line each for an interactive
             // producer) and are capped in lines and bytes, so memory stays bounded.
             let perThread = (lines.count + configuration.threads - 1) / configuration.threads
@@ -152,16 +134,23 @@ public final class VerifyPipeline: @unchecked Sendable {
                     end += 1
                 }
                 inFlight.wait()
-                work.push(LineChunk(sequence: sequence, lines: Array(lines[index..<end])))
                 sequence += 1
+                sink.dispatched.store(sequence, ordering: .releasing)
+                work.push(LineChunk(sequence: sequence - 1, lines: Array(lines[index..<end])))
                 index = end
             }
         }
 
+        var currentInput: Int32? = nil
         reading: for input in inputs {
+            currentInput = input
             while true {
                 if stopRequested() { interrupted = true; break reading }
-                if outputClosed.load(ordering: .relaxed) { break reading }
+                if sink.closed.load(ordering: .relaxed) { break reading }
+                if answeredInline {
+                    answeredInline = false
+                    Self.pollBriefly(input)
+                }
                 let count = read(input, buffer.baseAddress, bufferSize)
                 if count < 0 {
                     if errno == EINTR { continue }
@@ -180,11 +169,27 @@ public final class VerifyPipeline: @unchecked Sendable {
         dispatchPending()
         work.close()
         finished.wait()
-        answers.close()
-        writerDone.wait()
+        sink.flush()
+        var summary = sink.summary
+        summary.add(inlineSummary)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return Outcome(summary: summaryBox.value, seconds: seconds, outputClosed: outputClosed.load(ordering: .relaxed),
-                       readError: readError, interrupted: interrupted)
+        return Outcome(summary: summary, seconds: seconds, outputClosed: sink.closed.load(ordering: .relaxed),
+                       readError: readError, interrupted: interrupted, answeredByReader: inlineSummary.answered)
+    }
+
+    /// Whether `descriptor` has input waiting (or is at its end).
+    private static func isReadable(_ descriptor: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) != 0
+    }
+
+    /// Waits, without sleeping, up to ``inlineSpinNanoseconds`` for `descriptor` to be readable.
+    private static func pollBriefly(_ descriptor: Int32) {
+        let deadline = DispatchTime.now().uptimeNanoseconds + inlineSpinNanoseconds
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        repeat {
+            if poll(&entry, 1, 0) != 0 { return }
+        } while DispatchTime.now().uptimeNanoseconds < deadline
     }
 
     private func answer(for chunk: LineChunk, worker: VerificationWorker) -> Answer {
@@ -206,10 +211,4 @@ public final class VerifyPipeline: @unchecked Sendable {
         }
         return Answer(sequence: chunk.sequence, bytes: writer.bytes, summary: summary)
     }
-}
-
-/// A mutable box handed between threads that synchronise by other means.
-final class UncheckedBox<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -15,25 +15,32 @@ import Testing
         return try names.map { [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))) }
     }
 
-    static let worker: VerificationWorker = {
+    static let verifier: TokenVerifier = {
         let demo = corpus.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Data/demo")
         let keys = try! KeySet.load(files: [demo.appendingPathComponent("keys.jwks").path]).0
         let revocations = try! RevocationList.load(files: [demo.appendingPathComponent("revocations.jsonl").path])
-        return TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000)).makeWorker()
+        return TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000))
     }()
 
     /// Every non-blank line gets one answer: a JSON object on one line, numbered, with a verdict.
+    let worker = FuzzCorpusTests.verifier.makeWorker()
+
     private func expectOneAnswer(_ input: [UInt8], audit: Bool) throws {
-        try input.withUnsafeBufferPointer { buffer in
+        input.withUnsafeBufferPointer { buffer in
             let line = RequestLine.trimmed(buffer)
             guard !line.isEmpty, !line.contains(0x0A) else { return }
             var writer = JSONWriter()
-            let reason = Self.worker.answer(line: line, number: 1, audit: audit, to: &writer)
+            let reason = worker.answer(line: line, number: 1, audit: audit, to: &writer)
             #expect(writer.bytes.last == 0x0A && writer.bytes.dropLast().firstIndex(of: 0x0A) == nil)
-            let answer = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any])
-            #expect(answer["line"] as? Int == 1)
-            #expect(answer["valid"] as? Bool == (reason == nil))
-            #expect(answer["reason"] as? String == reason?.rawValue)
+            // Strict JSON (checked by our reader: an echoed id may be a number no Double holds).
+            #expect(JSONValidation.problem(in: Array(writer.bytes.dropLast())) == nil)
+            let text = String(decoding: writer.bytes, as: UTF8.self)
+            #expect(text.hasPrefix("{\"line\":1,"))
+            if let reason {
+                #expect(text.contains("\"valid\":false,\"reason\":\"\(reason.rawValue)\""))
+            } else {
+                #expect(text.contains("\"valid\":true,"))
+            }
         }
     }
 

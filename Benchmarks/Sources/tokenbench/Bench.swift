@@ -108,7 +108,7 @@ final class Bench {
             let set = ed25519Set
             let verifier = try makeVerifier(keys: set.keySet, revocations: set.revocations)
             let lines = (0..<settings.closedLoopRequests).map { Array(set.requests[$0 % set.requests.count].utf8) }
-            let histogram = StreamRunner.latency(verifier: verifier, lines: lines, rate: nil, threads: settings.threads)
+            let (histogram, _) = StreamRunner.latency(verifier: verifier, lines: lines, rate: nil, threads: settings.threads)
             return Report.Scenario(name: Scenario.closedLoop.rawValue, tokens: lines.count, threads: settings.threads,
                                    latency: .init(mode: "closed-loop", histogram: histogram))
         }
@@ -166,8 +166,10 @@ final class Bench {
         let count = max(10, min(set.requests.count, Int(rate * settings.openLoopSeconds)))
         let verifier = try! makeVerifier(keys: set.keySet, revocations: set.revocations)
         let lines = (0..<count).map { Array(set.requests[$0 % set.requests.count].utf8) }
-        let histogram = StreamRunner.latency(verifier: verifier, lines: lines, rate: rate, threads: settings.threads)
-        return .init(mode: "open-loop at \(Int(rate))/s", histogram: histogram)
+        let (histogram, lateness) = StreamRunner.latency(verifier: verifier, lines: lines, rate: rate, threads: settings.threads)
+        var latency = Report.Latency(mode: "open-loop at \(Int(rate))/s", histogram: histogram)
+        latency.senderLatenessP99Microseconds = lateness.map { Double($0.valueAtPercentile(99)) / 1000 }
+        return latency
     }
 
     /// The 10-million-entry list: written as a file, loaded the way `verify` loads it (timed,

@@ -17,6 +17,8 @@ struct Report: Codable {
         var p99Microseconds: Double
         var p999Microseconds: Double
         var maxMicroseconds: Double
+        /// Open loop: p99 of how late the sender wrote a request against its schedule.
+        var senderLatenessP99Microseconds: Double?
 
         init(mode: String, histogram: Histogram<UInt64>) {
             self.mode = mode

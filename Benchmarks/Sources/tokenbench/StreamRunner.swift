@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 import Histogram
 import TokenStream
@@ -24,19 +25,23 @@ enum StreamRunner {
     }
 
     /// Latency through pipes: with `rate` nil, one request is written and its answer awaited
-    /// before the next (closed loop); with a rate, requests are written on a fixed schedule and
-    /// each answer's latency counts from its scheduled send time (open loop, so a stall is not
-    /// hidden by the requests it held back). Values are nanoseconds.
-    static func latency(verifier: TokenVerifier, lines: [[UInt8]], rate: Double?, threads: Int) -> Histogram<UInt64> {
+    /// before the next (closed loop); with a rate, requests are written on a fixed schedule
+    /// whatever the answers do (open loop). Latency runs from the moment a request is written
+    /// to the moment its answer is read; how late the sender's own timer woke it is reported
+    /// apart (`senderLateness`), since on a small machine the load generator competes with the
+    /// verifier for the same cores. Values are nanoseconds.
+    static func latency(verifier: TokenVerifier, lines: [[UInt8]], rate: Double?, threads: Int) -> (latency: Histogram<UInt64>, senderLateness: Histogram<UInt64>?) {
+        var senderLateness: Histogram<UInt64>? = nil
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
         var requestPipe: [Int32] = [0, 0]
         var answerPipe: [Int32] = [0, 0]
         precondition(pipe(&requestPipe) == 0 && pipe(&answerPipe) == 0, "cannot make pipes")
         let pipeline = VerifyPipeline(verifier: verifier, configuration: .init(threads: threads))
         let finished = DispatchSemaphore(value: 0)
+        let inline = UncheckedFlagBox()
         let (requestRead, requestWrite, answerRead, answerWrite) = (requestPipe[0], requestPipe[1], answerPipe[0], answerPipe[1])
         Thread {
-            _ = pipeline.run(inputs: [requestRead], output: answerWrite, stopRequested: { false })
+            inline.count = pipeline.run(inputs: [requestRead], output: answerWrite, stopRequested: { false }).answeredByReader
             close(answerWrite)
             finished.signal()
         }.start()
@@ -44,30 +49,41 @@ enum StreamRunner {
         var reader = AnswerReader(descriptor: answerRead)
         let framed = lines.map { $0 + [0x0A] }
         if let rate {
+            // Send times, written by the sender before each write and read by the receiver
+            // after the answer arrives (the pipe orders the two).
+            let sent = UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>.allocate(capacity: framed.count)
+            sent.initialize(repeating: .init(0), count: framed.count)
+            defer { sent.deallocate() }
+            let slots = UncheckedSendTimes(sent)
             let interval = 1e9 / rate
-            let start = DispatchTime.now().uptimeNanoseconds + 1_000_000
+            let start = monotonicNanoseconds() + 1_000_000
             let sender = Thread {
                 for (index, line) in framed.enumerated() {
                     sleep(until: start + UInt64(Double(index) * interval))
+                    UnsafeAtomic<UInt64>(at: slots.pointer + index).store(monotonicNanoseconds(), ordering: .releasing)
                     writeAll(requestWrite, line)
                 }
                 close(requestWrite)
             }
             sender.start()
             var answered = 0
+            var lateness = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .two)
             while reader.nextLine() {
+                let now = monotonicNanoseconds()
+                let sentAt = UnsafeAtomic<UInt64>(at: slots.pointer + answered).load(ordering: .acquiring)
                 let scheduled = start + UInt64(Double(answered) * interval)
-                let now = DispatchTime.now().uptimeNanoseconds
-                _ = histogram.record(now > scheduled ? now - scheduled : 0)
+                _ = histogram.record(now > sentAt ? now - sentAt : 0)
+                _ = lateness.record(sentAt > scheduled ? sentAt - scheduled : 0)
                 answered += 1
             }
             precondition(answered == lines.count, "open loop: \(answered) answers for \(lines.count) requests")
+            senderLateness = lateness
         } else {
             for line in framed {
-                let sent = DispatchTime.now().uptimeNanoseconds
+                let sent = monotonicNanoseconds()
                 writeAll(requestWrite, line)
                 precondition(reader.nextLine(), "closed loop: the answer stream ended early")
-                _ = histogram.record(DispatchTime.now().uptimeNanoseconds - sent)
+                _ = histogram.record(monotonicNanoseconds() - sent)
             }
             close(requestWrite)
             while reader.nextLine() {}
@@ -75,7 +91,8 @@ enum StreamRunner {
         finished.wait()
         close(requestRead)
         close(answerRead)
-        return histogram
+        if ProcessInfo.processInfo.environment["TOKENBENCH_DEBUG"] != nil { log("  answered by the reader: \(inline.count) of \(lines.count)") }
+        return (histogram, senderLateness)
     }
 
     private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
@@ -124,3 +141,18 @@ struct AnswerReader {
         }
     }
 }
+
+/// CLOCK_MONOTONIC in nanoseconds: the clock `clock_nanosleep` sleeps on, so schedules and
+/// measurements use one clock.
+func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
+struct UncheckedSendTimes: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
+    init(_ pointer: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>) { self.pointer = pointer }
+}
+
+final class UncheckedFlagBox: @unchecked Sendable { var count = 0 }

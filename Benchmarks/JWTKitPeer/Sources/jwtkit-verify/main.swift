@@ -50,7 +50,9 @@ let valid = await withTaskGroup(of: Int.self) { group in
             return valid
         }
     }
-    return await group.reduce(0, +)
+    var total = 0
+    for await count in group { total += count }
+    return total
 }
 let seconds = Date().timeIntervalSince(start)
 print("jwt-kit: \(tokens.count) tokens (\(valid) valid) in \(String(format: "%.2f", seconds)) s, \(Int(Double(tokens.count) / seconds)) tokens/s on \(tasks) tasks")
