@@ -3,8 +3,8 @@ import Foundation
 
 /// Where workers hand their answered chunks: it restores input order (unless unordered) and
 /// writes to the output itself, under a short lock, so an answer reaches the output without
-/// waking another thread. Output is flushed as soon as every chunk handed out is written, when
-/// the buffer is large, or when the oldest buffered answer has waited a millisecond.
+/// waking another thread. Whatever a delivery puts in order is written at once: one write per
+/// chunk, and chunks are large only when input is plentiful.
 final class AnswerSink: @unchecked Sendable {
     struct Answer {
         var sequence: Int
@@ -19,16 +19,14 @@ final class AnswerSink: @unchecked Sendable {
     private var pending: [Int: Answer] = [:]
     private var next = 0
     private var written = 0
-    private var bufferedSince: UInt64?
+    private var hasBuffered = false
     private(set) var summary = RunSummary()
     private let progress: (@Sendable (RunSummary, Double) -> Void)?
     private let start: UInt64
     private var lastProgress: UInt64
 
-    /// Chunks handed out by the reader (it alone stores this).
-    let dispatched = ManagedAtomic<Int>(0)
-    /// Chunks written and flushed: equal to `dispatched` when nothing is in flight and the
-    /// output is up to date.
+    /// Chunks written and flushed: equal to the number handed out when nothing is in flight and
+    /// the output is up to date.
     let flushed = ManagedAtomic<Int>(0)
     /// The output's reader went away (EPIPE) or it could not be written.
     let closed = ManagedAtomic<Bool>(false)
@@ -55,11 +53,10 @@ final class AnswerSink: @unchecked Sendable {
                 next += 1
             }
         }
-        let now = DispatchTime.now().uptimeNanoseconds
-        if written == dispatched.load(ordering: .acquiring) || now - (bufferedSince ?? now) > 1_000_000 {
-            flushLocked()
-        }
-        if let progress, now - lastProgress > 1_000_000_000 {
+        if hasBuffered { flushLocked() }
+        if let progress {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now - lastProgress > 1_000_000_000 else { return }
             lastProgress = now
             progress(summary, Double(now - start) / 1e9)
         }
@@ -73,7 +70,7 @@ final class AnswerSink: @unchecked Sendable {
     }
 
     private func append(_ answer: Answer) {
-        if bufferedSince == nil { bufferedSince = DispatchTime.now().uptimeNanoseconds }
+        hasBuffered = true
         channel.append(answer.bytes)
         summary.add(answer.summary)
         written += 1
@@ -82,7 +79,7 @@ final class AnswerSink: @unchecked Sendable {
 
     private func flushLocked() {
         channel.flush()
-        bufferedSince = nil
+        hasBuffered = false
         flushed.store(written, ordering: .releasing)
         if channel.isClosed { closed.store(true, ordering: .relaxed) }
     }

@@ -134,9 +134,8 @@ public final class VerifyPipeline: @unchecked Sendable {
                     end += 1
                 }
                 inFlight.wait()
+                work.push(LineChunk(sequence: sequence, lines: Array(lines[index..<end])))
                 sequence += 1
-                sink.dispatched.store(sequence, ordering: .releasing)
-                work.push(LineChunk(sequence: sequence - 1, lines: Array(lines[index..<end])))
                 index = end
             }
         }

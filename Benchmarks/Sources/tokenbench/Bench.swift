@@ -109,8 +109,11 @@ final class Bench {
             let verifier = try makeVerifier(keys: set.keySet, revocations: set.revocations)
             let lines = (0..<settings.closedLoopRequests).map { Array(set.requests[$0 % set.requests.count].utf8) }
             let (histogram, _) = StreamRunner.latency(verifier: verifier, lines: lines, rate: nil, threads: settings.threads)
-            return Report.Scenario(name: Scenario.closedLoop.rawValue, tokens: lines.count, threads: settings.threads,
-                                   latency: .init(mode: "closed-loop", histogram: histogram))
+            var latency = Report.Latency(mode: "closed-loop", histogram: histogram)
+            let floor = StreamRunner.floorLatency(lines: lines, rate: nil, algorithm: .ed25519, messageLength: signingInputLength(set.requests[0]))
+            latency.floorP50Microseconds = Double(floor.valueAtPercentile(50)) / 1000
+            latency.floorP99Microseconds = Double(floor.valueAtPercentile(99)) / 1000
+            return Report.Scenario(name: Scenario.closedLoop.rawValue, tokens: lines.count, threads: settings.threads, latency: latency)
         }
     }
 

@@ -1,3 +1,4 @@
+import ArgumentParser
 import CRawCrypto
 import Foundation
 
@@ -5,7 +6,7 @@ import Foundation
 /// OpenSSL's SHA-256 and `EVP_PKEY_verify` with a context set up once, called in a tight loop on
 /// `threads` threads at once. This is the ceiling the verifier's efficiency is measured against.
 enum RawRate {
-    enum Algorithm: String, Codable { case ed25519, es256 }
+    enum Algorithm: String, Codable, ExpressibleByArgument { case ed25519, es256 }
 
     /// Verifies per second on `threads` threads, over a message of `messageLength` bytes, for
     /// about `seconds`.

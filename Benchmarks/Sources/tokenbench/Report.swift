@@ -19,6 +19,11 @@ struct Report: Codable {
         var maxMicroseconds: Double
         /// Open loop: p99 of how late the sender wrote a request against its schedule.
         var senderLatenessP99Microseconds: Double?
+        /// Closed loop: the same run against a minimal server (one thread that reads a line, does
+        /// one raw verify and writes a fixed answer): what this machine's scheduler and pipes
+        /// allow a one-at-a-time client.
+        var floorP50Microseconds: Double?
+        var floorP99Microseconds: Double?
 
         init(mode: String, histogram: Histogram<UInt64>) {
             self.mode = mode
@@ -61,7 +66,7 @@ struct Report: Codable {
             guard let value else { return "-" }
             return String(format: "%.\(digits)f", value)
         }
-        var rows = [["scenario", "tokens", "tokens/s", "raw/s", "efficiency", "p50 µs", "p99 µs", "p99.9 µs", "max µs", "latency mode", "notes"]]
+        var rows = [["scenario", "tokens", "tokens/s", "raw/s", "efficiency", "p50 µs", "p99 µs", "p99.9 µs", "max µs", "floor p50/p99", "latency mode", "notes"]]
         for scenario in scenarios {
             let notes = scenario.notes.sorted { $0.key < $1.key }.map { "\($0.key)=\(number($0.value, 3))" }.joined(separator: " ")
             rows.append([
@@ -69,13 +74,14 @@ struct Report: Codable {
                 number(scenario.efficiency, 3),
                 number(scenario.latency?.p50Microseconds, 0), number(scenario.latency?.p99Microseconds, 0),
                 number(scenario.latency?.p999Microseconds, 0), number(scenario.latency?.maxMicroseconds, 0),
+                scenario.latency?.floorP50Microseconds.map { "\(Int($0))/\(Int(scenario.latency?.floorP99Microseconds ?? 0))" } ?? "-",
                 scenario.latency?.mode ?? "-", notes,
             ])
         }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { column, cell in
-                column == 0 || column >= 9 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == 0 || column >= 10 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[column] - cell.count) + cell
             }.joined(separator: "  ")
         }.joined(separator: "\n")

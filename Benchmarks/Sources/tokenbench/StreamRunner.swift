@@ -1,4 +1,5 @@
 import Atomics
+import CRawCrypto
 import Foundation
 import Histogram
 import TokenStream
@@ -31,17 +32,46 @@ enum StreamRunner {
     /// apart (`senderLateness`), since on a small machine the load generator competes with the
     /// verifier for the same cores. Values are nanoseconds.
     static func latency(verifier: TokenVerifier, lines: [[UInt8]], rate: Double?, threads: Int) -> (latency: Histogram<UInt64>, senderLateness: Histogram<UInt64>?) {
+        let inline = UncheckedFlagBox()
+        let result = latency(lines: lines, rate: rate) { requestRead, answerWrite in
+            let pipeline = VerifyPipeline(verifier: verifier, configuration: .init(threads: threads))
+            inline.count = pipeline.run(inputs: [requestRead], output: answerWrite, stopRequested: { false }).answeredByReader
+        }
+        if ProcessInfo.processInfo.environment["TOKENBENCH_DEBUG"] != nil { log("  answered by the reader: \(inline.count) of \(lines.count)") }
+        return result
+    }
+
+    /// The same measurement against the ideal server for this machine: one thread that reads a
+    /// line, does one raw signature verify (no parsing, no checks) and writes a fixed answer.
+    /// Its latency is the floor that the scheduler and the pipes alone impose.
+    static func floorLatency(lines: [[UInt8]], rate: Double?, algorithm: RawRate.Algorithm, messageLength: Int) -> Histogram<UInt64> {
+        latency(lines: lines, rate: rate) { requestRead, answerWrite in
+            let message = [UInt8](repeating: 0x61, count: messageLength)
+            let bench = message.withUnsafeBufferPointer {
+                raw_bench_new(algorithm == .ed25519 ? Int32(RAW_ED25519) : Int32(RAW_ES256), $0.baseAddress, $0.count)
+            }
+            defer { raw_bench_free(bench) }
+            var reader = AnswerReader(descriptor: requestRead)
+            let answer: [UInt8] = Array("{\"valid\":true}\n".utf8)
+            while reader.nextLine() {
+                precondition(raw_bench_run(bench, 1) == 1)
+                writeAll(answerWrite, answer)
+            }
+        }.latency
+    }
+
+    /// Runs `serve(requestRead, answerWrite)` on its own thread and measures it.
+    private static func latency(lines: [[UInt8]], rate: Double?,
+                                serve: @escaping @Sendable (Int32, Int32) -> Void) -> (latency: Histogram<UInt64>, senderLateness: Histogram<UInt64>?) {
         var senderLateness: Histogram<UInt64>? = nil
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
         var requestPipe: [Int32] = [0, 0]
         var answerPipe: [Int32] = [0, 0]
         precondition(pipe(&requestPipe) == 0 && pipe(&answerPipe) == 0, "cannot make pipes")
-        let pipeline = VerifyPipeline(verifier: verifier, configuration: .init(threads: threads))
         let finished = DispatchSemaphore(value: 0)
-        let inline = UncheckedFlagBox()
         let (requestRead, requestWrite, answerRead, answerWrite) = (requestPipe[0], requestPipe[1], answerPipe[0], answerPipe[1])
         Thread {
-            inline.count = pipeline.run(inputs: [requestRead], output: answerWrite, stopRequested: { false }).answeredByReader
+            serve(requestRead, answerWrite)
             close(answerWrite)
             finished.signal()
         }.start()
@@ -91,7 +121,6 @@ enum StreamRunner {
         finished.wait()
         close(requestRead)
         close(answerRead)
-        if ProcessInfo.processInfo.environment["TOKENBENCH_DEBUG"] != nil { log("  answered by the reader: \(inline.count) of \(lines.count)") }
         return (histogram, senderLateness)
     }
 

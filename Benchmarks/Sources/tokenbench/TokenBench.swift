@@ -29,6 +29,9 @@ struct TokenBench: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A previous --json report to compare with.", valueName: "file")) var baseline: String?
     @Option(name: .long, help: "Largest accepted fall of efficiency against the baseline (0.1 = 10%).") var maxRegression = 0.1
     @Option(name: .long, help: "Seed of the generated sets.") var seed: UInt64 = 7
+    @Option(name: .long, help: ArgumentHelp("Only measure the raw verify rate of one back end (ed25519 or es256) for --raw-seconds on --threads, print it and stop.", valueName: "algorithm"))
+    var rawOnly: RawRate.Algorithm?
+    @Option(name: .long, help: "Message length for --raw-only (a token's signing input is about 330 bytes).") var messageLength = 330
 
     mutating func validate() throws {
         if smoke {
@@ -44,6 +47,11 @@ struct TokenBench: ParsableCommand {
     }
 
     func run() throws {
+        if let rawOnly {
+            let rate = RawRate.measure(rawOnly, threads: threads, seconds: rawSeconds, messageLength: messageLength)
+            print("raw \(rawOnly.rawValue): \(Int(rate)) verifies/s on \(threads) threads")
+            return
+        }
         let baselineReport: Report? = try baseline.map { path in
             do { return try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: path))) }
             catch { throw ValidationError("cannot read the baseline \(path): \(error)") }
