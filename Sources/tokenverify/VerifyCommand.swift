@@ -72,7 +72,7 @@ extension TokenVerify {
         var unordered = false
 
         @Option(name: .long, help: ArgumentHelp("Signature cache slots (0 turns the cache off).", valueName: "count"))
-        var cacheSlots: Int = 1 << 16
+        var cacheSlots: Int = 1 << 18
 
         @Option(name: .long, help: ArgumentHelp("How often revocation files are checked for changes (0: only on SIGHUP).", valueName: "seconds"))
         var reloadInterval: Double = 0.25

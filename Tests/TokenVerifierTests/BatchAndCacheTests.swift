@@ -100,6 +100,19 @@ import Testing
         #expect(released == nil, "the verifier and its worker pool form a cycle")
     }
 
+    @Test func tokensSharingASetDoNotEvictEachOther() {
+        // 16 slots: 4 sets of 4. Four digests of the same set all stay; a fifth takes one slot.
+        let cache = SignatureCache(slots: 16)
+        let sameSet = (0..<5).map { KeyedHash.Digest(low: 2 | UInt64($0) << 8, high: UInt64($0) << 62 | 7) }
+        for digest in sameSet.prefix(4) { cache.insert(digest) }
+        #expect(sameSet.prefix(4).allSatisfy { cache.contains($0) })
+        cache.insert(sameSet[4])
+        #expect(cache.contains(sameSet[4]))
+        #expect(sameSet.prefix(4).filter { cache.contains($0) }.count == 3)
+        #expect(!cache.contains(KeyedHash.Digest(low: 2 | 9 << 8, high: 7)), "never inserted")
+        #expect(!cache.contains(KeyedHash.Digest(low: 3, high: 7)), "another set, never inserted")
+    }
+
     @Test func concurrentCacheUseNeverReportsAFalseHit() {
         let cache = SignatureCache(slots: 64)
         let digests = (0..<4096).map { KeyedHash.Digest(low: UInt64($0 % 64) | UInt64($0) << 32, high: UInt64($0) &* 0x9E37_79B9_7F4A_7C15) }

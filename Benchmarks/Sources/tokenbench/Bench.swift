@@ -98,7 +98,7 @@ final class Bench {
             }
             let cached = scenario == .repeatedCached
             var result = try throughput(scenario, requests, expected, keys: set.keySet, revocations: set.revocations, esShare: 0,
-                                        cacheSlots: cached ? 1 << 16 : 0)
+                                        cacheSlots: cached ? 1 << 18 : 0)
             if cached { cachedRepeatThroughput = result.throughput } else { uncachedRepeatThroughput = result.throughput }
             if let cachedRepeatThroughput, let uncachedRepeatThroughput {
                 result.notes["speedupOverUncached"] = cachedRepeatThroughput / uncachedRepeatThroughput
@@ -117,13 +117,13 @@ final class Bench {
         }
     }
 
-    private func makeVerifier(keys: String, revocations: RevocationList, cacheSlots: Int = 1 << 16) throws -> TokenVerifier {
+    private func makeVerifier(keys: String, revocations: RevocationList, cacheSlots: Int = 1 << 18) throws -> TokenVerifier {
         let keySet = try KeySet.parse(Array(keys.utf8)).0
         return TokenVerifier(keys: keySet, revocations: revocations,
                              options: VerificationOptions(checkTime: 1_800_000_000, signatureCacheSlots: cacheSlots))
     }
 
-    private func makeVerifier(keys: String, revocations: [String], cacheSlots: Int = 1 << 16) throws -> TokenVerifier {
+    private func makeVerifier(keys: String, revocations: [String], cacheSlots: Int = 1 << 18) throws -> TokenVerifier {
         let list = try RevocationList.parse(Array(revocations.joined(separator: "\n").utf8))
         return try makeVerifier(keys: keys, revocations: list, cacheSlots: cacheSlots)
     }
@@ -131,7 +131,7 @@ final class Bench {
     /// Writes the requests to a file, streams them through the engine, checks every verdict,
     /// and measures the raw rate of the same mix right before and after.
     private func throughput(_ scenario: Scenario, _ requests: [String], _ expected: [Reason?], keys: String,
-                            revocations: [String], esShare: Double, cacheSlots: Int = 1 << 16) throws -> Report.Scenario {
+                            revocations: [String], esShare: Double, cacheSlots: Int = 1 << 18) throws -> Report.Scenario {
         let verifier = try makeVerifier(keys: keys, revocations: revocations, cacheSlots: cacheSlots)
         return try throughput(scenario, requests, expected, verifier: verifier, esShare: esShare)
     }

@@ -5,25 +5,28 @@ import Atomics
 /// An entry is the 128-bit keyed hash (random key per cache) of the whole token, so that no other
 /// token can hit it. Only successes are stored, so the cache can never turn an invalid token valid;
 /// it only lets a token that already verified skip the signature check. Every other check still
-/// runs on every request. The table is direct-mapped; each slot is a sequence lock (version, two
-/// digest words), so a reader never accepts a half-written slot and a writer never waits: when two
-/// writers meet, one of them simply does not store.
+/// runs on every request. The table is 4-way set-associative (a digest may sit in any slot of its
+/// set, so tokens that share a set do not evict each other at once); each slot is a sequence lock
+/// (version, two digest words), so a reader never accepts a half-written slot and a writer never
+/// waits: when two writers meet, one of them simply does not store.
 final class SignatureCache: @unchecked Sendable {
     private let hasher = KeyedHash()
     private let words: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
-    private let mask: Int
+    /// Sets minus one (the set count is a power of two).
+    private let setMask: Int
+    static let ways = 4
 
-    /// A cache with `slots` slots, rounded up to a power of two (at least 2).
+    /// A cache with `slots` slots, rounded up to a power of two (at least one set of four).
     init(slots: Int) {
-        var capacity = 2
+        var capacity = Self.ways
         while capacity < slots { capacity <<= 1 }
-        mask = capacity - 1
+        setMask = capacity / Self.ways - 1
         words = .allocate(capacity: capacity * 3)
         words.initialize(repeating: UnsafeAtomic<UInt64>.Storage(0), count: capacity * 3)
     }
 
     deinit {
-        words.deinitialize(count: (mask + 1) * 3)
+        words.deinitialize(count: (setMask + 1) * Self.ways * 3)
         words.deallocate()
     }
 
@@ -33,15 +36,23 @@ final class SignatureCache: @unchecked Sendable {
         hasher.hash(UnsafeRawBufferPointer(token))
     }
 
+    /// The three words (version, low, high) of slot `way` of the digest's set.
     @inline(__always)
-    private func atomics(_ digest: KeyedHash.Digest) -> (UnsafeAtomic<UInt64>, UnsafeAtomic<UInt64>, UnsafeAtomic<UInt64>) {
-        let base = words + (Int(truncatingIfNeeded: digest.low) & mask) * 3
+    private func atomics(_ digest: KeyedHash.Digest, way: Int) -> (UnsafeAtomic<UInt64>, UnsafeAtomic<UInt64>, UnsafeAtomic<UInt64>) {
+        let slot = (Int(truncatingIfNeeded: digest.low) & setMask) * Self.ways + way
+        let base = words + slot * 3
         return (UnsafeAtomic(at: base), UnsafeAtomic(at: base + 1), UnsafeAtomic(at: base + 2))
     }
 
     /// Whether a token with this digest verified before.
     func contains(_ digest: KeyedHash.Digest) -> Bool {
-        let (version, low, high) = atomics(digest)
+        for way in 0..<Self.ways where slotHolds(digest, way: way) { return true }
+        return false
+    }
+
+    @inline(__always)
+    private func slotHolds(_ digest: KeyedHash.Digest, way: Int) -> Bool {
+        let (version, low, high) = atomics(digest, way: way)
         let before = version.load(ordering: .acquiring)
         if before & 1 == 1 || before == 0 { return false }
         let storedLow = low.load(ordering: .relaxed)
@@ -51,9 +62,15 @@ final class SignatureCache: @unchecked Sendable {
         return before == after && storedLow == digest.low && storedHigh == digest.high
     }
 
-    /// Records that a token with this digest verified.
+    /// Records that a token with this digest verified: in an empty slot of its set if there is
+    /// one, else over the slot its digest picks.
     func insert(_ digest: KeyedHash.Digest) {
-        let (version, low, high) = atomics(digest)
+        var way = Int(truncatingIfNeeded: digest.high >> 62)
+        for candidate in 0..<Self.ways where atomics(digest, way: candidate).0.load(ordering: .relaxed) == 0 {
+            way = candidate
+            break
+        }
+        let (version, low, high) = atomics(digest, way: way)
         let current = version.load(ordering: .relaxed)
         if current & 1 == 1 { return }
         guard version.compareExchange(expected: current, desired: current &+ 1, ordering: .acquiring).exchanged else { return }

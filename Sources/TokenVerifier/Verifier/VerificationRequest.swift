@@ -50,7 +50,7 @@ public struct VerificationOptions: Sendable {
     public var signatureCacheSlots: Int
 
     public init(environment: Environment? = nil, issuer: String? = nil, leeway: Double = 0, checkTime: Double? = nil,
-                audit: Bool = false, signatureCacheSlots: Int = 1 << 16) {
+                audit: Bool = false, signatureCacheSlots: Int = 1 << 18) {
         self.environment = environment
         self.issuer = issuer
         self.leeway = leeway
