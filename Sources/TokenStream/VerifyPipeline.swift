@@ -195,16 +195,10 @@ public final class VerifyPipeline: @unchecked Sendable {
         var writer = JSONWriter(reservingCapacity: chunk.lines.count * 200)
         var summary = RunSummary()
         let audit = configuration.audit
-        for (number, bytes) in chunk.lines {
-            let reason: Reason?
-            if let bytes {
-                reason = bytes.withUnsafeBufferPointer { worker.answer(line: $0, number: number, audit: audit, to: &writer) }
-            } else {
-                let result = VerificationResult(failures: [VerificationFailure(
-                    .malformedRequest, "the line is longer than the limit of \(configuration.maxLineBytes) bytes")])
-                ResponseLine.write(line: number, id: nil, result: result, audit: audit, to: &writer)
-                reason = result.reason
-            }
+        let reasons = worker.answer(lines: chunk.lines, audit: audit,
+                                    oversizeDetail: "the line is longer than the limit of \(configuration.maxLineBytes) bytes",
+                                    to: &writer)
+        for reason in reasons {
             summary.answered += 1
             if let reason { summary.byReason[reason, default: 0] += 1 } else { summary.valid += 1 }
         }

@@ -157,8 +157,10 @@ final class Bench {
     /// Raw verifies per second for a mix with `esShare` ES256: each back end timed on all
     /// threads, combined as the time one token of the mix takes.
     private func rawRate(esShare: Double, messageLength: Int) -> Double {
-        let ed = esShare < 1 ? RawRate.measure(.ed25519, threads: settings.threads, seconds: settings.rawSeconds, messageLength: messageLength) : 0
-        let es = esShare > 0 ? RawRate.measure(.es256, threads: settings.threads, seconds: settings.rawSeconds, messageLength: messageLength) : 0
+        let ed = esShare < 1 ? RawRate.measure(.ed25519, threads: settings.threads, seconds: settings.rawSeconds,
+                                               messageLength: messageLength, variants: settings.rawVariants) : 0
+        let es = esShare > 0 ? RawRate.measure(.es256, threads: settings.threads, seconds: settings.rawSeconds,
+                                               messageLength: messageLength, variants: settings.rawVariants) : 0
         let secondsPerToken = (esShare > 0 ? esShare / es : 0) + (esShare < 1 ? (1 - esShare) / ed : 0)
         return 1 / secondsPerToken
     }

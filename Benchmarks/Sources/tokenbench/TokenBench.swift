@@ -32,6 +32,8 @@ struct TokenBench: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Only measure the raw verify rate of one back end (ed25519 or es256) for --raw-seconds on --threads, print it and stop.", valueName: "algorithm"))
     var rawOnly: RawRate.Algorithm?
     @Option(name: .long, help: "Message length for --raw-only (a token's signing input is about 330 bytes).") var messageLength = 330
+    @Option(name: .long, help: "Different signatures the raw baseline cycles through (1: one signature over and over, as `openssl speed`).")
+    var rawVariants = 256
 
     mutating func validate() throws {
         if smoke {
@@ -41,15 +43,15 @@ struct TokenBench: ParsableCommand {
             openLoopSeconds = min(openLoopSeconds, 0.5)
             rawSeconds = min(rawSeconds, 0.3)
         }
-        guard count >= 10, threads >= 1, openLoopLoad > 0, rawSeconds > 0 else {
-            throw ValidationError("--count must be at least 10; --threads, --open-loop-load and --raw-seconds positive")
+        guard count >= 10, threads >= 1, openLoopLoad > 0, rawSeconds > 0, rawVariants >= 1 else {
+            throw ValidationError("--count must be at least 10; --threads, --open-loop-load, --raw-seconds and --raw-variants positive")
         }
     }
 
     func run() throws {
         if let rawOnly {
-            let rate = RawRate.measure(rawOnly, threads: threads, seconds: rawSeconds, messageLength: messageLength)
-            print("raw \(rawOnly.rawValue): \(Int(rate)) verifies/s on \(threads) threads")
+            let rate = RawRate.measure(rawOnly, threads: threads, seconds: rawSeconds, messageLength: messageLength, variants: rawVariants)
+            print("raw \(rawOnly.rawValue): \(Int(rate)) verifies/s on \(threads) threads (\(rawVariants) different signatures)")
             return
         }
         let baselineReport: Report? = try baseline.map { path in
@@ -86,8 +88,8 @@ struct TokenBench: ParsableCommand {
 enum Scenario: String, CaseIterable, ExpressibleByArgument, Codable {
     case ed25519, es256, mixed, realistic
     case revocations = "revocations-10m"
-    case repeatedCached = "repeated-cached"
     case repeatedUncached = "repeated-uncached"
+    case repeatedCached = "repeated-cached"
     case closedLoop = "closed-loop"
 }
 

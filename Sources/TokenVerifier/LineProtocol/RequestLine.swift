@@ -131,6 +131,69 @@ extension VerificationWorker {
         line.token.withUnsafeBufferPointer { verify(token: $0, context: line.context) }
     }
 
+    /// Answers a batch of input lines of the line protocol, each already trimmed and not blank
+    /// (nil bytes: a line longer than the limit, answered `malformed_request` with
+    /// `oversizeDetail`). Appends one answer line per input line to `writer`, in order, and
+    /// returns each line's reason (nil when valid).
+    ///
+    /// The lines are checked against one snapshot of keys and revocations, in three passes:
+    /// parse and checks 2–11 for every line, then the signatures one after the other (the crypto
+    /// library's code and tables stay in cache from one verify to the next), then the answers.
+    public func answer(lines: [(number: Int, bytes: [UInt8]?)], audit: Bool, oversizeDetail: String,
+                       to writer: inout JSONWriter) -> [Reason?] {
+        enum Item {
+            case oversize
+            case malformed(RequestLine.Malformed)
+            case request(RequestLine.Borrowed, Prepared)
+        }
+        let snapshot = snapshot()
+        var items: [Item] = []
+        items.reserveCapacity(lines.count)
+        for line in lines {
+            guard let bytes = line.bytes else { items.append(.oversize); continue }
+            items.append(bytes.withUnsafeBufferPointer { buffer -> Item in
+                switch RequestLine.Borrowed.parse(buffer) {
+                case .failure(let malformed):
+                    return .malformed(malformed)
+                case .success(let request):
+                    return .request(request, request.withToken(in: buffer) {
+                        prepare(token: $0, context: request.context, snapshot: snapshot)
+                    })
+                }
+            })
+        }
+        for index in items.indices {
+            guard case .request(let request, var prepared) = items[index], prepared.signatureKey != nil,
+                  let bytes = lines[index].bytes else { continue }
+            bytes.withUnsafeBufferPointer { buffer in
+                request.withToken(in: buffer) { checkSignature(&prepared, token: $0, snapshot: snapshot) }
+            }
+            items[index] = .request(request, prepared)
+        }
+        var reasons: [Reason?] = []
+        reasons.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            let number = lines[index].number
+            switch item {
+            case .oversize:
+                let result = VerificationResult(failures: [VerificationFailure(.malformedRequest, oversizeDetail)])
+                ResponseLine.write(line: number, id: nil, result: result, audit: audit, to: &writer)
+                reasons.append(.malformedRequest)
+            case .malformed(let malformed):
+                ResponseLine.writeMalformed(line: number, malformed, audit: audit, to: &writer)
+                reasons.append(.malformedRequest)
+            case .request(let request, let prepared):
+                let result = prepared.result()
+                lines[index].bytes!.withUnsafeBufferPointer { buffer in
+                    let id = request.idRange.map { UnsafeBufferPointer(rebasing: buffer[$0]) }
+                    ResponseLine.write(line: number, idJSON: id, result: result, audit: audit, to: &writer)
+                }
+                reasons.append(result.reason)
+            }
+        }
+        return reasons
+    }
+
     /// Answers one input line of the line protocol (already trimmed, not blank): parses it,
     /// verifies its token and appends the answer line to `writer`. Returns the reason of an
     /// invalid answer, nil for a valid one. Copies nothing of the line on the way.

@@ -20,53 +20,87 @@ public final class VerificationWorker {
         }
     }
 
+    /// The snapshots one token (or one batch of lines) is checked against.
+    struct Snapshot {
+        let state: VerifierState
+        let revocations: RevocationList
+    }
+
+    func snapshot() -> Snapshot {
+        Snapshot(state: core.currentState, revocations: core.currentRevocations)
+    }
+
+    /// A token checked up to, not including, its signature.
+    struct Prepared {
+        var failures: FailureList
+        var parsed: CompactToken?
+        /// The key for check 12, when the signature still has to be checked.
+        var signatureKey: Int?
+
+        func result() -> VerificationResult {
+            VerificationResult(failures: failures.failures, header: parsed?.header, claims: parsed?.claims)
+        }
+    }
+
     /// The checks of SPEC §5 in order. Outside audit mode the first failure ends the run.
     func verify(token: UnsafeBufferPointer<UInt8>, context: RequestContext) -> VerificationResult {
+        let snapshot = snapshot()
+        var prepared = prepare(token: token, context: context, snapshot: snapshot)
+        checkSignature(&prepared, token: token, snapshot: snapshot)
+        return prepared.result()
+    }
+
+    /// Checks 2 to 11 in order; outside audit mode the first failure ends the run.
+    func prepare(token: UnsafeBufferPointer<UInt8>, context: RequestContext, snapshot: Snapshot) -> Prepared {
         let options = core.options
-        let state = core.currentState
-        let revocations = core.currentRevocations
-        var failures = FailureList(audit: options.audit)
+        let state = snapshot.state
+        var prepared = Prepared(failures: FailureList(audit: options.audit))
 
         // 2: structure, JSON and claim types.
         let parsed: CompactToken
         switch CompactToken.parse(token) {
         case .success(let token): parsed = token
-        case .failure(let error): return VerificationResult(failures: [VerificationFailure(.malformedToken, error.description)])
+        case .failure(let error):
+            prepared.failures.add(.malformedToken, error.description)
+            return prepared
         }
+        prepared.parsed = parsed
         let header = parsed.header
         let claims = parsed.claims
-        func finish() -> VerificationResult {
-            VerificationResult(failures: failures.failures, header: header, claims: claims)
-        }
 
         // 3, 4: algorithm and header.
-        let algorithm = HeaderPolicy().check(header, &failures)
-        if failures.isDone { return finish() }
+        let algorithm = HeaderPolicy().check(header, &prepared.failures)
+        if prepared.failures.isDone { return prepared }
         // 5, 6: key.
-        let keyIndex = KeyPolicy(keys: state.keys).check(header, algorithm: algorithm, &failures)
-        if failures.isDone { return finish() }
+        let keyIndex = KeyPolicy(keys: state.keys).check(header, algorithm: algorithm, &prepared.failures)
+        if prepared.failures.isDone { return prepared }
         let key = keyIndex.map { state.keys.keys[$0] }
             ?? header.keyID.flatMap { state.keys[$0] }
         // 7, 8: environment and issuer.
-        EnvironmentPolicy(required: options.environment).check(claims, key: key, &failures)
-        if failures.isDone { return finish() }
-        IssuerPolicy(required: options.issuer).check(claims, key: key, &failures)
-        if failures.isDone { return finish() }
+        EnvironmentPolicy(required: options.environment).check(claims, key: key, &prepared.failures)
+        if prepared.failures.isDone { return prepared }
+        IssuerPolicy(required: options.issuer).check(claims, key: key, &prepared.failures)
+        if prepared.failures.isDone { return prepared }
         // 9: validity window.
         let time = context.checkTime ?? options.checkTime ?? currentNumericDate()
-        ValidityWindowPolicy(leeway: options.leeway).check(claims, at: time, &failures)
-        if failures.isDone { return finish() }
+        ValidityWindowPolicy(leeway: options.leeway).check(claims, at: time, &prepared.failures)
+        if prepared.failures.isDone { return prepared }
         // 10: revocations.
-        RevocationPolicy(revocations: revocations).check(claims, keyID: header.keyID, at: time, &failures)
-        if failures.isDone { return finish() }
+        RevocationPolicy(revocations: snapshot.revocations).check(claims, keyID: header.keyID, at: time, &prepared.failures)
+        if prepared.failures.isDone { return prepared }
         // 11: request context.
-        RequestContextPolicy().check(claims, context, &failures)
-        if failures.isDone { return finish() }
-        // 12: signature, when a key fits.
-        if let keyIndex {
-            SignaturePolicy().check(token: token, parsed: parsed, keyIndex: keyIndex, state: state, worker: self, &failures)
-        }
-        return finish()
+        RequestContextPolicy().check(claims, context, &prepared.failures)
+        if prepared.failures.isDone { return prepared }
+        // 12 is left for checkSignature, when a key fits.
+        prepared.signatureKey = keyIndex
+        return prepared
+    }
+
+    /// Check 12 for a prepared token (nothing when an earlier check ended the run).
+    func checkSignature(_ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: Snapshot) {
+        guard let keyIndex = prepared.signatureKey, let parsed = prepared.parsed else { return }
+        prepared.signatureKey = nil
+        SignaturePolicy().check(token: token, parsed: parsed, keyIndex: keyIndex, state: snapshot.state, worker: self, &prepared.failures)
     }
 
     /// This worker's verify context for the P-256 key at `index` of `state`'s key set.
