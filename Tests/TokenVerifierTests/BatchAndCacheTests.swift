@@ -73,6 +73,36 @@ import Testing
         #expect(verifier.verify(VerificationRequest(token: good, checkTime: 1_900_000_000)).reason == .expired)
     }
 
+    @Test func repeatedTokensReuseTheirParseAndStillRunEveryCheck() throws {
+        let verifier = fixtures.verifier()
+        let worker = verifier.makeWorker()
+        let good = Fixtures.token(fixtures.ed)
+        let first = worker.verify(VerificationRequest(token: good))
+        let again = worker.verify(VerificationRequest(token: good))
+        #expect(first.isValid && again.isValid)
+        #expect(again.claims == first.claims && again.header == first.header)
+        // Same claims, another signature: a different token, parsed and checked on its own.
+        let other = Fixtures.token(fixtures.ed, claims: Fixtures.claims(["jti": "\"t-2\""]))
+        let resigned = replacingSegment(good, 2, with: String(other.split(separator: ".")[2]))
+        #expect(worker.verify(VerificationRequest(token: resigned)).reason == .badSignature)
+        #expect(worker.verify(VerificationRequest(token: resigned)).reason == .badSignature)
+        // Context and time are checked on every line, parse reused or not.
+        #expect(worker.verify(VerificationRequest(token: good, device: "phone-9")).reason == .wrongDevice)
+        #expect(worker.verify(VerificationRequest(token: good, checkTime: 1_900_000_000)).reason == .expired)
+        #expect(worker.verify(VerificationRequest(token: good)).isValid)
+    }
+
+    @Test func parsedTokenCacheFindsOnlyWhatItHolds() throws {
+        let cache = ParsedTokenCache(entries: 4)
+        let token = try CompactToken.parse(Array(Fixtures.token(fixtures.ed).utf8)).get()
+        let digest = KeyedHash.Digest(low: 1, high: 2)
+        #expect(cache.lookup(digest) == nil)
+        cache.store(token, for: digest)
+        #expect(cache.lookup(digest)?.claims == token.claims)
+        #expect(cache.lookup(KeyedHash.Digest(low: 9, high: 2)) == nil, "same slot, another digest")
+        #expect(cache.lookup(KeyedHash.Digest(low: 1, high: 3)) == nil)
+    }
+
     @Test func cacheCanBeTurnedOff() {
         let verifier = fixtures.verifier(options: VerificationOptions(checkTime: Fixtures.now, signatureCacheSlots: 0))
         #expect(verifier.currentState.signatureCache == nil)

@@ -7,6 +7,10 @@ public final class VerificationWorker {
     /// The key set the contexts were made for (held so that its identity stays unique).
     private var contextsState: VerifierState?
     private var p256Contexts: [P256VerifyContext?] = []
+    /// Parsed tokens by digest, while the signature cache is on: one eighth of its slots, at most
+    /// 32,768 entries (about 20 MB once full), made on first use. Parsing does not depend on the
+    /// key set; a digest made under another cache's key simply never matches.
+    private var parsedTokens: ParsedTokenCache?
 
     init(core: VerifierCore) {
         self.core = core
@@ -36,6 +40,8 @@ public final class VerificationWorker {
         var parsed: CompactToken?
         /// The key for check 12, when the signature still has to be checked.
         var signatureKey: Int?
+        /// The token's cache key, when the signature cache is on.
+        var digest: KeyedHash.Digest?
 
         func result() -> VerificationResult {
             VerificationResult(failures: failures.failures, header: parsed?.header, claims: parsed?.claims)
@@ -56,13 +62,30 @@ public final class VerificationWorker {
         let state = snapshot.state
         var prepared = Prepared(failures: FailureList(audit: options.audit))
 
-        // 2: structure, JSON and claim types.
+        // 2: structure, JSON and claim types (or the same token parsed before).
         let parsed: CompactToken
-        switch CompactToken.parse(token) {
-        case .success(let token): parsed = token
-        case .failure(let error):
-            prepared.failures.add(.malformedToken, error.description)
-            return prepared
+        if let cache = state.signatureCache {
+            let digest = cache.digest(of: token)
+            prepared.digest = digest
+            if parsedTokens == nil { parsedTokens = ParsedTokenCache(entries: min(32768, max(1, options.signatureCacheSlots / 8))) }
+            if let known = parsedTokens!.lookup(digest) {
+                parsed = known
+            } else {
+                switch CompactToken.parse(token) {
+                case .success(let token): parsed = token
+                case .failure(let error):
+                    prepared.failures.add(.malformedToken, error.description)
+                    return prepared
+                }
+                parsedTokens!.store(parsed, for: digest)
+            }
+        } else {
+            switch CompactToken.parse(token) {
+            case .success(let token): parsed = token
+            case .failure(let error):
+                prepared.failures.add(.malformedToken, error.description)
+                return prepared
+            }
         }
         prepared.parsed = parsed
         let header = parsed.header
@@ -100,7 +123,8 @@ public final class VerificationWorker {
     func checkSignature(_ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: Snapshot) {
         guard let keyIndex = prepared.signatureKey, let parsed = prepared.parsed else { return }
         prepared.signatureKey = nil
-        SignaturePolicy().check(token: token, parsed: parsed, keyIndex: keyIndex, state: snapshot.state, worker: self, &prepared.failures)
+        SignaturePolicy().check(token: token, parsed: parsed, digest: prepared.digest, keyIndex: keyIndex,
+                                state: snapshot.state, worker: self, &prepared.failures)
     }
 
     /// This worker's verify context for the P-256 key at `index` of `state`'s key set.
