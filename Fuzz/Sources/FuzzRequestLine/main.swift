@@ -2,7 +2,7 @@ import FuzzSupport
 import TokenVerifier
 
 /// Request lines: the JSON request parser, the context checks and the answer writer, in
-/// normal and audit mode.
+/// normal and audit mode, one line at a time and as a batch split at newlines.
 runFuzzer { bytes in
     let size = bytes.count
     let line = RequestLine.trimmed(bytes)
@@ -11,4 +11,5 @@ runFuzzer { bytes in
     }
     FuzzVerifier.answer(bytes)
     FuzzVerifier.answer(bytes, audit: true)
+    FuzzVerifier.answerBatch(bytes)
 }

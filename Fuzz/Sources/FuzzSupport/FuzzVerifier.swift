@@ -15,6 +15,25 @@ public enum FuzzVerifier {
         return verifier.makeWorker()
     }()
 
+    /// Answers `bytes` split at newlines as one batch of protocol lines (the path of `verify`'s
+    /// workers): exactly one answer line per non-blank line, in order.
+    public static func answerBatch(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var lines: [(number: Int, bytes: [UInt8]?)] = []
+        for (index, piece) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let trimmed = RequestLine.trimmed(UnsafeBufferPointer(rebasing: piece))
+            if trimmed.isEmpty { continue }
+            lines.append((index + 1, index % 7 == 6 ? nil : Array(trimmed)))
+        }
+        var writer = JSONWriter()
+        let reasons = worker.answer(lines: lines, audit: false, oversizeDetail: "too long", to: &writer)
+        precondition(reasons.count == lines.count, "one verdict per line")
+        let answers = writer.bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        precondition(answers.count == lines.count + 1 && answers.last!.isEmpty, "one answer line per line")
+        for (answer, line) in zip(answers, lines) {
+            precondition(answer.starts(with: Array("{\"line\":\(line.number),".utf8)), "answers in input order")
+        }
+    }
+
     /// Answers `bytes` as one protocol line (trimmed; nothing for a blank line) and checks the
     /// answer's shape: one JSON object on one line.
     public static func answer(_ bytes: UnsafeBufferPointer<UInt8>, audit: Bool = false) {

@@ -5,13 +5,10 @@ public enum ResponseLine {
     /// Valid: `jti`, `sub`, `aud`, `kid`, `alg`, `exp` and `role` if present. Invalid: `reason`
     /// and `detail`; with `audit`, also `reasons` (every reason code) and `details`.
     public static func write(line: Int, id: [UInt8]?, result: VerificationResult, audit: Bool, to writer: inout JSONWriter) {
-        writer.raw("{\"line\":")
-        writer.integer(line)
-        if let id {
-            writer.raw(",\"id\":")
-            writer.raw(id)
+        guard let id else {
+            return write(line: line, idJSON: nil, result: result, audit: audit, to: &writer)
         }
-        writeVerdict(result, audit: audit, to: &writer)
+        id.withUnsafeBufferPointer { write(line: line, idJSON: $0, result: result, audit: audit, to: &writer) }
     }
 
     /// Like ``write(line:id:result:audit:to:)``, with the `id` given as the JSON text read from

@@ -63,6 +63,14 @@ public final class VerificationWorker {
         var prepared = Prepared(failures: FailureList(audit: options.audit))
 
         // 2: structure, JSON and claim types (or the same token parsed before).
+        func parse() -> CompactToken? {
+            switch CompactToken.parse(token) {
+            case .success(let token): return token
+            case .failure(let error):
+                prepared.failures.add(.malformedToken, error.description)
+                return nil
+            }
+        }
         let parsed: CompactToken
         if let cache = state.signatureCache {
             let digest = cache.digest(of: token)
@@ -71,21 +79,13 @@ public final class VerificationWorker {
             if let known = parsedTokens!.lookup(digest) {
                 parsed = known
             } else {
-                switch CompactToken.parse(token) {
-                case .success(let token): parsed = token
-                case .failure(let error):
-                    prepared.failures.add(.malformedToken, error.description)
-                    return prepared
-                }
-                parsedTokens!.store(parsed, for: digest)
+                guard let fresh = parse() else { return prepared }
+                parsedTokens!.store(fresh, for: digest)
+                parsed = fresh
             }
         } else {
-            switch CompactToken.parse(token) {
-            case .success(let token): parsed = token
-            case .failure(let error):
-                prepared.failures.add(.malformedToken, error.description)
-                return prepared
-            }
+            guard let fresh = parse() else { return prepared }
+            parsed = fresh
         }
         prepared.parsed = parsed
         let header = parsed.header
