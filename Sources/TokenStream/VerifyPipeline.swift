@@ -140,9 +140,7 @@ public final class VerifyPipeline: @unchecked Sendable {
             }
         }
 
-        var currentInput: Int32? = nil
         reading: for input in inputs {
-            currentInput = input
             while true {
                 if stopRequested() { interrupted = true; break reading }
                 if sink.closed.load(ordering: .relaxed) { break reading }
@@ -174,12 +172,6 @@ public final class VerifyPipeline: @unchecked Sendable {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return Outcome(summary: summary, seconds: seconds, outputClosed: sink.closed.load(ordering: .relaxed),
                        readError: readError, interrupted: interrupted, answeredByReader: inlineSummary.answered)
-    }
-
-    /// Whether `descriptor` has input waiting (or is at its end).
-    private static func isReadable(_ descriptor: Int32) -> Bool {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, 0) != 0
     }
 
     /// Waits, without sleeping, up to ``inlineSpinNanoseconds`` for `descriptor` to be readable.
