@@ -4,6 +4,16 @@ import Testing
 @Suite struct RevocationListTests {
     func list(_ text: String) throws -> RevocationList { try RevocationList.parse(Array(text.utf8)) }
 
+    @Test func aLargeListKeepsAtMostSixtyFourBytesPerEntry() throws {
+        let lines = (0..<100_000).map { index in
+            index % 2 == 0 ? "{\"jti\":\"a-rather-long-token-identifier-\(index)\"}" : "{\"sub\":\"phone-\(index)\",\"aud\":\"car-\(index)\"}"
+        }
+        let list = try RevocationList.parse(Array(lines.joined(separator: "\n").utf8))
+        #expect(list.count == 100_000)
+        #expect(list.storageBytes <= 64 * list.count, "\(list.storageBytes / list.count) bytes per entry")
+        #expect(list.revokes(.token, "a-rather-long-token-identifier-99998", issuedAt: nil, at: 0))
+    }
+
     @Test func selectorsMatchOnlyTheirKind() throws {
         let revocations = try list("""
             {"jti":"x"}

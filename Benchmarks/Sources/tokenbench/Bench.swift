@@ -209,7 +209,8 @@ final class Bench {
         var result = try throughput(.revocations, set.requests, set.expected, verifier: verifier, esShare: 0)
         result.notes["entries"] = Double(list.count)
         result.notes["loadSeconds"] = loadSeconds
-        result.notes["bytesPerEntry"] = Double(kept) / Double(max(1, list.count))
+        result.notes["bytesPerEntry"] = Double(list.storageBytes) / Double(max(1, list.count))
+        result.notes["residentBytesPerEntry"] = Double(kept) / Double(max(1, list.count))
         if let ed25519Throughput {
             result.notes["throughputVsEd25519"] = result.throughput! / ed25519Throughput
         }

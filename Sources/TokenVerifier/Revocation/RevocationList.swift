@@ -26,6 +26,11 @@ public final class RevocationList: Sendable {
     /// The number of entries.
     public var count: Int { entries.count }
 
+    /// Bytes the snapshot keeps for its entries and its table.
+    public var storageBytes: Int {
+        entries.capacity * MemoryLayout<Slot>.stride + table.capacity * MemoryLayout<UInt32>.stride
+    }
+
     /// An empty list.
     public static let empty = RevocationList(entries: [])
 
