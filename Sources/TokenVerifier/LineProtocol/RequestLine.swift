@@ -141,54 +141,49 @@ extension VerificationWorker {
     /// library's code and tables stay in cache from one verify to the next), then the answers.
     public func answer(lines: [(number: Int, bytes: [UInt8]?)], audit: Bool, oversizeDetail: String,
                        to writer: inout JSONWriter) -> [Reason?] {
-        enum Item {
-            case oversize
-            case malformed(RequestLine.Malformed)
-            case request(RequestLine.Borrowed, Prepared)
-        }
+        // One slot per line, filled pass by pass and changed in place (no copies of parsed
+        // claims between the passes).
         let snapshot = snapshot()
-        var items: [Item] = []
-        items.reserveCapacity(lines.count)
-        for line in lines {
-            guard let bytes = line.bytes else { items.append(.oversize); continue }
-            items.append(bytes.withUnsafeBufferPointer { buffer -> Item in
-                switch RequestLine.Borrowed.parse(buffer) {
-                case .failure(let malformed):
-                    return .malformed(malformed)
-                case .success(let request):
-                    return .request(request, request.withToken(in: buffer) {
-                        prepare(token: $0, context: request.context, snapshot: snapshot)
-                    })
-                }
-            })
-        }
-        for index in items.indices {
-            guard case .request(let request, var prepared) = items[index], prepared.signatureKey != nil,
-                  let bytes = lines[index].bytes else { continue }
+        var requests = [RequestLine.Borrowed?](repeating: nil, count: lines.count)
+        var malformed = [RequestLine.Malformed?](repeating: nil, count: lines.count)
+        var prepared = [Prepared?](repeating: nil, count: lines.count)
+        for index in lines.indices {
+            guard let bytes = lines[index].bytes else { continue }
             bytes.withUnsafeBufferPointer { buffer in
-                request.withToken(in: buffer) { checkSignature(&prepared, token: $0, snapshot: snapshot) }
+                switch RequestLine.Borrowed.parse(buffer) {
+                case .failure(let problem):
+                    malformed[index] = problem
+                case .success(let request):
+                    prepared[index] = request.withToken(in: buffer) {
+                        prepare(token: $0, context: request.context, snapshot: snapshot)
+                    }
+                    requests[index] = request
+                }
             }
-            items[index] = .request(request, prepared)
+        }
+        for index in lines.indices where prepared[index]?.signatureKey != nil {
+            lines[index].bytes!.withUnsafeBufferPointer { buffer in
+                requests[index]!.withToken(in: buffer) { checkSignature(&prepared[index]!, token: $0, snapshot: snapshot) }
+            }
         }
         var reasons: [Reason?] = []
-        reasons.reserveCapacity(items.count)
-        for (index, item) in items.enumerated() {
+        reasons.reserveCapacity(lines.count)
+        for index in lines.indices {
             let number = lines[index].number
-            switch item {
-            case .oversize:
-                let result = VerificationResult(failures: [VerificationFailure(.malformedRequest, oversizeDetail)])
-                ResponseLine.write(line: number, id: nil, result: result, audit: audit, to: &writer)
+            if let problem = malformed[index] {
+                ResponseLine.writeMalformed(line: number, problem, audit: audit, to: &writer)
                 reasons.append(.malformedRequest)
-            case .malformed(let malformed):
-                ResponseLine.writeMalformed(line: number, malformed, audit: audit, to: &writer)
-                reasons.append(.malformedRequest)
-            case .request(let request, let prepared):
-                let result = prepared.result()
-                lines[index].bytes!.withUnsafeBufferPointer { buffer in
+            } else if let request = requests[index], let bytes = lines[index].bytes {
+                let result = prepared[index]!.result()
+                bytes.withUnsafeBufferPointer { buffer in
                     let id = request.idRange.map { UnsafeBufferPointer(rebasing: buffer[$0]) }
                     ResponseLine.write(line: number, idJSON: id, result: result, audit: audit, to: &writer)
                 }
                 reasons.append(result.reason)
+            } else {
+                let result = VerificationResult(failures: [VerificationFailure(.malformedRequest, oversizeDetail)])
+                ResponseLine.write(line: number, id: nil, result: result, audit: audit, to: &writer)
+                reasons.append(.malformedRequest)
             }
         }
         return reasons
