@@ -183,6 +183,16 @@ import Glibc
         #expect(output.answers.last?["sub"] as? String == "phöne-🚗")
     }
 
+    @Test func aTokenWrittenWithJSONEscapesIsTheSameToken() throws {
+        let space = try Workspace()
+        let token = space.token()
+        // "e" as \u0065 and the dots as \u002e: JSON text for exactly the same bytes.
+        let escaped = "\\u0065" + token.dropFirst().replacingOccurrences(of: ".", with: "\\u002e")
+        let tampered = "\\u0066" + token.dropFirst()
+        let lines = ["{\"token\":\"\(escaped)\",\"id\":1}", "{\"token\":\"\(tampered)\",\"id\":2}"]
+        #expect(try reasons(space, lines) == [nil, "malformed_token"])
+    }
+
     @Test func blankLinesAndAMissingFinalNewline() throws {
         let space = try Workspace()
         let token = space.token()

@@ -326,14 +326,6 @@ struct JSONReader {
         return String(decoding: unescape(scanned.content), as: UTF8.self)
     }
 
-    /// Reads a string value as its UTF-8 bytes.
-    mutating func readStringBytes() throws(JSONError) -> [UInt8] {
-        guard peekKind() == .string else { throw error("expected a string") }
-        let scanned = try scanString()
-        if !scanned.hasEscapes { return Array(bytes[scanned.content]) }
-        return unescape(scanned.content)
-    }
-
     /// Reads a string value as the range of its raw content (between the quotes), telling
     /// whether it holds escapes (see ``unescapedBytes(_:)``).
     mutating func readStringRange() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
@@ -342,7 +334,7 @@ struct JSONReader {
     }
 
     /// The unescaped bytes of a string content range returned by ``readStringRange()``.
-    func unescapedBytes(_ content: Range<Int>) throws(JSONError) -> [UInt8] {
+    func unescapedBytes(_ content: Range<Int>) -> [UInt8] {
         unescape(content)
     }
 

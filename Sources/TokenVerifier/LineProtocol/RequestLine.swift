@@ -99,7 +99,7 @@ public struct RequestLine: Sendable {
                         let value = try reader.readStringRange()
                         hasToken = true
                         if value.hasEscapes {
-                            request.unescapedToken = try reader.unescapedBytes(value.content)
+                            request.unescapedToken = reader.unescapedBytes(value.content)
                         } else {
                             request.tokenRange = value.content
                         }
