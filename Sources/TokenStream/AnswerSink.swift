@@ -62,6 +62,13 @@ final class AnswerSink: @unchecked Sendable {
         }
     }
 
+    /// Counts answers that the reader wrote itself (they never pass through the sink).
+    func countAnsweredElsewhere(_ answered: RunSummary) {
+        lock.lock()
+        summary.add(answered)
+        lock.unlock()
+    }
+
     /// Writes everything buffered (at the end of a run).
     func flush() {
         lock.lock()

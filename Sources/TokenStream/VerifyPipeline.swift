@@ -99,7 +99,7 @@ public final class VerifyPipeline: @unchecked Sendable {
         var chunker = LineChunker(maxLineBytes: configuration.maxLineBytes)
         var sequence = 0
         let inlineWorker = verifier.makeWorker()
-        var inlineSummary = RunSummary()
+        var inlineAnswered = 0
         // The reader answers inline only while input does not pile up behind it: once a read
         // brings more than ``inlineLines`` lines, they go to the workers.
         var answeredInline = false
@@ -116,7 +116,8 @@ public final class VerifyPipeline: @unchecked Sendable {
                sink.flushed.load(ordering: .acquiring) == sequence, !sink.closed.load(ordering: .relaxed) {
                 // Nothing in flight and everything before written: answer here, in order.
                 let answer = answer(for: LineChunk(sequence: -1, lines: lines), worker: inlineWorker)
-                inlineSummary.add(answer.summary)
+                inlineAnswered += answer.summary.answered
+                sink.countAnsweredElsewhere(answer.summary)
                 if !OutputChannel.writeAll(answer.bytes, to: output) { sink.closed.store(true, ordering: .relaxed) }
                 answeredInline = true
                 return
@@ -167,11 +168,10 @@ public final class VerifyPipeline: @unchecked Sendable {
         work.close()
         finished.wait()
         sink.flush()
-        var summary = sink.summary
-        summary.add(inlineSummary)
+        let summary = sink.summary
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return Outcome(summary: summary, seconds: seconds, outputClosed: sink.closed.load(ordering: .relaxed),
-                       readError: readError, interrupted: interrupted, answeredByReader: inlineSummary.answered)
+                       readError: readError, interrupted: interrupted, answeredByReader: inlineAnswered)
     }
 
     /// Waits, without sleeping, up to ``inlineSpinNanoseconds`` for `descriptor` to be readable.
