@@ -77,7 +77,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tokenverifyTests",
-            dependencies: ["TokenVerifier"]
+            dependencies: ["TokenVerifier", "TokenGen"]
         ),
     ]
 )

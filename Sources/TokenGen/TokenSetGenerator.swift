@@ -177,12 +177,12 @@ public enum TokenSetGenerator {
     }
 }
 
-/// SplitMix64: a small, fast, reproducible generator.
-struct SplitMix64 {
+/// SplitMix64: a small, fast, reproducible generator (also used by the tests for seeded data).
+public struct SplitMix64: Sendable {
     private var state: UInt64
-    init(_ seed: UInt64) { state = seed }
+    public init(_ seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

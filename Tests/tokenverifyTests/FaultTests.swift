@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TokenGen
 import TokenVerifier
 
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ import Glibc
     func signalAtARandomMomentLosesNoAnswerAndRepeatsNone(_ signal: Int32, _ seed: UInt64) throws {
         let space = try Workspace()
         let token = space.token()
-        var random = SeededRandom(seed: seed &* 31 &+ UInt64(signal))
+        var random = SplitMix64(seed &* 31 &+ UInt64(signal))
         let live = try LiveTool(space.verifyArguments)
         let batch = String(repeating: token + "\n", count: 1_000)
         let feeder = Thread {

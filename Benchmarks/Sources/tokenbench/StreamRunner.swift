@@ -32,7 +32,7 @@ enum StreamRunner {
     /// apart (`senderLateness`), since on a small machine the load generator competes with the
     /// verifier for the same cores. Values are nanoseconds.
     static func latency(verifier: TokenVerifier, lines: [[UInt8]], rate: Double?, threads: Int) -> (latency: Histogram<UInt64>, senderLateness: Histogram<UInt64>?) {
-        let inline = UncheckedFlagBox()
+        let inline = UncheckedCount()
         let result = latency(lines: lines, rate: rate) { requestRead, answerWrite in
             let pipeline = VerifyPipeline(verifier: verifier, configuration: .init(threads: threads))
             inline.count = pipeline.run(inputs: [requestRead], output: answerWrite, stopRequested: { false }).answeredByReader
@@ -184,4 +184,5 @@ struct UncheckedSendTimes: @unchecked Sendable {
     init(_ pointer: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>) { self.pointer = pointer }
 }
 
-final class UncheckedFlagBox: @unchecked Sendable { var count = 0 }
+/// A count written by one thread and read by another after they synchronise.
+final class UncheckedCount: @unchecked Sendable { var count = 0 }

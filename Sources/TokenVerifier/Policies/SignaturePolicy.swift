@@ -1,14 +1,11 @@
 /// Check 12: the signature over `header.payload` verifies with the configured key, through
 /// libsodium (Ed25519) or OpenSSL (ES256). Consults the signature cache first, when there is one.
 struct SignaturePolicy {
-    /// `digest` is the token's cache key (computed once per token by the worker), when the
-    /// signature cache is on.
+    /// `digest` is the token's cache key, computed once per token by the worker whenever
+    /// `state` has a signature cache (nil exactly when it has none).
     func check(token: UnsafeBufferPointer<UInt8>, parsed: CompactToken, digest: KeyedHash.Digest?, keyIndex: Int,
                state: VerifierState, worker: VerificationWorker, _ failures: inout FailureList) {
-        if let cache = state.signatureCache {
-            let digest = digest ?? cache.digest(of: token)
-            if cache.contains(digest) { return }
-        }
+        if let digest, let cache = state.signatureCache, cache.contains(digest) { return }
         let key = state.keys.keys[keyIndex]
         let message = UnsafeBufferPointer(rebasing: token[..<parsed.signingInputLength])
         let verified = parsed.signature.withUnsafeBufferPointer { signature in
@@ -22,7 +19,7 @@ struct SignaturePolicy {
             }
         }
         if verified {
-            if let cache = state.signatureCache { cache.insert(digest ?? cache.digest(of: token)) }
+            if let digest { state.signatureCache?.insert(digest) }
         } else {
             let expected = key.type == .ed25519 ? "a 64-byte Ed25519 signature" : "a 64-byte r‖s ES256 signature"
             if parsed.signature.count != 64 {
