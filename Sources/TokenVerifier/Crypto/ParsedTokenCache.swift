@@ -5,7 +5,7 @@
 /// no lock.
 final class ParsedTokenCache {
     private var digests: [KeyedHash.Digest]
-    private var tokens: [CompactToken?]
+    private var tokens: [ParsedToken?]
     private let mask: Int
 
     /// A cache of `entries` entries, rounded up to a power of two.
@@ -23,12 +23,12 @@ final class ParsedTokenCache {
     }
 
     /// The token parsed earlier with this digest.
-    func lookup(_ digest: KeyedHash.Digest) -> CompactToken? {
+    func lookup(_ digest: KeyedHash.Digest) -> ParsedToken? {
         let index = slot(digest)
         return digests[index] == digest ? tokens[index] : nil
     }
 
-    func store(_ token: CompactToken, for digest: KeyedHash.Digest) {
+    func store(_ token: ParsedToken, for digest: KeyedHash.Digest) {
         let index = slot(digest)
         digests[index] = digest
         tokens[index] = token

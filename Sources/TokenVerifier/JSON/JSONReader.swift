@@ -192,15 +192,27 @@ struct JSONReader {
 
     /// Reads a non-empty array of strings (or, with `allowEmpty`, any array of strings).
     mutating func readStringArray(allowEmpty: Bool = false) throws(JSONError) -> [String] {
-        guard peekKind() == .array else { throw error("expected an array of strings") }
         var result: [String] = []
         result.reserveCapacity(4)
+        try readStringArray(allowEmpty: allowEmpty) { (reader: inout JSONReader, content: Range<Int>, hasEscapes: Bool) in
+            result.append(reader.string(content, hasEscapes: hasEscapes))
+        }
+        return result
+    }
+
+    /// Reads a non-empty array of strings (or, with `allowEmpty`, any array of strings), calling
+    /// `element` with each string's raw content range (see ``readStringRange()``).
+    mutating func readStringArray(allowEmpty: Bool = false,
+                                  _ element: (inout JSONReader, Range<Int>, Bool) throws(JSONError) -> Void) throws(JSONError) {
+        guard peekKind() == .array else { throw error("expected an array of strings") }
+        var count = 0
         try readArray { (reader: inout JSONReader) throws(JSONError) in
             guard reader.peekKind() == .string else { throw reader.error("expected an array of strings") }
-            result.append(try reader.readString())
+            let scanned = try reader.scanString()
+            try element(&reader, scanned.content, scanned.hasEscapes)
+            count += 1
         }
-        if result.isEmpty && !allowEmpty { throw error("expected a non-empty array of strings") }
-        return result
+        if count == 0 && !allowEmpty { throw error("expected a non-empty array of strings") }
     }
 
     /// Validates and skips any value, returning the byte range it occupied.
@@ -320,10 +332,15 @@ struct JSONReader {
     mutating func readString() throws(JSONError) -> String {
         guard peekKind() == .string else { throw error("expected a string") }
         let scanned = try scanString()
-        if !scanned.hasEscapes {
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[scanned.content]), as: UTF8.self)
+        return string(scanned.content, hasEscapes: scanned.hasEscapes)
+    }
+
+    /// The string whose raw content (validated by the reader) is `content`.
+    func string(_ content: Range<Int>, hasEscapes: Bool) -> String {
+        if !hasEscapes {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[content]), as: UTF8.self)
         }
-        return String(decoding: unescape(scanned.content), as: UTF8.self)
+        return String(decoding: unescape(content), as: UTF8.self)
     }
 
     /// Reads a string value as the range of its raw content (between the quotes), telling
@@ -336,6 +353,13 @@ struct JSONReader {
     /// The unescaped bytes of a string content range returned by ``readStringRange()``.
     func unescapedBytes(_ content: Range<Int>) -> [UInt8] {
         unescape(content)
+    }
+
+    /// Calls `body` with the unescaped bytes of a string content range returned by
+    /// ``readStringRange()`` (in place when it has no escapes).
+    func withStringBytes<R>(_ content: Range<Int>, hasEscapes: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if hasEscapes { return unescape(content).withUnsafeBufferPointer(body) }
+        return body(UnsafeBufferPointer(rebasing: bytes[content]))
     }
 
     private mutating func readMemberName() throws(JSONError) -> MemberName {

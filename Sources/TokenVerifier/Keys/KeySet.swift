@@ -3,6 +3,8 @@ public final class KeySet: Sendable {
     /// The keys in the order they were loaded.
     public let keys: [VerificationKey]
     private let indexByKeyID: [String: Int]
+    /// The `kid`s' UTF-8, for lookups by bytes in a small set.
+    private let keyIDBytes: [[UInt8]]
 
     /// A key set from keys whose `kid`s are unique.
     public init(keys: [VerificationKey]) throws(KeySetError) {
@@ -14,12 +16,24 @@ public final class KeySet: Sendable {
         }
         self.keys = keys
         self.indexByKeyID = index
+        self.keyIDBytes = keys.map { Array($0.keyID.utf8) }
     }
 
     /// The position in ``keys`` of the key with this `kid`.
     @inline(__always)
     func index(of keyID: String) -> Int? {
         indexByKeyID[keyID]
+    }
+
+    /// The position in ``keys`` of the key whose `kid` is these UTF-8 bytes.
+    func index(of keyID: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard keyIDBytes.count > 8 else {
+            for (index, bytes) in keyIDBytes.enumerated() where bytes.withUnsafeBufferPointer({ bytesEqual($0, keyID) }) {
+                return index
+            }
+            return nil
+        }
+        return indexByKeyID[String(decoding: keyID, as: UTF8.self)]
     }
 
     /// The key with this `kid`.

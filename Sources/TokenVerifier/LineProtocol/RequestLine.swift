@@ -52,25 +52,55 @@ public struct RequestLine: Sendable {
         case .success(let borrowed):
             var request = RequestLine(token: borrowed.unescapedToken ?? Array(line[borrowed.tokenRange]))
             request.id = borrowed.idRange.map { minified(UnsafeBufferPointer(rebasing: line[$0])) }
-            request.context = borrowed.context
+            request.context = borrowed.context(in: line)
             return .success(request)
         case .failure(let malformed):
             return .failure(malformed)
         }
     }
 
-    /// A request line parsed in place: the token and the `id` are ranges of the line, so the hot
-    /// path copies nothing. A token written with JSON escapes is unescaped into its own array.
+    /// A request line parsed in place: the token, the `id` and the context strings are ranges of
+    /// the line, so the hot path copies nothing. A token written with JSON escapes is unescaped
+    /// into its own array, context strings with escapes into ``unescaped``.
     struct Borrowed {
         var idRange: Range<Int>?
         var tokenRange: Range<Int> = 0..<0
         var unescapedToken: [UInt8]?
-        var context = RequestContext()
+        var device: Field?
+        var object: Field?
+        var channel: Field?
+        var command: Field?
+        var checkTime: Double?
+        /// The unescaped context strings that were written with escapes.
+        var unescaped: [UInt8] = []
+
+        /// Where a context string lies: a range of the line, or of ``unescaped``.
+        struct Field {
+            var range: Range<Int>
+            var inLine: Bool
+        }
 
         /// Calls `body` with the token's bytes.
         func withToken<R>(in line: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
             if let unescapedToken { return unescapedToken.withUnsafeBufferPointer(body) }
             return body(UnsafeBufferPointer(rebasing: line[tokenRange]))
+        }
+
+        /// Calls `body` with the token's bytes and the request context.
+        func withRequest<R>(in line: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> R) -> R {
+            unescaped.withUnsafeBufferPointer { owned in
+                func bytes(_ field: Field?) -> UnsafeBufferPointer<UInt8>? {
+                    field.map { UnsafeBufferPointer(rebasing: $0.inLine ? line[$0.range] : owned[$0.range]) }
+                }
+                let context = ContextBytes(device: bytes(device), object: bytes(object), channel: bytes(channel),
+                                           command: bytes(command), checkTime: checkTime)
+                return withToken(in: line) { body($0, context) }
+            }
+        }
+
+        /// The request context as Strings.
+        func context(in line: UnsafeBufferPointer<UInt8>) -> RequestContext {
+            withRequest(in: line) { _, context in context.strings }
         }
 
         static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<Borrowed, Malformed> {
@@ -84,8 +114,13 @@ public struct RequestLine: Sendable {
             }
             var hasToken = false
             var reader = JSONReader(line)
-            func string(_ reader: inout JSONReader, _ name: StaticString) throws(JSONError) -> String {
-                try reader.readString(member: "\"\(name)\"")
+            func string(_ reader: inout JSONReader, _ name: StaticString) throws(JSONError) -> Field {
+                guard reader.peekKind() == .string else { throw JSONError("\"\(name)\" must be a string", at: reader.position) }
+                let value = try reader.readStringRange()
+                guard value.hasEscapes else { return Field(range: value.content, inLine: true) }
+                let start = request.unescaped.count
+                request.unescaped += reader.unescapedBytes(value.content)
+                return Field(range: start..<request.unescaped.count, inLine: false)
             }
             do throws(JSONError) {
                 try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
@@ -93,7 +128,7 @@ public struct RequestLine: Sendable {
                     case 2 where name.equals("id"):
                         request.idRange = try reader.skipValue()
                     case 2 where name.equals("at"):
-                        request.context.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
+                        request.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
                     case 5 where name.equals("token"):
                         guard reader.peekKind() == .string else { throw JSONError("\"token\" must be a string", at: reader.position) }
                         let value = try reader.readStringRange()
@@ -103,10 +138,10 @@ public struct RequestLine: Sendable {
                         } else {
                             request.tokenRange = value.content
                         }
-                    case 6 where name.equals("device"): request.context.device = try string(&reader, "device")
-                    case 6 where name.equals("object"): request.context.object = try string(&reader, "object")
-                    case 7 where name.equals("channel"): request.context.channel = try string(&reader, "channel")
-                    case 7 where name.equals("command"): request.context.command = try string(&reader, "command")
+                    case 6 where name.equals("device"): let value = try string(&reader, "device"); request.device = value
+                    case 6 where name.equals("object"): let value = try string(&reader, "object"); request.object = value
+                    case 7 where name.equals("channel"): let value = try string(&reader, "channel"); request.channel = value
+                    case 7 where name.equals("command"): let value = try string(&reader, "command"); request.command = value
                     default:
                         throw JSONError("unknown member \"\(name.string)\" (allowed: id, token, device, object, channel, command, at)", at: reader.position)
                     }
@@ -128,7 +163,9 @@ public struct RequestLine: Sendable {
 extension VerificationWorker {
     /// Verifies one parsed request line.
     public func verify(_ line: RequestLine) -> VerificationResult {
-        line.token.withUnsafeBufferPointer { verify(token: $0, context: line.context) }
+        line.token.withUnsafeBufferPointer { token in
+            line.context.withBytes { verify(token: token, context: $0) }
+        }
     }
 
     /// Answers a batch of input lines of the line protocol, each already trimmed and not blank
@@ -154,8 +191,8 @@ extension VerificationWorker {
                 case .failure(let problem):
                     malformed[index] = problem
                 case .success(let request):
-                    prepared[index] = request.withToken(in: buffer) {
-                        prepare(token: $0, context: request.context, snapshot: snapshot)
+                    prepared[index] = request.withRequest(in: buffer) {
+                        prepare(token: $0, context: $1, snapshot: snapshot)
                     }
                     requests[index] = request
                 }
@@ -174,12 +211,13 @@ extension VerificationWorker {
                 ResponseLine.writeMalformed(line: number, problem, audit: audit, to: &writer)
                 reasons.append(.malformedRequest)
             } else if let request = requests[index], let bytes = lines[index].bytes {
-                let result = prepared[index]!.result()
+                let failures = prepared[index]!.failures.failures
                 bytes.withUnsafeBufferPointer { buffer in
                     let id = request.idRange.map { UnsafeBufferPointer(rebasing: buffer[$0]) }
-                    ResponseLine.write(line: number, idJSON: id, result: result, audit: audit, to: &writer)
+                    ResponseLine.write(line: number, idJSON: id, failures: failures, token: prepared[index]!.parsed,
+                                       audit: audit, to: &writer)
                 }
-                reasons.append(result.reason)
+                reasons.append(failures.first?.reason)
             } else {
                 let result = VerificationResult(failures: [VerificationFailure(.malformedRequest, oversizeDetail)])
                 ResponseLine.write(line: number, id: nil, result: result, audit: audit, to: &writer)
@@ -195,7 +233,7 @@ extension VerificationWorker {
     public func answer(line: UnsafeBufferPointer<UInt8>, number: Int, audit: Bool, to writer: inout JSONWriter) -> Reason? {
         switch RequestLine.Borrowed.parse(line) {
         case .success(let request):
-            let result = request.withToken(in: line) { verify(token: $0, context: request.context) }
+            let result = request.withRequest(in: line) { verify(token: $0, context: $1) }
             let id = request.idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
             ResponseLine.write(line: number, idJSON: id, result: result, audit: audit, to: &writer)
             return result.reason

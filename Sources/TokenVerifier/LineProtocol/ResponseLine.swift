@@ -23,6 +23,50 @@ public enum ResponseLine {
         writeVerdict(result, audit: audit, to: &writer)
     }
 
+    /// Like ``write(line:idJSON:result:audit:to:)`` for a token checked by the worker, written
+    /// straight from the parsed token.
+    static func write(line: Int, idJSON: UnsafeBufferPointer<UInt8>?, failures: [VerificationFailure], token: ParsedToken?,
+                      audit: Bool, to writer: inout JSONWriter) {
+        writer.raw("{\"line\":")
+        writer.integer(line)
+        if let idJSON {
+            writer.raw(",\"id\":")
+            writer.minified(idJSON)
+        }
+        guard failures.isEmpty, let token else {
+            return writeInvalid(failures, audit: audit, to: &writer)
+        }
+        func string(_ text: ParsedToken.Text) {
+            token.withBytes(text) { writer.string(utf8: $0) }
+        }
+        writer.raw(",\"valid\":true,\"jti\":")
+        string(token.tokenID)
+        writer.raw(",\"sub\":")
+        string(token.subject)
+        writer.raw(",\"aud\":")
+        if token.audienceIsArray {
+            writer.raw("[")
+            for index in 0..<Int(token.audience.count) {
+                if index > 0 { writer.raw(",") }
+                string(token.item(token.audience, index))
+            }
+            writer.raw("]")
+        } else {
+            string(token.item(token.audience, 0))
+        }
+        writer.raw(",\"kid\":")
+        if let keyID = token.keyID { string(keyID) } else { writer.raw("\"\"") }
+        writer.raw(",\"alg\":")
+        if let algorithm = token.algorithm { string(algorithm) } else { writer.raw("\"\"") }
+        writer.raw(",\"exp\":")
+        writer.number(token.expiresAt)
+        if let role = token.role {
+            writer.raw(",\"role\":")
+            string(role)
+        }
+        writer.raw("}\n")
+    }
+
     private static func writeVerdict(_ result: VerificationResult, audit: Bool, to writer: inout JSONWriter) {
         if result.isValid, let claims = result.claims, let header = result.header {
             writer.raw(",\"valid\":true,\"jti\":")
@@ -41,17 +85,22 @@ public enum ResponseLine {
                 writer.raw(",\"role\":")
                 writer.string(role)
             }
+            writer.raw("}\n")
         } else {
-            writer.raw(",\"valid\":false,\"reason\":")
-            writer.string(result.reason?.rawValue ?? "")
-            writer.raw(",\"detail\":")
-            writer.string(result.detail ?? "")
-            if audit {
-                writer.raw(",\"reasons\":")
-                writer.strings(result.failures.map(\.reason.rawValue))
-                writer.raw(",\"details\":")
-                writer.strings(result.failures.map(\.detail))
-            }
+            writeInvalid(result.failures, audit: audit, to: &writer)
+        }
+    }
+
+    private static func writeInvalid(_ failures: [VerificationFailure], audit: Bool, to writer: inout JSONWriter) {
+        writer.raw(",\"valid\":false,\"reason\":")
+        writer.string(failures.first?.reason.rawValue ?? "")
+        writer.raw(",\"detail\":")
+        writer.string(failures.first?.detail ?? "")
+        if audit {
+            writer.raw(",\"reasons\":")
+            writer.strings(failures.map(\.reason.rawValue))
+            writer.raw(",\"details\":")
+            writer.strings(failures.map(\.detail))
         }
         writer.raw("}\n")
     }

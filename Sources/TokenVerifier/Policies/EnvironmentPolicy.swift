@@ -2,13 +2,13 @@
 struct EnvironmentPolicy {
     let required: Environment?
 
-    func check(_ claims: TokenClaims, key: VerificationKey?, _ failures: inout FailureList) {
-        let token = claims.environment
+    func check(_ token: ParsedToken, key: VerificationKey?, _ failures: inout FailureList) {
+        let tokenEnvironment = token.environment
         let keyEnvironment = key?.environment
-        if let token, let keyEnvironment, token != keyEnvironment {
-            failures.add(.wrongEnvironment, "the token is for env \"\(token.rawValue)\" but key \"\(key!.keyID)\" is for \"\(keyEnvironment.rawValue)\"")
-        } else if let required, let token, token != required {
-            failures.add(.wrongEnvironment, "the token is for env \"\(token.rawValue)\", this run accepts \"\(required.rawValue)\"")
+        if let tokenEnvironment, let keyEnvironment, tokenEnvironment != keyEnvironment {
+            failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(key!.keyID)\" is for \"\(keyEnvironment.rawValue)\"")
+        } else if let required, let tokenEnvironment, tokenEnvironment != required {
+            failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
         } else if let required, let keyEnvironment, keyEnvironment != required {
             failures.add(.wrongEnvironment, "key \"\(key!.keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
         }

@@ -1,11 +1,11 @@
 /// Checks 3 and 4: `alg` is one of the three, `kid` is a string, `crit` is absent and `typ`, if
 /// present, is `JWT` or `dkt+jwt` (any case). Returns the algorithm when it is supported.
 struct HeaderPolicy {
-    func check(_ header: TokenHeader, _ failures: inout FailureList) -> SignatureAlgorithm? {
+    func check(_ header: ParsedToken, _ failures: inout FailureList) -> SignatureAlgorithm? {
         let algorithm = header.supportedAlgorithm
         if algorithm == nil {
             if let name = header.algorithm {
-                failures.add(.unsupportedAlgorithm, "alg \"\(name)\" is not accepted (accepted: Ed25519, EdDSA, ES256)")
+                failures.add(.unsupportedAlgorithm, "alg \"\(header.string(name))\" is not accepted (accepted: Ed25519, EdDSA, ES256)")
             } else if header.hasAlgorithmMember {
                 failures.add(.unsupportedAlgorithm, "alg must be a string naming Ed25519, EdDSA or ES256")
             } else {
@@ -23,8 +23,8 @@ struct HeaderPolicy {
         }
         if header.hasTypeMember {
             if let type = header.type {
-                if !Self.isAcceptedType(type) {
-                    failures.add(.badHeader, "typ \"\(type)\" is not accepted (accepted: JWT, dkt+jwt)")
+                if !header.withBytes(type, Self.isAcceptedType) {
+                    failures.add(.badHeader, "typ \"\(header.string(type))\" is not accepted (accepted: JWT, dkt+jwt)")
                 }
             } else {
                 failures.add(.badHeader, "typ must be a string")
@@ -34,12 +34,11 @@ struct HeaderPolicy {
     }
 
     /// `JWT` or `dkt+jwt`, compared without regard to ASCII case.
-    static func isAcceptedType(_ type: String) -> Bool {
+    static func isAcceptedType(_ type: UnsafeBufferPointer<UInt8>) -> Bool {
         equalsIgnoringASCIICase(type, "jwt") || equalsIgnoringASCIICase(type, "dkt+jwt")
     }
 
-    private static func equalsIgnoringASCIICase(_ text: String, _ lowercase: StaticString) -> Bool {
-        let utf8 = text.utf8
+    private static func equalsIgnoringASCIICase(_ utf8: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
         guard utf8.count == lowercase.utf8CodeUnitCount else { return false }
         return lowercase.withUTF8Buffer { expected in
             for (index, byte) in utf8.enumerated() {

@@ -2,11 +2,11 @@
 struct IssuerPolicy {
     let required: String?
 
-    func check(_ claims: TokenClaims, key: VerificationKey?, _ failures: inout FailureList) {
-        if let keyIssuer = key?.issuer, keyIssuer != claims.issuer {
-            failures.add(.wrongIssuer, "iss \"\(claims.issuer)\" differs from key \"\(key!.keyID)\"'s issuer \"\(keyIssuer)\"")
-        } else if let required, required != claims.issuer {
-            failures.add(.wrongIssuer, "iss \"\(claims.issuer)\" differs from the required issuer \"\(required)\"")
+    func check(_ token: ParsedToken, key: VerificationKey?, _ failures: inout FailureList) {
+        if let keyIssuer = key?.issuer, !token.equals(token.issuer, keyIssuer) {
+            failures.add(.wrongIssuer, "iss \"\(token.string(token.issuer))\" differs from key \"\(key!.keyID)\"'s issuer \"\(keyIssuer)\"")
+        } else if let required, !token.equals(token.issuer, required) {
+            failures.add(.wrongIssuer, "iss \"\(token.string(token.issuer))\" differs from the required issuer \"\(required)\"")
         }
     }
 }

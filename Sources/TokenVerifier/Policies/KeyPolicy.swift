@@ -3,20 +3,21 @@
 struct KeyPolicy {
     let keys: KeySet
 
-    /// Returns the index of the key that will verify the token, or nil.
-    func check(_ header: TokenHeader, algorithm: SignatureAlgorithm?, _ failures: inout FailureList) -> Int? {
-        guard let keyID = header.keyID else { return nil }
-        guard let index = keys.index(of: keyID) else {
-            failures.add(.unknownKey, "no key with kid \"\(keyID)\" is configured")
-            return nil
+    /// Returns the index of the key named by `kid` (nil when there is none) and whether the
+    /// token's algorithm fits it.
+    func check(_ header: ParsedToken, algorithm: SignatureAlgorithm?, _ failures: inout FailureList) -> (index: Int?, fits: Bool) {
+        guard let keyID = header.keyID else { return (nil, false) }
+        guard let index = header.withBytes(keyID, keys.index(of:)) else {
+            failures.add(.unknownKey, "no key with kid \"\(header.string(keyID))\" is configured")
+            return (nil, false)
         }
         let key = keys.keys[index]
-        guard let algorithm else { return nil }
+        guard let algorithm else { return (index, false) }
         guard key.accepts(algorithm) else {
             let declared = key.algorithm.map { " with alg \($0.rawValue)" } ?? ""
-            failures.add(.keyAlgorithmMismatch, "alg \(algorithm.rawValue) does not fit key \"\(keyID)\" (\(key.type.rawValue)\(declared))")
-            return nil
+            failures.add(.keyAlgorithmMismatch, "alg \(algorithm.rawValue) does not fit key \"\(key.keyID)\" (\(key.type.rawValue)\(declared))")
+            return (index, false)
         }
-        return index
+        return (index, true)
     }
 }

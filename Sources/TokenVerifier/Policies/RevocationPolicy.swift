@@ -2,32 +2,41 @@
 struct RevocationPolicy {
     let revocations: RevocationList
 
-    func check(_ claims: TokenClaims, keyID: String?, at time: Double, _ failures: inout FailureList) {
+    func check(_ token: ParsedToken, at time: Double, _ failures: inout FailureList) {
         guard revocations.count > 0 else { return }
-        let issuedAt = claims.issuedAt
-        if let keyID, revocations.revokes(.key, keyID, issuedAt: issuedAt, at: time) {
-            failures.add(.revokedKey, "key \"\(keyID)\" is revoked")
+        let issuedAt = token.issuedAt
+        func revokes(_ kind: RevocationList.Kind, _ text: ParsedToken.Text) -> Bool {
+            token.withBytes(text) { revocations.revokes(kind, $0, issuedAt: issuedAt, at: time) }
+        }
+        if let keyID = token.keyID, revokes(.key, keyID) {
+            failures.add(.revokedKey, "key \"\(token.string(keyID))\" is revoked")
             if failures.isDone { return }
         }
-        if revocations.revokes(.token, claims.tokenID, issuedAt: issuedAt, at: time) {
-            failures.add(.revokedToken, "token \"\(claims.tokenID)\" is revoked")
+        if revokes(.token, token.tokenID) {
+            failures.add(.revokedToken, "token \"\(token.string(token.tokenID))\" is revoked")
             if failures.isDone { return }
         }
-        if revocations.revokes(.device, claims.subject, issuedAt: issuedAt, at: time) {
-            failures.add(.revokedDevice, "device \"\(claims.subject)\" is revoked")
+        if revokes(.device, token.subject) {
+            failures.add(.revokedDevice, "device \"\(token.string(token.subject))\" is revoked")
             if failures.isDone { return }
         }
         if revocations.contains(kind: .object) {
-            for object in claims.audience where revocations.revokes(.object, object, issuedAt: issuedAt, at: time) {
-                failures.add(.revokedObject, "object \"\(object)\" is revoked")
+            for index in 0..<Int(token.audience.count) {
+                let object = token.item(token.audience, index)
+                guard revokes(.object, object) else { continue }
+                failures.add(.revokedObject, "object \"\(token.string(object))\" is revoked")
                 if failures.isDone { return }
                 break
             }
         }
         if revocations.contains(kind: .grant) {
-            for object in claims.audience
-            where revocations.revokesGrant(device: claims.subject, object: object, issuedAt: issuedAt, at: time) {
-                failures.add(.revokedGrant, "device \"\(claims.subject)\"'s grant on object \"\(object)\" is revoked")
+            for index in 0..<Int(token.audience.count) {
+                let object = token.item(token.audience, index)
+                let revoked = token.withBytes(token.subject) { device in
+                    token.withBytes(object) { revocations.revokesGrant(device: device, object: $0, issuedAt: issuedAt, at: time) }
+                }
+                guard revoked else { continue }
+                failures.add(.revokedGrant, "device \"\(token.string(token.subject))\"'s grant on object \"\(token.string(object))\" is revoked")
                 return
             }
         }

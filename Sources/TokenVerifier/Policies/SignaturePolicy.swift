@@ -3,12 +3,12 @@
 struct SignaturePolicy {
     /// `digest` is the token's cache key, computed once per token by the worker whenever
     /// `state` has a signature cache (nil exactly when it has none).
-    func check(token: UnsafeBufferPointer<UInt8>, parsed: CompactToken, digest: KeyedHash.Digest?, keyIndex: Int,
+    func check(token: UnsafeBufferPointer<UInt8>, parsed: ParsedToken, digest: KeyedHash.Digest?, keyIndex: Int,
                state: VerifierState, worker: VerificationWorker, _ failures: inout FailureList) {
         if let digest, let cache = state.signatureCache, cache.contains(digest) { return }
         let key = state.keys.keys[keyIndex]
         let message = UnsafeBufferPointer(rebasing: token[..<parsed.signingInputLength])
-        let verified = parsed.signature.withUnsafeBufferPointer { signature in
+        let verified = parsed.withBytes(parsed.signature) { signature in
             switch key.type {
             case .ed25519:
                 return key.publicKeyBytes.withUnsafeBufferPointer { publicKey in

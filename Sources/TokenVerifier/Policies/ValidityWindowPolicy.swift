@@ -2,17 +2,16 @@
 struct ValidityWindowPolicy {
     let leeway: Double
 
-    func check(_ claims: TokenClaims, at time: Double, _ failures: inout FailureList) {
-        if let notBefore = claims.notBefore, time < notBefore - leeway {
+    func check(_ token: ParsedToken, at time: Double, _ failures: inout FailureList) {
+        if let notBefore = token.notBefore, time < notBefore - leeway {
             failures.add(.notYetValid, "the token is valid from \(describe(notBefore)); the check time is \(describe(time))")
             if failures.isDone { return }
         }
-        if !(time < claims.expiresAt + leeway) {
-            failures.add(.expired, "the token expired at \(describe(claims.expiresAt)); the check time is \(describe(time))")
+        if !(time < token.expiresAt + leeway) {
+            failures.add(.expired, "the token expired at \(describe(token.expiresAt)); the check time is \(describe(time))")
         }
     }
 }
-
 /// A NumericDate for people: `2026-01-01T01:00:00Z (1767229200)`.
 func describe(_ time: Double) -> String {
     "\(NumericDate.rfc3339(time)) (\(formatNumericDate(time)))"

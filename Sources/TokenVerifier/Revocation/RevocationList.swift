@@ -63,16 +63,28 @@ public final class RevocationList: Sendable {
         countsByKind[Int(kind.rawValue)] > 0
     }
 
-    /// Whether an entry of `kind` for `value` revokes a token issued at `issuedAt`, checked at `time`.
-    func revokes(_ kind: Kind, _ value: String, issuedAt: Double?, at time: Double) -> Bool {
+    /// Whether an entry of `kind` for `value` (UTF-8) revokes a token issued at `issuedAt`, checked at `time`.
+    func revokes(_ kind: Kind, _ value: UnsafeBufferPointer<UInt8>, issuedAt: Double?, at time: Double) -> Bool {
         guard contains(kind: kind) else { return false }
         return revokes(digest: Self.digest(kind, value, value2: nil, hasher), issuedAt: issuedAt, at: time)
     }
 
     /// Whether a grant entry for (`device`, `object`) revokes a token issued at `issuedAt`, checked at `time`.
-    func revokesGrant(device: String, object: String, issuedAt: Double?, at time: Double) -> Bool {
+    func revokesGrant(device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>, issuedAt: Double?, at time: Double) -> Bool {
         guard contains(kind: .grant) else { return false }
         return revokes(digest: Self.digest(.grant, device, value2: object, hasher), issuedAt: issuedAt, at: time)
+    }
+
+    /// ``revokes(_:_:issuedAt:at:)`` for a String value.
+    func revokes(_ kind: Kind, _ value: String, issuedAt: Double?, at time: Double) -> Bool {
+        withUTF8(of: value) { revokes(kind, $0, issuedAt: issuedAt, at: time) }
+    }
+
+    /// ``revokesGrant(device:object:issuedAt:at:)`` for String values.
+    func revokesGrant(device: String, object: String, issuedAt: Double?, at time: Double) -> Bool {
+        withUTF8(of: device) { device in
+            withUTF8(of: object) { revokesGrant(device: device, object: $0, issuedAt: issuedAt, at: time) }
+        }
     }
 
     private func revokes(digest: KeyedHash.Digest, issuedAt: Double?, at time: Double) -> Bool {
@@ -94,32 +106,35 @@ public final class RevocationList: Sendable {
 
     /// The keyed digest of a selector: its kind, then its value(s), the first length-prefixed.
     static func digest(_ kind: Kind, _ value: String, value2: String?, _ hasher: KeyedHash) -> KeyedHash.Digest {
-        var value = value
-        var value2 = value2
-        return value.withUTF8 { first in
-            let firstCount = first.count
-            let secondCount = value2?.utf8.count ?? 0
-            let total = 1 + (value2 == nil ? 0 : 4) + firstCount + secondCount
-            return withUnsafeTemporaryAllocation(byteCount: total, alignment: 1) { buffer in
-                buffer[0] = kind.rawValue
-                var offset = 1
-                if value2 != nil {
-                    withUnsafeBytes(of: UInt32(firstCount).littleEndian) { lengthBytes in
-                        buffer.baseAddress!.advanced(by: 1).copyMemory(from: lengthBytes.baseAddress!, byteCount: 4)
-                    }
-                    offset += 4
+        withUTF8(of: value) { first in
+            guard let value2 else { return digest(kind, first, value2: nil, hasher) }
+            return withUTF8(of: value2) { digest(kind, first, value2: $0, hasher) }
+        }
+    }
+
+    /// The keyed digest of a selector given as UTF-8.
+    static func digest(_ kind: Kind, _ first: UnsafeBufferPointer<UInt8>, value2 second: UnsafeBufferPointer<UInt8>?,
+                       _ hasher: KeyedHash) -> KeyedHash.Digest {
+        let firstCount = first.count
+        let secondCount = second?.count ?? 0
+        let total = 1 + (second == nil ? 0 : 4) + firstCount + secondCount
+        return withUnsafeTemporaryAllocation(byteCount: total, alignment: 1) { buffer in
+            buffer[0] = kind.rawValue
+            var offset = 1
+            if second != nil {
+                withUnsafeBytes(of: UInt32(firstCount).littleEndian) { lengthBytes in
+                    buffer.baseAddress!.advanced(by: 1).copyMemory(from: lengthBytes.baseAddress!, byteCount: 4)
                 }
-                if firstCount > 0 {
-                    buffer.baseAddress!.advanced(by: offset).copyMemory(from: first.baseAddress!, byteCount: firstCount)
-                }
-                offset += firstCount
-                if secondCount > 0 {
-                    value2!.withUTF8 { second in
-                        buffer.baseAddress!.advanced(by: offset).copyMemory(from: second.baseAddress!, byteCount: secondCount)
-                    }
-                }
-                return hasher.hash(UnsafeRawBufferPointer(buffer))
+                offset += 4
             }
+            if firstCount > 0 {
+                buffer.baseAddress!.advanced(by: offset).copyMemory(from: first.baseAddress!, byteCount: firstCount)
+            }
+            offset += firstCount
+            if secondCount > 0, let second {
+                buffer.baseAddress!.advanced(by: offset).copyMemory(from: second.baseAddress!, byteCount: secondCount)
+            }
+            return hasher.hash(UnsafeRawBufferPointer(buffer))
         }
     }
 

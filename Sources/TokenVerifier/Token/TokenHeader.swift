@@ -21,31 +21,3 @@ public struct TokenHeader: Sendable, Equatable {
         algorithm.flatMap(SignatureAlgorithm.init(rawValue:))
     }
 }
-
-extension TokenHeader {
-    /// Reads a header object. Only JSON-level problems (syntax, duplicate members) throw;
-    /// wrong member values are left for the header checks.
-    init(json bytes: UnsafeBufferPointer<UInt8>) throws(JSONError) {
-        var header = TokenHeader()
-        var reader = JSONReader(bytes)
-        try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-            if name.equals("alg") {
-                header.hasAlgorithmMember = true
-                if reader.peekKind() == .string { header.algorithm = try reader.readString() } else { try reader.skipValue() }
-            } else if name.equals("kid") {
-                header.hasKeyIDMember = true
-                if reader.peekKind() == .string { header.keyID = try reader.readString() } else { try reader.skipValue() }
-            } else if name.equals("typ") {
-                header.hasTypeMember = true
-                if reader.peekKind() == .string { header.type = try reader.readString() } else { try reader.skipValue() }
-            } else if name.equals("crit") {
-                header.hasCritical = true
-                try reader.skipValue()
-            } else {
-                try reader.skipValue()
-            }
-        }
-        try reader.finish()
-        self = header
-    }
-}

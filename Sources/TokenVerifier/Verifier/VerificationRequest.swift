@@ -34,6 +34,40 @@ public struct RequestContext: Sendable {
     }
 }
 
+/// The request context as bytes borrowed from the request: the form the checks read.
+struct ContextBytes {
+    var device: UnsafeBufferPointer<UInt8>?
+    var object: UnsafeBufferPointer<UInt8>?
+    var channel: UnsafeBufferPointer<UInt8>?
+    var command: UnsafeBufferPointer<UInt8>?
+    var checkTime: Double?
+
+    /// The same context as Strings.
+    var strings: RequestContext {
+        func string(_ bytes: UnsafeBufferPointer<UInt8>?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+        return RequestContext(device: string(device), object: string(object), channel: string(channel),
+                              command: string(command), checkTime: checkTime)
+    }
+}
+
+extension RequestContext {
+    /// Calls `body` with this context as bytes.
+    func withBytes<R>(_ body: (ContextBytes) -> R) -> R {
+        var joined: [UInt8] = []
+        var ranges: [Range<Int>?] = []
+        for value in [device, object, channel, command] {
+            guard let value else { ranges.append(nil); continue }
+            let start = joined.count
+            joined += value.utf8
+            ranges.append(start..<joined.count)
+        }
+        return joined.withUnsafeBufferPointer { buffer in
+            func bytes(_ index: Int) -> UnsafeBufferPointer<UInt8>? { ranges[index].map { UnsafeBufferPointer(rebasing: buffer[$0]) } }
+            return body(ContextBytes(device: bytes(0), object: bytes(1), channel: bytes(2), command: bytes(3), checkTime: checkTime))
+        }
+    }
+}
+
 /// How a verifier checks tokens.
 public struct VerificationOptions: Sendable {
     /// `--env`: tokens and keys of the other environment are refused.

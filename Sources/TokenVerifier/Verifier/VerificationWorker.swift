@@ -22,7 +22,7 @@ public final class VerificationWorker {
     public func verify(_ request: VerificationRequest) -> VerificationResult {
         var token = request.token
         return token.withUTF8 { bytes in
-            verify(token: bytes, context: request.context)
+            request.context.withBytes { verify(token: bytes, context: $0) }
         }
     }
 
@@ -39,19 +39,19 @@ public final class VerificationWorker {
     /// A token checked up to, not including, its signature.
     struct Prepared {
         var failures: FailureList
-        var parsed: CompactToken?
+        var parsed: ParsedToken?
         /// The key for check 12, when the signature still has to be checked.
         var signatureKey: Int?
         /// The token's cache key, when the signature cache is on.
         var digest: KeyedHash.Digest?
 
         func result() -> VerificationResult {
-            VerificationResult(failures: failures.failures, header: parsed?.header, claims: parsed?.claims)
+            VerificationResult(failures: failures.failures, header: parsed.map(TokenHeader.init), claims: parsed.map(TokenClaims.init))
         }
     }
 
     /// The checks of SPEC §5 in order. Outside audit mode the first failure ends the run.
-    func verify(token: UnsafeBufferPointer<UInt8>, context: RequestContext) -> VerificationResult {
+    func verify(token: UnsafeBufferPointer<UInt8>, context: ContextBytes) -> VerificationResult {
         let snapshot = snapshot()
         var prepared = prepare(token: token, context: context, snapshot: snapshot)
         checkSignature(&prepared, token: token, snapshot: snapshot)
@@ -59,21 +59,21 @@ public final class VerificationWorker {
     }
 
     /// Checks 2 to 11 in order; outside audit mode the first failure ends the run.
-    func prepare(token: UnsafeBufferPointer<UInt8>, context: RequestContext, snapshot: Snapshot) -> Prepared {
+    func prepare(token: UnsafeBufferPointer<UInt8>, context: ContextBytes, snapshot: Snapshot) -> Prepared {
         let options = core.options
         let state = snapshot.state
         var prepared = Prepared(failures: FailureList(audit: options.audit))
 
         // 2: structure, JSON and claim types (or the same token parsed before).
-        func parse() -> CompactToken? {
-            switch CompactToken.parse(token) {
+        func parse() -> ParsedToken? {
+            switch ParsedToken.parse(token) {
             case .success(let token): return token
             case .failure(let error):
                 prepared.failures.add(.malformedToken, error.description)
                 return nil
             }
         }
-        let parsed: CompactToken
+        let parsed: ParsedToken
         if let cache = state.signatureCache {
             let digest = cache.digest(of: token)
             prepared.digest = digest
@@ -90,34 +90,31 @@ public final class VerificationWorker {
             parsed = fresh
         }
         prepared.parsed = parsed
-        let header = parsed.header
-        let claims = parsed.claims
 
         // 3, 4: algorithm and header.
-        let algorithm = HeaderPolicy().check(header, &prepared.failures)
+        let algorithm = HeaderPolicy().check(parsed, &prepared.failures)
         if prepared.failures.isDone { return prepared }
         // 5, 6: key.
-        let keyIndex = KeyPolicy(keys: state.keys).check(header, algorithm: algorithm, &prepared.failures)
+        let (keyIndex, keyFits) = KeyPolicy(keys: state.keys).check(parsed, algorithm: algorithm, &prepared.failures)
         if prepared.failures.isDone { return prepared }
         let key = keyIndex.map { state.keys.keys[$0] }
-            ?? header.keyID.flatMap { state.keys[$0] }
         // 7, 8: environment and issuer.
-        EnvironmentPolicy(required: options.environment).check(claims, key: key, &prepared.failures)
+        EnvironmentPolicy(required: options.environment).check(parsed, key: key, &prepared.failures)
         if prepared.failures.isDone { return prepared }
-        IssuerPolicy(required: options.issuer).check(claims, key: key, &prepared.failures)
+        IssuerPolicy(required: options.issuer).check(parsed, key: key, &prepared.failures)
         if prepared.failures.isDone { return prepared }
         // 9: validity window.
         let time = context.checkTime ?? options.checkTime ?? currentNumericDate()
-        ValidityWindowPolicy(leeway: options.leeway).check(claims, at: time, &prepared.failures)
+        ValidityWindowPolicy(leeway: options.leeway).check(parsed, at: time, &prepared.failures)
         if prepared.failures.isDone { return prepared }
         // 10: revocations.
-        RevocationPolicy(revocations: snapshot.revocations).check(claims, keyID: header.keyID, at: time, &prepared.failures)
+        RevocationPolicy(revocations: snapshot.revocations).check(parsed, at: time, &prepared.failures)
         if prepared.failures.isDone { return prepared }
         // 11: request context.
-        RequestContextPolicy().check(claims, context, &prepared.failures)
+        RequestContextPolicy().check(parsed, context, &prepared.failures)
         if prepared.failures.isDone { return prepared }
         // 12 is left for checkSignature, when a key fits.
-        prepared.signatureKey = keyIndex
+        prepared.signatureKey = keyFits ? keyIndex : nil
         return prepared
     }
 

@@ -1,0 +1,79 @@
+import Testing
+@testable import TokenVerifier
+
+/// The one-buffer token form: every string lands where the checks and the answer read it,
+/// whether written plainly or with escapes, and the public forms made from it agree.
+@Suite struct ParsedTokenTests {
+    let fixtures = Fixtures()
+
+    func parse(_ token: String) throws -> ParsedToken {
+        try Array(token.utf8).withUnsafeBufferPointer { try ParsedToken.parse($0).get() }
+    }
+
+    @Test func readsEveryClaimAndHeaderMember() throws {
+        let claims = Fixtures.claims(["aud": #"["car-1","car-2","car-3"]"#, "env": "\"prod\"", "nbf": "1799990001"])
+        let token = try parse(Fixtures.token(fixtures.es, claims: claims))
+        #expect(token.string(token.issuer) == "operator-a")
+        #expect(token.string(token.subject) == "phone-1")
+        #expect(token.string(token.tokenID) == "t-1")
+        #expect(token.role.map(token.string) == "owner")
+        #expect(token.strings(token.audience) == ["car-1", "car-2", "car-3"])
+        #expect(token.audienceIsArray)
+        #expect(token.strings(token.channels) == ["ble", "nfc"])
+        #expect(token.strings(token.commands) == ["unlock", "lock"])
+        #expect(token.expiresAt == 1_800_003_600 && token.notBefore == 1_799_990_001 && token.issuedAt == 1_799_990_000)
+        #expect(token.environment == .production)
+        #expect(token.keyID.map(token.string) == "es-1")
+        #expect(token.algorithm.map(token.string) == "ES256" && token.supportedAlgorithm == .es256)
+        #expect(token.signature.count == 64)
+    }
+
+    @Test func escapedStringsAreUnescapedIntoTheBuffer() throws {
+        let claims = Fixtures.claims([
+            "sub": #""ph\u006fne-1""#, "aud": #""car-\u0031""#, "ch": #"["b\u006ce","n\/fc"]"#,
+            "cmd": #"["unlock","l\u00f6ck","\ud83d\ude97"]"#, "jti": #""t\"1""#, "env": #""\u0069nt""#,
+        ])
+        let header = #"{"alg":"\u0045d25519","kid":"ed\u002d1","typ":"J\u0057T"}"#
+        let token = try parse(Fixtures.token(fixtures.ed, claims: claims, header: header))
+        #expect(token.string(token.subject) == "phone-1")
+        #expect(token.strings(token.audience) == ["car-1"] && !token.audienceIsArray)
+        #expect(token.strings(token.channels) == ["ble", "n/fc"])
+        #expect(token.strings(token.commands) == ["unlock", "löck", "🚗"])
+        #expect(token.string(token.tokenID) == "t\"1")
+        #expect(token.environment == .integration)
+        #expect(token.supportedAlgorithm == .ed25519 && token.keyID.map(token.string) == "ed-1")
+        #expect(token.type.map(token.string) == "JWT")
+
+        // The checks compare the unescaped bytes, and the answer re-escapes what JSON needs.
+        let verifier = fixtures.verifier()
+        let text = Fixtures.token(fixtures.ed, claims: claims, header: header)
+        let result = verifier.verify(VerificationRequest(token: text, device: "phone-1", object: "car-1", channel: "n/fc", command: "löck"))
+        #expect(result.isValid)
+        #expect(result.claims?.tokenID == "t\"1" && result.header?.keyID == "ed-1")
+        var writer = JSONWriter()
+        let worker = verifier.makeWorker()
+        _ = Array(text.utf8).withUnsafeBufferPointer { worker.answer(line: $0, number: 1, audit: false, to: &writer) }
+        #expect(writer.text.contains(#""jti":"t\"1","sub":"phone-1","aud":"car-1","kid":"ed-1","alg":"Ed25519""#))
+    }
+
+    @Test func publicFormsAgreeWithTheBuffer() throws {
+        let text = Fixtures.token(fixtures.ed, claims: Fixtures.claims(["aud": #"["car-1","car-2"]"#, "role": nil]))
+        let token = try parse(text)
+        let compact = try CompactToken.parse(Array(text.utf8)).get()
+        #expect(compact.claims == TokenClaims(token) && compact.header == TokenHeader(token))
+        #expect(compact.claims.audience == ["car-1", "car-2"] && compact.claims.role == nil)
+        #expect(compact.signature == token.withBytes(token.signature) { Array($0) })
+        #expect(compact.signingInputLength == text.utf8.split(separator: UInt8(ascii: "."))[0...1].map(\.count).reduce(1, +))
+    }
+
+    @Test func contextIsComparedByBytes() throws {
+        let verifier = fixtures.verifier()
+        let token = Fixtures.token(fixtures.ed, claims: Fixtures.claims(["aud": #"["car-1","car-2"]"#]))
+        #expect(verifier.verify(VerificationRequest(token: token, object: "car-2")).isValid)
+        #expect(verifier.verify(VerificationRequest(token: token, object: "car-")).reason == .wrongObject)
+        #expect(verifier.verify(VerificationRequest(token: token, object: "car-22")).reason == .wrongObject)
+        #expect(verifier.verify(VerificationRequest(token: token, device: "")).reason == .wrongDevice)
+        #expect(verifier.verify(VerificationRequest(token: token, channel: "nfc", command: "lock")).isValid)
+        #expect(verifier.verify(VerificationRequest(token: token, command: "Lock")).reason == .commandNotPermitted)
+    }
+}
