@@ -78,9 +78,13 @@ import Testing
         let worker = verifier.makeWorker()
         let good = Fixtures.token(fixtures.ed)
         let first = worker.verify(VerificationRequest(token: good))
+        #expect(worker.parsedTokenStores == 0, "a token seen once is not kept")
         let again = worker.verify(VerificationRequest(token: good))
-        #expect(first.isValid && again.isValid)
-        #expect(again.claims == first.claims && again.header == first.header)
+        #expect(worker.parsedTokenStores == 1 && worker.parsedTokenHits == 0, "kept once its signature is known")
+        let third = worker.verify(VerificationRequest(token: good))
+        #expect(worker.parsedTokenHits == 1)
+        #expect(first.isValid && again.isValid && third.isValid)
+        #expect(again.claims == first.claims && third.header == first.header && third.claims == first.claims)
         // Same claims, another signature: a different token, parsed and checked on its own.
         let other = Fixtures.token(fixtures.ed, claims: Fixtures.claims(["jti": "\"t-2\""]))
         let resigned = replacingSegment(good, 2, with: String(other.split(separator: ".")[2]))
@@ -90,6 +94,9 @@ import Testing
         #expect(worker.verify(VerificationRequest(token: good, device: "phone-9")).reason == .wrongDevice)
         #expect(worker.verify(VerificationRequest(token: good, checkTime: 1_900_000_000)).reason == .expired)
         #expect(worker.verify(VerificationRequest(token: good)).isValid)
+        #expect(worker.parsedTokenHits == 4)
+        // A token that never verifies is never kept.
+        #expect(worker.parsedTokenStores == 1)
     }
 
     @Test func parsedTokenCacheFindsOnlyWhatItHolds() throws {
