@@ -36,15 +36,33 @@ struct LineChunker {
                 return
             }
             let newline = start + UnsafeRawPointer(found).distance(to: UnsafeRawPointer(buffer.baseAddress! + start)) * -1
-            appendPartial(UnsafeBufferPointer(rebasing: buffer[start..<newline]))
-            endLine()
+            if partial.isEmpty && !partialOversized {
+                // The whole line is in this buffer: taken from it in one copy, by the same rules.
+                let line = UnsafeBufferPointer(rebasing: buffer[start..<newline])
+                partialOversized = Self.droppingLeadingBlanks(line).count > maxLineBytes
+                endLine(line)
+                partialOversized = false
+            } else {
+                appendPartial(UnsafeBufferPointer(rebasing: buffer[start..<newline]))
+                endPartialLine()
+            }
             start = newline + 1
         }
     }
 
     /// Ends the input: a last line without a newline counts as a line.
     mutating func finish() {
-        if !partial.isEmpty || partialOversized { endLine() }
+        if !partial.isEmpty || partialOversized { endPartialLine() }
+    }
+
+    /// Ends the line collected in `partial` and starts a new one.
+    private mutating func endPartialLine() {
+        do {
+            let line = partial
+            line.withUnsafeBufferPointer { endLine($0) }
+        }
+        partial.removeAll(keepingCapacity: partial.capacity <= 1 << 16)
+        partialOversized = false
     }
 
     /// Takes the complete lines collected so far.
@@ -59,9 +77,7 @@ struct LineChunker {
         var bytes = bytes
         if partial.isEmpty {
             // Leading white space is dropped at once, so it never counts or accumulates.
-            var start = 0
-            while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
-            bytes = UnsafeBufferPointer(rebasing: bytes[start...])
+            bytes = Self.droppingLeadingBlanks(bytes)
             if bytes.isEmpty { return }
         }
         if partial.count + bytes.count > maxLineBytes {
@@ -72,19 +88,26 @@ struct LineChunker {
         partial.append(contentsOf: bytes)
     }
 
-    private mutating func endLine() {
+    /// Ends a line whose bytes (untrimmed, unless the line was cut short as oversized) are
+    /// `bytes`; the caller then resets the partial line.
+    private mutating func endLine(_ bytes: UnsafeBufferPointer<UInt8>) {
         lineNumber += 1
         if partialOversized {
             pending.append((lineNumber, nil))
-        } else {
-            var line = partial.withUnsafeBufferPointer { Array(RequestLine.trimmed($0)) }
-            if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
-                // A UTF-8 byte order mark at the very start of the input is not part of the line.
-                line = line.withUnsafeBufferPointer { Array(RequestLine.trimmed(UnsafeBufferPointer(rebasing: $0[3...]))) }
-            }
-            if !line.isEmpty { pending.append((lineNumber, line)) }
+            return
         }
-        partial.removeAll(keepingCapacity: partial.capacity <= 1 << 16)
-        partialOversized = false
+        var line = RequestLine.trimmed(bytes)
+        if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
+            // A UTF-8 byte order mark at the very start of the input is not part of the line.
+            line = RequestLine.trimmed(UnsafeBufferPointer(rebasing: line[3...]))
+        }
+        if !line.isEmpty { pending.append((lineNumber, Array(line))) }
+    }
+
+    /// `bytes` without the spaces, tabs and carriage returns it starts with.
+    private static func droppingLeadingBlanks(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var start = 0
+        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
+        return UnsafeBufferPointer(rebasing: bytes[start...])
     }
 }

@@ -80,7 +80,7 @@ import Testing
         let first = worker.verify(VerificationRequest(token: good))
         #expect(worker.parsedTokenStores == 0, "a token seen once is not kept")
         let again = worker.verify(VerificationRequest(token: good))
-        #expect(worker.parsedTokenStores == 1 && worker.parsedTokenHits == 0, "kept once its signature is known")
+        #expect(worker.parsedTokenStores == 1 && worker.parsedTokenHits == 0, "kept at its second sighting")
         let third = worker.verify(VerificationRequest(token: good))
         #expect(worker.parsedTokenHits == 1)
         #expect(first.isValid && again.isValid && third.isValid)
@@ -95,8 +95,11 @@ import Testing
         #expect(worker.verify(VerificationRequest(token: good, checkTime: 1_900_000_000)).reason == .expired)
         #expect(worker.verify(VerificationRequest(token: good)).isValid)
         #expect(worker.parsedTokenHits == 4)
-        // A token that never verifies is never kept.
-        #expect(worker.parsedTokenStores == 1)
+        // The resigned token was kept at its second sighting too (a parse depends on the bytes
+        // alone) and still failed its signature check.
+        #expect(worker.parsedTokenStores == 2)
+        #expect(worker.verify(VerificationRequest(token: resigned)).reason == .badSignature)
+        #expect(worker.parsedTokenHits == 5)
     }
 
     @Test func parsedTokenCacheFindsOnlyWhatItHolds() throws {
@@ -104,10 +107,14 @@ import Testing
         let token = try Array(Fixtures.token(fixtures.ed).utf8).withUnsafeBufferPointer { try ParsedToken.parse($0).get() }
         let digest = KeyedHash.Digest(low: 1, high: 2)
         #expect(cache.lookup(digest) == nil)
-        cache.store(token, for: digest)
+        #expect(!cache.note(token, for: digest), "the first sighting notes the digest only")
+        #expect(cache.lookup(digest) == nil)
+        #expect(cache.note(token, for: digest), "the second keeps the parse")
         #expect(cache.lookup(digest).map(TokenClaims.init) == TokenClaims(token))
         #expect(cache.lookup(KeyedHash.Digest(low: 9, high: 2)) == nil, "same slot, another digest")
         #expect(cache.lookup(KeyedHash.Digest(low: 1, high: 3)) == nil)
+        #expect(!cache.note(token, for: KeyedHash.Digest(low: 9, high: 2)), "another digest in the slot is only noted")
+        #expect(cache.lookup(digest) == nil, "and evicts the kept parse")
     }
 
     @Test func cacheCanBeTurnedOff() {

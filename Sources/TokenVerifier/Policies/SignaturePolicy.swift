@@ -2,11 +2,10 @@
 /// libsodium (Ed25519) or OpenSSL (ES256). Consults the signature cache first, when there is one.
 struct SignaturePolicy {
     /// `digest` is the token's cache key, computed once per token by the worker whenever
-    /// `state` has a signature cache (nil exactly when it has none); `known` tells whether the
-    /// worker found it in that cache.
-    func check(token: UnsafeBufferPointer<UInt8>, parsed: ParsedToken, digest: KeyedHash.Digest?, known: Bool, keyIndex: Int,
+    /// `state` has a signature cache (nil exactly when it has none).
+    func check(token: UnsafeBufferPointer<UInt8>, parsed: ParsedToken, digest: KeyedHash.Digest?, keyIndex: Int,
                state: VerifierState, worker: VerificationWorker, _ failures: inout FailureList) {
-        if known { return }
+        if let digest, let cache = state.signatureCache, cache.contains(digest) { return }
         let key = state.keys.keys[keyIndex]
         let message = UnsafeBufferPointer(rebasing: token[..<parsed.signingInputLength])
         let verified = parsed.withBytes(parsed.signature) { signature in
