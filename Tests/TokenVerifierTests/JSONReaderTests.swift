@@ -61,6 +61,20 @@ import Testing
         #expect(check(String(repeating: "[", count: 100_000)) != nil)
     }
 
+    @Test func duplicatesAreFoundWhateverTheirLengthAndPlace() {
+        // Names are compared by a fingerprint (length and first eight bytes) and then in full.
+        let distinct = ["", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghj", "abcdefghij",
+                        "abcdefgi", "bbcdefgh", "ab cdefgh"]
+        #expect(check("{" + distinct.map { "\"\($0)\":1" }.joined(separator: ",") + "}") == nil)
+        for name in distinct {
+            let object = "{" + (distinct + [name]).map { "\"\($0)\":1" }.joined(separator: ",") + "}"
+            #expect(check(object)?.description.contains("duplicate") == true, "\(name)")
+            // At the very end of the text, where fewer than eight bytes follow the name.
+            #expect(check(#"{"\#(name)":1,"\#(name)":2}"#)?.description.contains("duplicate") == true, "\(name) at the end")
+        }
+        #expect(check(#"{"ab":1,"a":2}"#) == nil && check(#"{"a":1,"ab":2}"#) == nil)
+    }
+
     @Test func detectsDuplicatesInLargeObjects() {
         var members = (0..<500).map { "\"m\($0)\":\($0)" }
         #expect(check("{" + members.joined(separator: ",") + "}") == nil)
@@ -79,6 +93,29 @@ import Testing
             }
         }
         #expect(values == ["n": "1800000000.5", "i": "-42.0", "big": "inf", "s": "café"])
+    }
+
+    @Test func theFirstSpecialByteOfAWordIsFoundExactly() {
+        // The scanner jumps to the lowest flag of a word: it must be the first special byte,
+        // whatever follows it (later flags may be false alarms).
+        func isSpecial(_ byte: UInt8) -> Bool { byte < 0x20 || byte >= 0x80 || byte == 0x22 || byte == 0x5C }
+        let fillers: [UInt8] = [0x61, 0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xFF]
+        var mismatches = 0
+        for byte in 0...255 {
+            for position in 0..<8 {
+                for after in fillers {
+                    var bytes = [UInt8](repeating: 0x61, count: 8)
+                    bytes[position] = UInt8(byte)
+                    for index in (position + 1)..<8 { bytes[index] = after }
+                    let word = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+                    let flags = JSONReader.specialBytes(word)
+                    let expected = bytes.firstIndex(where: isSpecial)
+                    let found = flags == 0 ? nil : flags.trailingZeroBitCount >> 3
+                    if found != expected { mismatches += 1 }
+                }
+            }
+        }
+        #expect(mismatches == 0)
     }
 
     @Test func specialBytesAreFoundAtEveryOffset() throws {

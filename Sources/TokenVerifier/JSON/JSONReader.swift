@@ -107,17 +107,38 @@ struct JSONReader {
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
         } else {
-            try withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.inlineNameCount) {
-                (seen: UnsafeMutableBufferPointer<Range<Int>>) throws(JSONError) in
+            try withUnsafeTemporaryAllocation(of: SeenName.self, capacity: Self.inlineNameCount) {
+                (seen: UnsafeMutableBufferPointer<SeenName>) throws(JSONError) in
                 try readMembers(seen: seen, body)
             }
         }
         depth -= 1
     }
 
-    /// Reads `name: value` pairs up to and including the closing brace. `seen` holds the raw
-    /// ranges of the names read so far (unescaped names only).
-    private mutating func readMembers(seen: UnsafeMutableBufferPointer<Range<Int>>,
+    /// A member name already read: its raw range and a fingerprint of it (its length and first
+    /// eight bytes), so that most comparisons are one integer compare.
+    struct SeenName {
+        var range: Range<Int>
+        var fingerprint: UInt64
+    }
+
+    /// The fingerprint of the raw name at `range`: equal names have equal fingerprints.
+    @inline(__always)
+    private func fingerprint(_ range: Range<Int>) -> UInt64 {
+        let count = range.count
+        var word: UInt64 = 0
+        if let base = bytes.baseAddress, range.lowerBound + 8 <= bytes.count {
+            word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(fromByteOffset: range.lowerBound, as: UInt64.self))
+            if count < 8 { word &= (1 &<< UInt64(count * 8)) &- 1 }
+        } else {
+            for (shift, index) in range.prefix(8).enumerated() { word |= UInt64(bytes[index]) &<< UInt64(shift * 8) }
+        }
+        return word ^ (UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// Reads `name: value` pairs up to and including the closing brace. `seen` holds the names
+    /// read so far (unescaped names only).
+    private mutating func readMembers(seen: UnsafeMutableBufferPointer<SeenName>,
                                       _ body: (inout JSONReader, MemberName) throws(JSONError) -> Void) throws(JSONError) {
         var seenCount = 0
         var manyNames: Set<[UInt8]>? = nil
@@ -126,14 +147,16 @@ struct JSONReader {
             let nameOffset = position
             let name = try readMemberName()
             if manyNames == nil, name.decoded == nil, seenCount < seen.count {
-                for index in 0..<seenCount where bytesEqual(UnsafeBufferPointer(rebasing: bytes[seen[index]]), name.raw) {
+                let print = fingerprint(name.rawRange)
+                for index in 0..<seenCount
+                where seen[index].fingerprint == print && bytesEqual(UnsafeBufferPointer(rebasing: bytes[seen[index].range]), name.raw) {
                     throw JSONError("duplicate member \"\(name.string)\"", at: nameOffset)
                 }
-                seen.initializeElement(at: seenCount, to: name.rawRange)
+                seen.initializeElement(at: seenCount, to: SeenName(range: name.rawRange, fingerprint: print))
                 seenCount += 1
             } else {
                 if manyNames == nil {
-                    manyNames = Set(seen[0..<seenCount].map { Array(bytes[$0]) })
+                    manyNames = Set(seen[0..<seenCount].map { Array(bytes[$0.range]) })
                 }
                 if manyNames!.insert(name.byteArray).inserted == false {
                     throw JSONError("duplicate member \"\(name.string)\"", at: nameOffset)
@@ -383,14 +406,21 @@ struct JSONReader {
             // Fast path: printable ASCII other than the quote and the backslash.
             var index = position
             if let base {
-                // Eight bytes at a time while none of them is special.
+                // Eight bytes at a time while none of them is special; the lowest flag of a word
+                // marks its first special byte exactly.
                 let raw = UnsafeRawPointer(base)
+                var found = false
                 while index + 8 <= count {
-                    let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                    if Self.hasSpecialByte(word) { break }
+                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                    let special = Self.specialBytes(word)
+                    if special != 0 {
+                        index += special.trailingZeroBitCount >> 3
+                        found = true
+                        break
+                    }
                     index += 8
                 }
-                while index < count {
+                while !found && index < count {
                     let byte = base[index]
                     if byte < 0x20 || byte >= 0x80 || byte == 0x22 || byte == 0x5C { break }
                     index += 1
@@ -414,9 +444,11 @@ struct JSONReader {
         }
     }
 
-    /// Whether any byte of `word` is below 0x20, at or above 0x80, `"` or `\`.
+    /// The high bit of each byte of `word` (first byte lowest) that is below 0x20, at or above
+    /// 0x80, `"` or `\`; bits above the lowest one set may be false alarms (a borrow carried
+    /// from a special byte), the lowest one never is.
     @inline(__always)
-    private static func hasSpecialByte(_ word: UInt64) -> Bool {
+    static func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22)
@@ -424,7 +456,7 @@ struct JSONReader {
         let control = (word &- ones &* 0x20) & ~word
         let quoteZero = (quote &- ones) & ~quote
         let backslashZero = (backslash &- ones) & ~backslash
-        return ((control | quoteZero | backslashZero) & highs) | (word & highs) != 0
+        return ((control | quoteZero | backslashZero) & highs) | (word & highs)
     }
 
     private mutating func scanEscape() throws(JSONError) {
