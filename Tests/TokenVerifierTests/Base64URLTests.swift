@@ -3,11 +3,36 @@ import Testing
 
 @Suite struct Base64URLTests {
     @Test func roundTripsEveryLength() {
-        for length in 0..<40 {
+        for length in 0..<100 {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
             let encoded = Base64URL.encode(bytes)
             #expect(!encoded.contains(UInt8(ascii: "=")))
             #expect(Base64URL.decode(encoded) == bytes)
+        }
+    }
+
+    @Test func aBadCharacterIsFoundAtEveryPosition() {
+        let encoded = Base64URL.encode((0..<72).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 7) })
+        for position in encoded.indices {
+            for bad in [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "/"), 0x00, 0x80, 0xFF] {
+                var text = encoded
+                text[position] = bad
+                #expect(Base64URL.decode(text) == nil, "\(bad) at \(position)")
+            }
+        }
+    }
+
+    @Test func decodingIntoAnExactBufferWritesNothingPastIt() {
+        for length in 0..<70 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let encoded = Base64URL.encode(bytes)
+            var output = [UInt8](repeating: 0xAA, count: length + 8)
+            let written = encoded.withUnsafeBufferPointer { input in
+                output.withUnsafeMutableBufferPointer { Base64URL.decode(input, into: UnsafeMutableBufferPointer(rebasing: $0[0..<length])) }
+            }
+            #expect(written == length)
+            #expect(Array(output[0..<length]) == bytes)
+            #expect(output[length...].allSatisfy { $0 == 0xAA }, "length \(length)")
         }
     }
 
