@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TokenVerifier
 
@@ -64,6 +65,22 @@ import Testing
         #expect(compact.claims.audience == ["car-1", "car-2"] && compact.claims.role == nil)
         #expect(compact.signature == token.withBytes(token.signature) { Array($0) })
         #expect(compact.signingInputLength == text.utf8.split(separator: UInt8(ascii: "."))[0...1].map(\.count).reduce(1, +))
+    }
+
+    @Test func requestLinesWithEscapesAreUnescapedInTheBatchPath() throws {
+        let verifier = fixtures.verifier()
+        let token = Fixtures.token(fixtures.ed, claims: Fixtures.claims(["aud": #"["car-1","car-2"]"#]))
+        let escapedToken = token.replacingOccurrences(of: ".", with: #"\u002e"#)
+        let lines: [String] = [
+            #"{"id":1,"token":"\#(escapedToken)","device":"ph\u006fne-1","object":"car-\u0032","channel":"n\u0066c","command":"\u006cock"}"#,
+            #"{"id":2,"token":"\#(token)","device":"ph\u006fne-2"}"#,
+            #"{"id":3,"command":"l\u006fck","token":"\#(escapedToken)","object":"car-\u0033"}"#,
+        ]
+        var writer = JSONWriter()
+        let reasons = verifier.makeWorker().answer(lines: lines.enumerated().map { ($0.offset + 1, Array($0.element.utf8)) },
+                                                   audit: false, oversizeDetail: "", to: &writer)
+        #expect(reasons == [nil, .wrongDevice, .wrongObject])
+        #expect(writer.text.contains(#"not \"phone-2\""#) && writer.text.contains(#"object \"car-3\""#), "\(writer.text)")
     }
 
     @Test func contextIsComparedByBytes() throws {

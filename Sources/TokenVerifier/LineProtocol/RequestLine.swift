@@ -50,7 +50,7 @@ public struct RequestLine: Sendable {
     public static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<RequestLine, Malformed> {
         switch Borrowed.parse(line) {
         case .success(let borrowed):
-            var request = RequestLine(token: borrowed.unescapedToken ?? Array(line[borrowed.tokenRange]))
+            var request = RequestLine(token: borrowed.withToken(in: line) { Array($0) })
             request.id = borrowed.idRange.map { minified(UnsafeBufferPointer(rebasing: line[$0])) }
             request.context = borrowed.context(in: line)
             return .success(request)
@@ -60,35 +60,42 @@ public struct RequestLine: Sendable {
     }
 
     /// A request line parsed in place: the token, the `id` and the context strings are ranges of
-    /// the line, so the hot path copies nothing. A token written with JSON escapes is unescaped
-    /// into its own array, context strings with escapes into ``unescaped``.
+    /// the line, so the hot path copies nothing. A token or context string written with JSON
+    /// escapes is unescaped into ``unescaped`` (nil while there is none, so that copying a
+    /// request costs no reference counting).
     struct Borrowed {
         var idRange: Range<Int>?
-        var tokenRange: Range<Int> = 0..<0
-        var unescapedToken: [UInt8]?
+        var token = Field(range: 0..<0, inLine: true)
         var device: Field?
         var object: Field?
         var channel: Field?
         var command: Field?
         var checkTime: Double?
-        /// The unescaped context strings that were written with escapes.
-        var unescaped: [UInt8] = []
+        /// The unescaped strings that were written with escapes.
+        var unescaped: [UInt8]?
 
-        /// Where a context string lies: a range of the line, or of ``unescaped``.
+        /// Where a string lies: a range of the line, or of ``unescaped``.
         struct Field {
             var range: Range<Int>
             var inLine: Bool
         }
 
+        /// Keeps unescaped bytes in ``unescaped``; returns where they lie.
+        mutating func keepUnescaped(_ bytes: [UInt8]) -> Field {
+            let start = unescaped?.count ?? 0
+            unescaped = (unescaped ?? []) + bytes
+            return Field(range: start..<(start + bytes.count), inLine: false)
+        }
+
         /// Calls `body` with the token's bytes.
         func withToken<R>(in line: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-            if let unescapedToken { return unescapedToken.withUnsafeBufferPointer(body) }
-            return body(UnsafeBufferPointer(rebasing: line[tokenRange]))
+            if !token.inLine, let unescaped { return unescaped.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[token.range])) } }
+            return body(UnsafeBufferPointer(rebasing: line[token.range]))
         }
 
         /// Calls `body` with the token's bytes and the request context.
         func withRequest<R>(in line: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> R) -> R {
-            unescaped.withUnsafeBufferPointer { owned in
+            (unescaped ?? []).withUnsafeBufferPointer { owned in
                 func bytes(_ field: Field?) -> UnsafeBufferPointer<UInt8>? {
                     field.map { UnsafeBufferPointer(rebasing: $0.inLine ? line[$0.range] : owned[$0.range]) }
                 }
@@ -106,7 +113,7 @@ public struct RequestLine: Sendable {
         static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<Borrowed, Malformed> {
             var request = Borrowed()
             guard looksLikeJSON(line.first) else {
-                request.tokenRange = 0..<line.count   // a bare token
+                request.token = Field(range: 0..<line.count, inLine: true)   // a bare token
                 return .success(request)
             }
             guard line.first == UInt8(ascii: "{") else {
@@ -118,9 +125,7 @@ public struct RequestLine: Sendable {
                 guard reader.peekKind() == .string else { throw JSONError("\"\(name)\" must be a string", at: reader.position) }
                 let value = try reader.readStringRange()
                 guard value.hasEscapes else { return Field(range: value.content, inLine: true) }
-                let start = request.unescaped.count
-                request.unescaped += reader.unescapedBytes(value.content)
-                return Field(range: start..<request.unescaped.count, inLine: false)
+                return request.keepUnescaped(reader.unescapedBytes(value.content))
             }
             do throws(JSONError) {
                 try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
@@ -134,9 +139,10 @@ public struct RequestLine: Sendable {
                         let value = try reader.readStringRange()
                         hasToken = true
                         if value.hasEscapes {
-                            request.unescapedToken = reader.unescapedBytes(value.content)
+                            let kept = request.keepUnescaped(reader.unescapedBytes(value.content))
+                            request.token = kept
                         } else {
-                            request.tokenRange = value.content
+                            request.token = Field(range: value.content, inLine: true)
                         }
                     case 6 where name.equals("device"): let value = try string(&reader, "device"); request.device = value
                     case 6 where name.equals("object"): let value = try string(&reader, "object"); request.object = value
@@ -178,53 +184,75 @@ extension VerificationWorker {
     /// library's code and tables stay in cache from one verify to the next), then the answers.
     public func answer(lines: [(number: Int, bytes: [UInt8]?)], audit: Bool, oversizeDetail: String,
                        to writer: inout JSONWriter) -> [Reason?] {
-        // One slot per line, filled pass by pass and changed in place (no copies of parsed
-        // claims between the passes).
+        // One slot per line, filled pass by pass and changed in place (no copies of requests
+        // or parsed tokens between the passes, and no array of them to retain and release).
         let snapshot = snapshot()
-        var requests = [RequestLine.Borrowed?](repeating: nil, count: lines.count)
-        var malformed = [RequestLine.Malformed?](repeating: nil, count: lines.count)
-        var prepared = [Prepared?](repeating: nil, count: lines.count)
-        for index in lines.indices {
-            guard let bytes = lines[index].bytes else { continue }
-            bytes.withUnsafeBufferPointer { buffer in
-                switch RequestLine.Borrowed.parse(buffer) {
-                case .failure(let problem):
-                    malformed[index] = problem
-                case .success(let request):
-                    prepared[index] = request.withRequest(in: buffer) {
-                        prepare(token: $0, context: $1, snapshot: snapshot)
+        var reasons = [Reason?](repeating: nil, count: lines.count)
+        lines.withUnsafeBufferPointer { lines in
+            withUnsafeTemporaryAllocation(of: LineState.self, capacity: lines.count) { states in
+                let states = states.baseAddress!
+                for index in lines.indices {
+                    (states + index).initialize(to: LineState(audit: audit))
+                    guard let bytes = lines[index].bytes else { continue }
+                    let state = states + index
+                    bytes.withUnsafeBufferPointer { buffer in
+                        switch RequestLine.Borrowed.parse(buffer) {
+                        case .failure(let problem):
+                            state.pointee.malformed = problem
+                        case .success(let request):
+                            state.pointee.request = request
+                            state.pointee.isRequest = true
+                            state.pointee.prepared = request.withRequest(in: buffer) {
+                                prepare(token: $0, context: $1, snapshot: snapshot)
+                            }
+                        }
                     }
-                    requests[index] = request
                 }
-            }
-        }
-        for index in lines.indices where prepared[index]?.signatureKey != nil {
-            lines[index].bytes!.withUnsafeBufferPointer { buffer in
-                requests[index]!.withToken(in: buffer) { checkSignature(&prepared[index]!, token: $0, snapshot: snapshot) }
-            }
-        }
-        var reasons: [Reason?] = []
-        reasons.reserveCapacity(lines.count)
-        for index in lines.indices {
-            let number = lines[index].number
-            if let problem = malformed[index] {
-                ResponseLine.writeMalformed(line: number, problem, audit: audit, to: &writer)
-                reasons.append(.malformedRequest)
-            } else if let request = requests[index], let bytes = lines[index].bytes {
-                let failures = prepared[index]!.failures.failures
-                bytes.withUnsafeBufferPointer { buffer in
-                    let id = request.idRange.map { UnsafeBufferPointer(rebasing: buffer[$0]) }
-                    ResponseLine.write(line: number, idJSON: id, failures: failures, token: prepared[index]!.parsed,
-                                       audit: audit, to: &writer)
+                for index in lines.indices where states[index].isRequest && states[index].prepared.signatureKey != nil {
+                    let state = states + index
+                    lines[index].bytes!.withUnsafeBufferPointer { buffer in
+                        state.pointee.request.withToken(in: buffer) {
+                            checkSignature(&state.pointee.prepared, token: $0, snapshot: snapshot)
+                        }
+                    }
                 }
-                reasons.append(failures.first?.reason)
-            } else {
-                let result = VerificationResult(failures: [VerificationFailure(.malformedRequest, oversizeDetail)])
-                ResponseLine.write(line: number, id: nil, result: result, audit: audit, to: &writer)
-                reasons.append(.malformedRequest)
+                for index in lines.indices {
+                    let number = lines[index].number
+                    let state = states + index
+                    if let problem = state.pointee.malformed {
+                        ResponseLine.writeMalformed(line: number, problem, audit: audit, to: &writer)
+                        reasons[index] = .malformedRequest
+                    } else if state.pointee.isRequest, let bytes = lines[index].bytes {
+                        bytes.withUnsafeBufferPointer { buffer in
+                            let id = state.pointee.request.idRange.map { UnsafeBufferPointer(rebasing: buffer[$0]) }
+                            ResponseLine.write(line: number, idJSON: id, failures: state.pointee.prepared.failures.failures,
+                                               token: state.pointee.prepared.parsed, audit: audit, to: &writer)
+                        }
+                        reasons[index] = state.pointee.prepared.failures.failures.first?.reason
+                    } else {
+                        let result = VerificationResult(failures: [VerificationFailure(.malformedRequest, oversizeDetail)])
+                        ResponseLine.write(line: number, id: nil, result: result, audit: audit, to: &writer)
+                        reasons[index] = .malformedRequest
+                    }
+                }
+                states.deinitialize(count: lines.count)
             }
         }
         return reasons
+    }
+
+    /// What the batch API knows of one line between its passes (changed in place).
+    private struct LineState {
+        /// The line is not a well-formed request.
+        var malformed: RequestLine.Malformed?
+        /// The line is a request: `request` and `prepared` hold it.
+        var isRequest = false
+        var request = RequestLine.Borrowed()
+        var prepared: Prepared
+
+        init(audit: Bool) {
+            prepared = Prepared(failures: FailureList(audit: audit))
+        }
     }
 
     /// Answers one input line of the line protocol (already trimmed, not blank): parses it,

@@ -2,15 +2,16 @@
 struct EnvironmentPolicy {
     let required: Environment?
 
-    func check(_ token: ParsedToken, key: VerificationKey?, _ failures: inout FailureList) {
+    /// `keyIndex`: the key of `keys` named by the token's `kid`, if any.
+    func check(_ token: ParsedToken, keys: KeySet, keyIndex: Int?, _ failures: inout FailureList) {
         let tokenEnvironment = token.environment
-        let keyEnvironment = key?.environment
+        let keyEnvironment = keyIndex.flatMap { keys.keys[$0].environment }
         if let tokenEnvironment, let keyEnvironment, tokenEnvironment != keyEnvironment {
-            failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(key!.keyID)\" is for \"\(keyEnvironment.rawValue)\"")
+            failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(keys.keys[keyIndex!].keyID)\" is for \"\(keyEnvironment.rawValue)\"")
         } else if let required, let tokenEnvironment, tokenEnvironment != required {
             failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
         } else if let required, let keyEnvironment, keyEnvironment != required {
-            failures.add(.wrongEnvironment, "key \"\(key!.keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
+            failures.add(.wrongEnvironment, "key \"\(keys.keys[keyIndex!].keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
         }
     }
 }

@@ -2,9 +2,10 @@
 struct IssuerPolicy {
     let required: String?
 
-    func check(_ token: ParsedToken, key: VerificationKey?, _ failures: inout FailureList) {
-        if let keyIssuer = key?.issuer, !token.equals(token.issuer, keyIssuer) {
-            failures.add(.wrongIssuer, "iss \"\(token.string(token.issuer))\" differs from key \"\(key!.keyID)\"'s issuer \"\(keyIssuer)\"")
+    /// `keyIndex`: the key of `keys` named by the token's `kid`, if any.
+    func check(_ token: ParsedToken, keys: KeySet, keyIndex: Int?, _ failures: inout FailureList) {
+        if let keyIndex, let keyIssuer = keys.keys[keyIndex].issuer, !token.equals(token.issuer, keyIssuer) {
+            failures.add(.wrongIssuer, "iss \"\(token.string(token.issuer))\" differs from key \"\(keys.keys[keyIndex].keyID)\"'s issuer \"\(keyIssuer)\"")
         } else if let required, !token.equals(token.issuer, required) {
             failures.add(.wrongIssuer, "iss \"\(token.string(token.issuer))\" differs from the required issuer \"\(required)\"")
         }

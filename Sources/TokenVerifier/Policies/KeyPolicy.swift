@@ -11,9 +11,9 @@ struct KeyPolicy {
             failures.add(.unknownKey, "no key with kid \"\(header.string(keyID))\" is configured")
             return (nil, false)
         }
-        let key = keys.keys[index]
         guard let algorithm else { return (index, false) }
-        guard key.accepts(algorithm) else {
+        guard keys.keys[index].accepts(algorithm) else {
+            let key = keys.keys[index]
             let declared = key.algorithm.map { " with alg \($0.rawValue)" } ?? ""
             failures.add(.keyAlgorithmMismatch, "alg \(algorithm.rawValue) does not fit key \"\(key.keyID)\" (\(key.type.rawValue)\(declared))")
             return (index, false)

@@ -6,12 +6,13 @@ struct SignaturePolicy {
     func check(token: UnsafeBufferPointer<UInt8>, parsed: ParsedToken, digest: KeyedHash.Digest?, keyIndex: Int,
                state: VerifierState, worker: VerificationWorker, _ failures: inout FailureList) {
         if let digest, let cache = state.signatureCache, cache.contains(digest) { return }
-        let key = state.keys.keys[keyIndex]
+        let keys = state.keys.keys
+        let type = keys[keyIndex].type
         let message = UnsafeBufferPointer(rebasing: token[..<parsed.signingInputLength])
         let verified = parsed.withBytes(parsed.signature) { signature in
-            switch key.type {
+            switch type {
             case .ed25519:
-                return key.publicKeyBytes.withUnsafeBufferPointer { publicKey in
+                return keys[keyIndex].publicKeyBytes.withUnsafeBufferPointer { publicKey in
                     Ed25519.verify(signature: signature, message: message, publicKey: publicKey)
                 }
             case .p256:
@@ -21,11 +22,11 @@ struct SignaturePolicy {
         if verified {
             if let digest { state.signatureCache?.insert(digest) }
         } else {
-            let expected = key.type == .ed25519 ? "a 64-byte Ed25519 signature" : "a 64-byte r‖s ES256 signature"
+            let expected = type == .ed25519 ? "a 64-byte Ed25519 signature" : "a 64-byte r‖s ES256 signature"
             if parsed.signature.count != 64 {
                 failures.add(.badSignature, "the signature is \(parsed.signature.count) bytes; expected \(expected)")
             } else {
-                failures.add(.badSignature, "the signature does not verify with key \"\(key.keyID)\"")
+                failures.add(.badSignature, "the signature does not verify with key \"\(keys[keyIndex].keyID)\"")
             }
         }
     }

@@ -101,11 +101,10 @@ public final class VerificationWorker {
         // 5, 6: key.
         let (keyIndex, keyFits) = KeyPolicy(keys: state.keys).check(parsed, algorithm: algorithm, &prepared.failures)
         if prepared.failures.isDone { return prepared }
-        let key = keyIndex.map { state.keys.keys[$0] }
         // 7, 8: environment and issuer.
-        EnvironmentPolicy(required: options.environment).check(parsed, key: key, &prepared.failures)
+        EnvironmentPolicy(required: options.environment).check(parsed, keys: state.keys, keyIndex: keyIndex, &prepared.failures)
         if prepared.failures.isDone { return prepared }
-        IssuerPolicy(required: options.issuer).check(parsed, key: key, &prepared.failures)
+        IssuerPolicy(required: options.issuer).check(parsed, keys: state.keys, keyIndex: keyIndex, &prepared.failures)
         if prepared.failures.isDone { return prepared }
         // 9: validity window.
         let time = context.checkTime ?? options.checkTime ?? currentNumericDate()
@@ -124,9 +123,9 @@ public final class VerificationWorker {
 
     /// Check 12 for a prepared token (nothing when an earlier check ended the run).
     func checkSignature(_ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: Snapshot) {
-        guard let keyIndex = prepared.signatureKey, let parsed = prepared.parsed else { return }
+        guard let keyIndex = prepared.signatureKey, prepared.parsed != nil else { return }
         prepared.signatureKey = nil
-        SignaturePolicy().check(token: token, parsed: parsed, digest: prepared.digest, keyIndex: keyIndex,
+        SignaturePolicy().check(token: token, parsed: prepared.parsed!, digest: prepared.digest, keyIndex: keyIndex,
                                 state: snapshot.state, worker: self, &prepared.failures)
     }
 
