@@ -21,13 +21,13 @@ final class SignatureCache: @unchecked Sendable {
         var capacity = Self.ways
         while capacity < slots { capacity <<= 1 }
         setMask = capacity / Self.ways - 1
-        words = .allocate(capacity: capacity * 3)
+        words = allocateLargeTable(of: UnsafeAtomic<UInt64>.Storage.self, count: capacity * 3)
         words.initialize(repeating: UnsafeAtomic<UInt64>.Storage(0), count: capacity * 3)
     }
 
     deinit {
         words.deinitialize(count: (setMask + 1) * Self.ways * 3)
-        words.deallocate()
+        freeLargeTable(words)
     }
 
     /// The cache key of `token`.

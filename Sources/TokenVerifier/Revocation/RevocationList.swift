@@ -48,7 +48,11 @@ public final class RevocationList: Sendable {
         var capacity = 16
         while capacity < entries.count * 2 { capacity <<= 1 }
         mask = capacity - 1
-        var table = [UInt32](repeating: 0, count: capacity)
+        var table = [UInt32](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            adviseHugePages(UnsafeMutableRawBufferPointer(buffer))
+            buffer.initialize(repeating: 0)
+            initialized = capacity
+        }
         for (index, entry) in entries.enumerated() {
             var slot = Int(truncatingIfNeeded: entry.digest.low) & mask
             while table[slot] != 0 { slot = (slot + 1) & mask }
