@@ -83,6 +83,28 @@ import Testing
         #expect(writer.text.contains(#"not \"phone-2\""#) && writer.text.contains(#"object \"car-3\""#), "\(writer.text)")
     }
 
+    @Test func answersWrittenFromTheBufferMatchThoseWrittenFromAResult() throws {
+        // The line protocol writes answers straight from the parsed token; the public
+        // ResponseLine API writes them from a VerificationResult. Both must agree, byte for byte.
+        let verifier = fixtures.verifier()
+        let worker = verifier.makeWorker()
+        let tokens = [
+            Fixtures.token(fixtures.ed),
+            Fixtures.token(fixtures.es, claims: Fixtures.claims(["aud": #"["car-1","c\"2"]"#, "role": nil, "exp": "1800003600.5"])),
+            Fixtures.token(fixtures.edDSA, claims: Fixtures.claims(["sub": #""ph\u00f6ne\n1""#])),
+            Fixtures.token(fixtures.ed, claims: Fixtures.claims(["exp": "1"])),
+        ]
+        for (index, token) in tokens.enumerated() {
+            for audit in [false, true] {
+                var fromBuffer = JSONWriter()
+                _ = Array(token.utf8).withUnsafeBufferPointer { worker.answer(line: $0, number: index + 1, audit: audit, to: &fromBuffer) }
+                var fromResult = JSONWriter()
+                ResponseLine.write(line: index + 1, id: nil, result: worker.verify(VerificationRequest(token: token)), audit: audit, to: &fromResult)
+                #expect(fromBuffer.text == fromResult.text)
+            }
+        }
+    }
+
     @Test func contextIsComparedByBytes() throws {
         let verifier = fixtures.verifier()
         let token = Fixtures.token(fixtures.ed, claims: Fixtures.claims(["aud": #"["car-1","car-2"]"#]))

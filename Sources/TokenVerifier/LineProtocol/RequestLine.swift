@@ -261,10 +261,16 @@ extension VerificationWorker {
     public func answer(line: UnsafeBufferPointer<UInt8>, number: Int, audit: Bool, to writer: inout JSONWriter) -> Reason? {
         switch RequestLine.Borrowed.parse(line) {
         case .success(let request):
-            let result = request.withRequest(in: line) { verify(token: $0, context: $1) }
+            let snapshot = snapshot()
+            let prepared = request.withRequest(in: line) { token, context in
+                var prepared = prepare(token: token, context: context, snapshot: snapshot)
+                checkSignature(&prepared, token: token, snapshot: snapshot)
+                return prepared
+            }
             let id = request.idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
-            ResponseLine.write(line: number, idJSON: id, result: result, audit: audit, to: &writer)
-            return result.reason
+            ResponseLine.write(line: number, idJSON: id, failures: prepared.failures.failures, token: prepared.parsed,
+                               audit: audit, to: &writer)
+            return prepared.failures.failures.first?.reason
         case .failure(let malformed):
             ResponseLine.writeMalformed(line: number, malformed, audit: audit, to: &writer)
             return .malformedRequest
