@@ -57,6 +57,21 @@ import Testing
         #expect(writer.text.contains(#""jti":"t\"1","sub":"phone-1","aud":"car-1","kid":"ed-1","alg":"Ed25519""#))
     }
 
+    @Test func theDensestListsAndEscapesFitTheirBounds() throws {
+        // Lists of empty strings are the most items a claims object of a given size can hold;
+        // a string of escapes the most text to unescape.
+        for count in [1, 2, 3, 100, 1000] {
+            let list = "[" + Array(repeating: #""""#, count: count).joined(separator: ",") + "]"
+            let escapes = String(repeating: #"\u0041"#, count: count)
+            let claims = #"{"iss":"operator-a","sub":"\#(escapes)","aud":\#(list),"jti":"\#(escapes)","exp":1800003600,"ch":\#(list),"cmd":\#(list)}"#
+            let token = try parse(Fixtures.token(fixtures.ed, claims: claims))
+            #expect(token.audience.count == count && token.channels.count == count && token.commands.count == count)
+            let commands = token.strings(token.commands)
+            #expect(commands.allSatisfy { $0.isEmpty })
+            #expect(token.string(token.subject) == String(repeating: "A", count: count) && token.string(token.tokenID) == token.string(token.subject))
+        }
+    }
+
     @Test func publicFormsAgreeWithTheBuffer() throws {
         let text = Fixtures.token(fixtures.ed, claims: Fixtures.claims(["aud": #"["car-1","car-2"]"#, "role": nil]))
         let token = try parse(text)
@@ -114,5 +129,23 @@ import Testing
         #expect(verifier.verify(VerificationRequest(token: token, device: "")).reason == .wrongDevice)
         #expect(verifier.verify(VerificationRequest(token: token, channel: "nfc", command: "lock")).isValid)
         #expect(verifier.verify(VerificationRequest(token: token, command: "Lock")).reason == .commandNotPermitted)
+        // Byte for byte, without Unicode normalisation: "é" precomposed is not "e" + U+0301.
+        let accented = Fixtures.token(fixtures.ed, claims: Fixtures.claims(["sub": #""caf\u00e9""#]))
+        #expect(verifier.verify(VerificationRequest(token: accented, device: "caf\u{E9}")).isValid)
+        #expect(verifier.verify(VerificationRequest(token: accented, device: "cafe\u{301}")).reason == .wrongDevice)
+    }
+
+    @Test func keyIDsAreFoundByBytesInSmallAndLargeSets() throws {
+        // A scan up to eight keys, a table beyond: both find exactly the same kids.
+        for count in [3, 20] {
+            let signers = (0..<count).map { SigningKey.generate(algorithm: .ed25519, keyID: "k\($0)-caf\u{E9}") }
+            let keys = try KeySet(keys: signers.map { try Fixtures.publicKey($0) })
+            let verifier = TokenVerifier(keys: keys, options: VerificationOptions(checkTime: Fixtures.now))
+            for signer in signers {
+                #expect(verifier.verify(VerificationRequest(token: Fixtures.token(signer))).isValid)
+            }
+            let header = #"{"alg":"Ed25519","kid":"k1-cafe\u0301"}"#
+            #expect(verifier.verify(VerificationRequest(token: Fixtures.token(signers[1], header: header))).reason == .unknownKey)
+        }
     }
 }

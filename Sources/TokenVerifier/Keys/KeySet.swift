@@ -3,8 +3,9 @@ public final class KeySet: Sendable {
     /// The keys in the order they were loaded.
     public let keys: [VerificationKey]
     private let indexByKeyID: [String: Int]
-    /// The `kid`s' UTF-8, for lookups by bytes in a small set.
+    /// The `kid`s' UTF-8, for lookups by bytes: a scan in a small set, a table in a large one.
     private let keyIDBytes: [[UInt8]]
+    private let indexByKeyIDBytes: [[UInt8]: Int]
 
     /// A key set from keys whose `kid`s are unique.
     public init(keys: [VerificationKey]) throws(KeySetError) {
@@ -17,6 +18,7 @@ public final class KeySet: Sendable {
         self.keys = keys
         self.indexByKeyID = index
         self.keyIDBytes = keys.map { Array($0.keyID.utf8) }
+        self.indexByKeyIDBytes = keys.count > 8 ? Dictionary(keyIDBytes.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) : [:]
     }
 
     /// The position in ``keys`` of the key with this `kid`.
@@ -25,7 +27,8 @@ public final class KeySet: Sendable {
         indexByKeyID[keyID]
     }
 
-    /// The position in ``keys`` of the key whose `kid` is these UTF-8 bytes.
+    /// The position in ``keys`` of the key whose `kid` is exactly these UTF-8 bytes (compared
+    /// byte for byte, as every string of a token is: no Unicode normalisation).
     func index(of keyID: UnsafeBufferPointer<UInt8>) -> Int? {
         guard keyIDBytes.count > 8 else {
             for (index, bytes) in keyIDBytes.enumerated() where bytes.withUnsafeBufferPointer({ bytesEqual($0, keyID) }) {
@@ -33,7 +36,7 @@ public final class KeySet: Sendable {
             }
             return nil
         }
-        return indexByKeyID[String(decoding: keyID, as: UTF8.self)]
+        return indexByKeyIDBytes[Array(keyID)]
     }
 
     /// The key with this `kid`.

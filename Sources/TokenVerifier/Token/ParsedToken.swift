@@ -227,6 +227,7 @@ struct ParsedToken {
                 return Text(start: UInt32(offset + content.lowerBound), end: UInt32(offset + content.upperBound))
             }
             let unescaped = reader.unescapedBytes(content)
+            precondition(textCount + unescaped.count <= text.count, "unescaped text exceeds its bound")
             let start = textStart + textCount
             for byte in unescaped {
                 text[textCount] = byte
@@ -258,6 +259,7 @@ struct ParsedToken {
         }
 
         private mutating func append(_ item: Text) {
+            precondition((tableCount + 1) * 8 <= table.count, "list items exceed their bound")
             table.storeBytes(of: item.start.littleEndian, toByteOffset: tableCount * 8, as: UInt32.self)
             table.storeBytes(of: item.end.littleEndian, toByteOffset: tableCount * 8 + 4, as: UInt32.self)
             tableCount += 1
