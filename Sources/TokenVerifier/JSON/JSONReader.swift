@@ -213,20 +213,9 @@ struct JSONReader {
         depth -= 1
     }
 
-    /// Reads a non-empty array of strings (or, with `allowEmpty`, any array of strings).
-    mutating func readStringArray(allowEmpty: Bool = false) throws(JSONError) -> [String] {
-        var result: [String] = []
-        result.reserveCapacity(4)
-        try readStringArray(allowEmpty: allowEmpty) { (reader: inout JSONReader, content: Range<Int>, hasEscapes: Bool) in
-            result.append(reader.string(content, hasEscapes: hasEscapes))
-        }
-        return result
-    }
-
-    /// Reads a non-empty array of strings (or, with `allowEmpty`, any array of strings), calling
-    /// `element` with each string's raw content range (see ``readStringRange()``).
-    mutating func readStringArray(allowEmpty: Bool = false,
-                                  _ element: (inout JSONReader, Range<Int>, Bool) throws(JSONError) -> Void) throws(JSONError) {
+    /// Reads a non-empty array of strings, calling `element` with each string's raw content
+    /// range and whether it holds escapes (see ``readStringRange()``).
+    mutating func readStringArray(_ element: (inout JSONReader, Range<Int>, Bool) throws(JSONError) -> Void) throws(JSONError) {
         guard peekKind() == .array else { throw error("expected an array of strings") }
         var count = 0
         try readArray { (reader: inout JSONReader) throws(JSONError) in
@@ -235,7 +224,7 @@ struct JSONReader {
             try element(&reader, scanned.content, scanned.hasEscapes)
             count += 1
         }
-        if count == 0 && !allowEmpty { throw error("expected a non-empty array of strings") }
+        if count == 0 { throw error("expected a non-empty array of strings") }
     }
 
     /// Validates and skips any value, returning the byte range it occupied.
@@ -355,15 +344,10 @@ struct JSONReader {
     mutating func readString() throws(JSONError) -> String {
         guard peekKind() == .string else { throw error("expected a string") }
         let scanned = try scanString()
-        return string(scanned.content, hasEscapes: scanned.hasEscapes)
-    }
-
-    /// The string whose raw content (validated by the reader) is `content`.
-    func string(_ content: Range<Int>, hasEscapes: Bool) -> String {
-        if !hasEscapes {
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[content]), as: UTF8.self)
+        if !scanned.hasEscapes {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[scanned.content]), as: UTF8.self)
         }
-        return String(decoding: unescape(content), as: UTF8.self)
+        return String(decoding: unescape(scanned.content), as: UTF8.self)
     }
 
     /// Reads a string value as the range of its raw content (between the quotes), telling

@@ -169,6 +169,10 @@ struct ParsedToken {
             } catch {
                 return failure("the claims are not valid: \(error.description)")
             }
+            // The scratch is laid out as the storage, so a range of one is a range of the other.
+            let supportedAlgorithm = header.algorithm.flatMap {
+                SignatureAlgorithm(bytes: UnsafeBufferPointer(start: base + Int($0.start), count: $0.count))
+            }
             let textCount = builder.textCount
             let tableBytes = builder.tableCount * 8
             let storage = [UInt8](unsafeUninitializedCapacity: max(1, decodedCount + textCount + tableBytes)) { out, initialized in
@@ -183,7 +187,7 @@ struct ParsedToken {
                 algorithm: header.algorithm, keyID: header.keyID, type: header.type,
                 hasAlgorithmMember: header.hasAlgorithmMember, hasKeyIDMember: header.hasKeyIDMember,
                 hasTypeMember: header.hasTypeMember, hasCritical: header.hasCritical,
-                supportedAlgorithm: header.supportedAlgorithm,
+                supportedAlgorithm: supportedAlgorithm,
                 issuer: claims.issuer, subject: claims.subject, tokenID: claims.tokenID, role: claims.role,
                 audience: claims.audience, audienceIsArray: claims.audienceIsArray,
                 channels: claims.channels, commands: claims.commands,
@@ -195,7 +199,6 @@ struct ParsedToken {
     private struct HeaderFields {
         var algorithm: Text?, keyID: Text?, type: Text?
         var hasAlgorithmMember = false, hasKeyIDMember = false, hasTypeMember = false, hasCritical = false
-        var supportedAlgorithm: SignatureAlgorithm?
     }
 
     private struct ClaimFields {
@@ -281,15 +284,7 @@ struct ParsedToken {
             try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
                 if name.equals("alg") {
                     header.hasAlgorithmMember = true
-                    if reader.peekKind() == .string {
-                        let scanned = try reader.readStringRange()
-                        header.algorithm = text(reader, scanned.content, hasEscapes: scanned.hasEscapes, offset: offset)
-                        header.supportedAlgorithm = reader.withStringBytes(scanned.content, hasEscapes: scanned.hasEscapes) {
-                            SignatureAlgorithm(bytes: $0)
-                        }
-                    } else {
-                        try reader.skipValue()
-                    }
+                    header.algorithm = try optionalString(&reader)
                 } else if name.equals("kid") {
                     header.hasKeyIDMember = true
                     header.keyID = try optionalString(&reader)
