@@ -3,17 +3,26 @@ import PackageDescription
 
 // tokenverify: bulk and streaming verification of signed access tokens for digital car keys.
 //
-// Layers, bottom up:
+// Layers, bottom up (each knows only the ones below it):
 //   CSodium, COpenSSL   system libraries (libsodium, OpenSSL 3 libcrypto), found with pkg-config
 //   CTokenCrypto        a small C file: P-256 keys, verify contexts and r‖s handling over OpenSSL
-//   TokenVerifier       the verification library: parsing, keys, revocations, checks, batches
-//   TokenStream         the streaming engine of `tokenverify verify`: lines in, answers out, hot reload
+//   TokenVerifier       the verification library: keys, revocations, the parsed token, the checks
+//                       (one file each, composed in SPEC order), signature back ends, caches, and a
+//                       safe public API (sync, batch and async); no wire format
+//   LineProtocol        SPEC §6 lines: request lines in, answer lines out, the three-pass batch
+//   TokenStream         the streaming engine of `verify`: reader, lock-free rings to workers on
+//                       Dispatch queues, ordered output, live-state reload, signals
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)
 //   tokenverify         the command line
+/// Release builds optimise across the library's modules (the line protocol and the stream read
+/// the parsed token and the JSON reader and writer of TokenVerifier on the hot path).
+let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "tokenverify",
     products: [
         .library(name: "TokenVerifier", targets: ["TokenVerifier"]),
+        .library(name: "LineProtocol", targets: ["LineProtocol"]),
         .library(name: "TokenStream", targets: ["TokenStream"]),
         .library(name: "TokenGen", targets: ["TokenGen"]),
         .executable(name: "tokenverify", targets: ["tokenverify"]),
@@ -45,14 +54,22 @@ let package = Package(
                 "CTokenCrypto",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
+            swiftSettings: crossModuleOptimization,
             linkerSettings: [.linkedLibrary("sodium")]
+        ),
+        .target(
+            name: "LineProtocol",
+            dependencies: ["TokenVerifier"],
+            swiftSettings: crossModuleOptimization
         ),
         .target(
             name: "TokenStream",
             dependencies: [
                 "TokenVerifier",
+                "LineProtocol",
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            swiftSettings: crossModuleOptimization
         ),
         .target(
             name: "TokenGen",
@@ -62,18 +79,29 @@ let package = Package(
             name: "tokenverify",
             dependencies: [
                 "TokenVerifier",
+                "LineProtocol",
                 "TokenStream",
                 "TokenGen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Keys, claims and tokens shared by the test targets.
+        .target(
+            name: "TestSupport",
+            dependencies: ["TokenVerifier"],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "TokenVerifierTests",
-            dependencies: ["TokenVerifier"]
+            dependencies: ["TokenVerifier", "TestSupport"]
+        ),
+        .testTarget(
+            name: "LineProtocolTests",
+            dependencies: ["LineProtocol", "TokenVerifier", "TestSupport"]
         ),
         .testTarget(
             name: "TokenStreamTests",
-            dependencies: ["TokenStream", "TokenVerifier"]
+            dependencies: ["TokenStream", "LineProtocol", "TokenVerifier", "TestSupport"]
         ),
         .testTarget(
             name: "tokenverifyTests",

@@ -1,5 +1,4 @@
 import Atomics
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,18 +35,15 @@ public enum ProcessSignals {
         pthread_sigmask(SIG_UNBLOCK, &handled, nil)
     }
 
-    /// Starts `thread` with SIGINT, SIGTERM and SIGHUP blocked in it, so that these signals are
+    /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (a worker's), so that they are
     /// delivered to the reading thread, whose blocked read(2) they interrupt.
-    public static func startWithSignalsBlocked(_ thread: Thread) {
+    public static func blockInCurrentThread() {
         var blocked = sigset_t()
-        var previous = sigset_t()
         sigemptyset(&blocked)
         sigaddset(&blocked, SIGINT)
         sigaddset(&blocked, SIGTERM)
         sigaddset(&blocked, SIGHUP)
-        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
-        thread.start()
-        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
     }
 
     /// Whether SIGINT or SIGTERM arrived.

@@ -137,18 +137,18 @@ extension TokenVerify {
                 audit: audit, signatureCacheSlots: cacheSlots)
             let verifier = TokenVerifier(keys: keySet, revocations: revocationList, options: options)
             ProcessSignals.install()
-            let watcher = revocations.isEmpty ? nil : RevocationWatcher(files: revocations, verifier: verifier, interval: reloadInterval, log: { printError($0) })
-            watcher?.start()
+            let watcher = LiveStateWatcher(sources: liveSources(for: verifier), interval: reloadInterval, log: { printError($0) })
+            watcher.start()
 
             let showProgress = !quiet && isatty(2) == 1
             var configuration = VerifyPipeline.Configuration(
-                threads: threads, maxLineBytes: maxLineBytes, unordered: unordered, audit: audit)
+                threads: threads, maxLineBytes: maxLineBytes, unordered: unordered)
             if showProgress {
                 configuration.progress = Self.printProgress
             }
             let pipeline = VerifyPipeline(verifier: verifier, configuration: configuration)
             let outcome = pipeline.run(inputs: inputs, output: 1)
-            watcher?.stop()
+            watcher.stop()
             if showProgress { _ = "\u{1B}[2K\r".withCString { write(2, $0, 5) } }
             if let readError = outcome.readError { printError("tokenverify: reading input: \(readError)") }
             if !quiet && !outcome.outputClosed {
@@ -158,6 +158,24 @@ extension TokenVerify {
             }
             if outcome.readError != nil { throw ExitCode(2) }
             if failOnInvalid && outcome.summary.invalid > 0 { throw ExitCode(1) }
+        }
+
+        /// The files of the live state, each group reloaded and swapped in when it changes.
+        private func liveSources(for verifier: TokenVerifier) -> [LiveStateWatcher.Source] {
+            var sources = [LiveStateWatcher.Source(name: "keys", kept: "key set", files: keys) { [keys] in
+                let (loaded, warnings) = try KeySet.load(files: keys)
+                for warning in warnings { printError("tokenverify: warning: \(warning)") }
+                verifier.replaceKeys(loaded)
+                return loaded.keys.count == 1 ? "1 key" : "\(loaded.keys.count) keys"
+            }]
+            if !revocations.isEmpty {
+                sources.append(LiveStateWatcher.Source(name: "revocations", kept: "list", files: revocations) { [revocations] in
+                    let list = try RevocationList.load(files: revocations)
+                    verifier.replaceRevocations(list)
+                    return list.count == 1 ? "1 entry" : "\(list.count) entries"
+                })
+            }
+            return sources
         }
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 @testable import TokenVerifier
+import TestSupport
 
 @Suite struct BatchAndCacheTests {
     let fixtures = Fixtures()
@@ -55,11 +56,13 @@ import Testing
 
     @Test func cacheHoldsOnlyTokensThatVerified() throws {
         let verifier = fixtures.verifier()
-        let cache = try #require(verifier.currentState.signatureCache)
+        let cache = try #require(verifier.core.snapshot.signatureCache)
         let good = Fixtures.token(fixtures.es)
         let forged = replacingSegment(good, 1, with: b64(Fixtures.claims(["cmd": #"["engine_start"]"#])))
+        let keyIndex = try #require(verifier.keys.keys.firstIndex { $0.keyID == "es-1" })
         func digest(_ token: String) -> KeyedHash.Digest {
-            Array(token.utf8).withUnsafeBufferPointer { cache.digest(of: $0) }
+            let snapshot = verifier.core.snapshot
+            return snapshot.signatureCacheKey(token: Array(token.utf8).withUnsafeBufferPointer { cache.digest(of: $0) }, keyIndex: keyIndex)
         }
         #expect(!cache.contains(digest(good)))
         #expect(verifier.verify(VerificationRequest(token: good)).isValid)
@@ -119,17 +122,32 @@ import Testing
 
     @Test func cacheCanBeTurnedOff() {
         let verifier = fixtures.verifier(options: VerificationOptions(checkTime: Fixtures.now, signatureCacheSlots: 0))
-        #expect(verifier.currentState.signatureCache == nil)
+        #expect(verifier.core.snapshot.signatureCache == nil)
         #expect(verifier.verify(VerificationRequest(token: Fixtures.token(fixtures.ed))).isValid)
     }
 
-    @Test func replacingKeysStartsAFreshCache() throws {
+    @Test func aRotationNeverAnswersFromAKeyThatLeftAndKeepsUnchangedKeysWarm() throws {
         let verifier = fixtures.verifier()
-        let token = Fixtures.token(fixtures.ed)
-        #expect(verifier.verify(VerificationRequest(token: token)).isValid)
-        let other = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1")
-        verifier.replaceKeys(try KeySet(keys: [try Fixtures.publicKey(other)]))
-        #expect(verifier.verify(VerificationRequest(token: token)).reason == .badSignature)
+        let edToken = Fixtures.token(fixtures.ed)
+        let esToken = Fixtures.token(fixtures.es)
+        #expect(verifier.verify(VerificationRequest(token: edToken)).isValid)
+        #expect(verifier.verify(VerificationRequest(token: esToken)).isValid)
+        let cache = try #require(verifier.core.snapshot.signatureCache)
+        func cached(_ token: String, kid: String) -> Bool {
+            let snapshot = verifier.core.snapshot
+            guard let index = snapshot.keys.keys.firstIndex(where: { $0.keyID == kid }) else { return false }
+            let digest = Array(token.utf8).withUnsafeBufferPointer { cache.digest(of: $0) }
+            return cache.contains(snapshot.signatureCacheKey(token: digest, keyIndex: index))
+        }
+        #expect(cached(esToken, kid: "es-1"))
+        // ed-1 gets new key material, es-1 stays as it was, eddsa-1 leaves the set.
+        let newEd = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1")
+        verifier.replaceKeys(try KeySet(keys: [try Fixtures.publicKey(newEd), try Fixtures.publicKey(fixtures.es)]))
+        #expect(verifier.verify(VerificationRequest(token: edToken)).reason == .badSignature, "verified with the new key, not the cache")
+        #expect(cached(esToken, kid: "es-1"), "an unchanged key's entries stay warm")
+        #expect(verifier.verify(VerificationRequest(token: esToken)).isValid)
+        #expect(verifier.verify(VerificationRequest(token: Fixtures.token(fixtures.edDSA))).reason == .unknownKey)
+        #expect(verifier.verify(VerificationRequest(token: Fixtures.token(newEd))).isValid)
     }
 
     @Test func verifierIsReleasedAfterUse() {

@@ -1,5 +1,6 @@
 import Testing
 @testable import TokenVerifier
+import TestSupport
 
 @Suite struct KeySetTests {
     let ed = SigningKey.generate(algorithm: .ed25519, keyID: "a")

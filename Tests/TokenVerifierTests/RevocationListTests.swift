@@ -1,5 +1,6 @@
 import Testing
 @testable import TokenVerifier
+import TestSupport
 
 @Suite struct RevocationListTests {
     func list(_ text: String) throws -> RevocationList { try RevocationList.parse(Array(text.utf8)) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenVerifier
+import TestSupport
 
 /// The signature back ends against published vectors.
 @Suite struct SignatureBackendTests {

@@ -96,7 +96,9 @@ import Glibc
         let space = try Workspace()
         try space.write("revocations.jsonl", "{\"jti\":\"t-1\"}\n")
         let token = space.token()
-        let live = try LiveTool(space.verifyArguments + ["--reload-interval", "0.05"])
+        // The truncation and the write are two system calls: a reload interval long against the
+        // gap between them (even on a loaded machine) keeps the empty file in between unseen.
+        let live = try LiveTool(space.verifyArguments + ["--reload-interval", "0.2"])
         live.send(token + "\n")
         #expect(live.readLine()?.contains("revoked_token") == true)
         let broken = [
@@ -111,7 +113,7 @@ import Glibc
             try handle.truncate(atOffset: 0)
             try handle.write(contentsOf: Data(text.utf8))
             try handle.close()
-            Thread.sleep(forTimeInterval: 0.3)
+            Thread.sleep(forTimeInterval: 0.7)
             live.send(token + "\n")
             #expect(live.readLine()?.contains("revoked_token") == true, "after \(text.debugDescription)")
         }

@@ -1,47 +1,48 @@
-import TokenVerifier
-
 import Foundation
+import LineProtocol
+import TokenVerifier
 
 /// One verifier for every fuzz input, with the demo keys and revocations of `Data/demo`, so
 /// that fuzzed tokens grown from the demo corpus reach every check, signature included.
 public enum FuzzVerifier {
-    nonisolated(unsafe) public static let worker: VerificationWorker = {
+    static func answerer(audit: Bool) -> LineAnswerer {
         let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../Data/demo").standardized.path
         let keys = try! KeySet.load(files: [demo + "/keys.jwks"]).0
         let revocations = try! RevocationList.load(files: [demo + "/revocations.jsonl"])
         let verifier = TokenVerifier(keys: keys, revocations: revocations,
-                                     options: VerificationOptions(checkTime: 1_800_000_000, signatureCacheSlots: 64))
-        return verifier.makeWorker()
-    }()
+                                     options: VerificationOptions(checkTime: 1_800_000_000, audit: audit, signatureCacheSlots: 64))
+        return LineAnswerer(verifier: verifier, maxLineBytes: 1 << 20)
+    }
+
+    nonisolated(unsafe) static let plain = answerer(audit: false)
+    nonisolated(unsafe) static let audit = answerer(audit: true)
 
     /// Answers `bytes` split at newlines as one batch of protocol lines (the path of `verify`'s
-    /// workers): exactly one answer line per non-blank line, in order.
+    /// workers; every seventh line stands for one over the limit): exactly one answer line per
+    /// non-blank line, in order.
     public static func answerBatch(_ bytes: UnsafeBufferPointer<UInt8>) {
-        var lines: [(number: Int, bytes: [UInt8]?)] = []
+        var lines: [InputLine] = []
         for (index, piece) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            let trimmed = RequestLine.trimmed(UnsafeBufferPointer(rebasing: piece))
-            if trimmed.isEmpty { continue }
-            lines.append((index + 1, index % 7 == 6 ? nil : Array(trimmed)))
+            if piece.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            lines.append(InputLine(number: index + 1, bytes: index % 7 == 6 ? nil : Array(piece)))
         }
-        var writer = JSONWriter()
-        let reasons = worker.answer(lines: lines, audit: false, oversizeDetail: "too long", to: &writer)
+        var output: [UInt8] = []
+        let reasons = plain.answer(lines, to: &output)
         precondition(reasons.count == lines.count, "one verdict per line")
-        let answers = writer.bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        let answers = output.split(separator: 0x0A, omittingEmptySubsequences: false)
         precondition(answers.count == lines.count + 1 && answers.last!.isEmpty, "one answer line per line")
         for (answer, line) in zip(answers, lines) {
             precondition(answer.starts(with: Array("{\"line\":\(line.number),".utf8)), "answers in input order")
         }
     }
 
-    /// Answers `bytes` as one protocol line (trimmed; nothing for a blank line) and checks the
-    /// answer's shape: one JSON object on one line.
+    /// Answers `bytes` as one protocol line (nothing for a blank line or one holding a newline)
+    /// and checks the answer's shape: one JSON object on one line.
     public static func answer(_ bytes: UnsafeBufferPointer<UInt8>, audit: Bool = false) {
-        let line = RequestLine.trimmed(bytes)
-        guard !line.isEmpty, !line.contains(0x0A) else { return }
-        var writer = JSONWriter()
-        _ = worker.answer(line: line, number: 1, audit: audit, to: &writer)
-        let output = writer.bytes
+        guard !bytes.contains(0x0A), !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { return }
+        var output: [UInt8] = []
+        _ = (audit ? Self.audit : plain).answer(line: bytes, number: 1, to: &output)
         precondition(output.first == UInt8(ascii: "{") && output.last == 0x0A, "an answer is one JSON object and a newline")
         precondition(output.dropLast().firstIndex(of: 0x0A) == nil, "an answer holds no newline")
     }

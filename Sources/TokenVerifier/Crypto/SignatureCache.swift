@@ -36,6 +36,20 @@ final class SignatureCache: @unchecked Sendable {
         hasher.hash(UnsafeRawBufferPointer(token))
     }
 
+    /// A key's identity: the keyed hash of its type and public key material.
+    func identity(of key: VerificationKey) -> KeyedHash.Digest {
+        var material: [UInt8] = Array(key.type.rawValue.utf8) + [0]
+        material += key.publicKeyBytes
+        return material.withUnsafeBytes { hasher.hash($0) }
+    }
+
+    /// The cache key of a token (`digest`) checked with the key whose identity is `keyIdentity`.
+    @inline(__always)
+    func combine(_ digest: KeyedHash.Digest, _ keyIdentity: KeyedHash.Digest) -> KeyedHash.Digest {
+        let words = (digest.low, digest.high, keyIdentity.low, keyIdentity.high)
+        return withUnsafeBytes(of: words) { hasher.hash($0) }
+    }
+
     /// The three words (version, low, high) of slot `way` of the digest's set.
     @inline(__always)
     private func atomics(_ digest: KeyedHash.Digest, way: Int) -> (UnsafeAtomic<UInt64>, UnsafeAtomic<UInt64>, UnsafeAtomic<UInt64>) {

@@ -1,25 +1,28 @@
 /// Appends JSON text to a byte buffer: the small writer behind output lines, JWKs and tokens.
-public struct JSONWriter {
+@usableFromInline package struct JSONWriter {
     /// The text written so far.
-    public var bytes: [UInt8] = []
+    @usableFromInline package var bytes: [UInt8] = []
 
-    public init(reservingCapacity capacity: Int = 256) {
+    package init(reservingCapacity capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
     }
 
     /// Appends raw JSON text (already valid JSON).
     @inline(__always)
-    public mutating func raw(_ text: StaticString) {
+    @inlinable
+    package mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// Appends raw JSON bytes (already valid JSON).
-    public mutating func raw(_ text: some Collection<UInt8>) {
+    @inlinable
+    package mutating func raw(_ text: some Collection<UInt8>) {
         bytes.append(contentsOf: text)
     }
 
     /// Appends valid JSON text without the white space between its tokens.
-    mutating func minified(_ json: UnsafeBufferPointer<UInt8>) {
+    @inlinable
+    package mutating func minified(_ json: UnsafeBufferPointer<UInt8>) {
         var inString = false
         var escaped = false
         var runStart = 0
@@ -43,12 +46,14 @@ public struct JSONWriter {
     }
 
     /// Appends a JSON string, escaping `"`, `\` and control characters.
-    public mutating func string(_ value: String) {
+    @inlinable
+    package mutating func string(_ value: String) {
         withUTF8(of: value) { string(utf8: $0) }
     }
 
     /// Appends a JSON string holding `utf8` (valid UTF-8), escaping as ``string(_:)`` does.
-    mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+    @inlinable
+    package mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
         var runStart = 0
         for index in 0..<utf8.count {
@@ -75,23 +80,27 @@ public struct JSONWriter {
     }
 
     /// Appends a number: an integer when the value is integral (and not huge), else a decimal.
-    public mutating func number(_ value: Double) {
+    @inlinable
+    package mutating func number(_ value: Double) {
         bytes.append(contentsOf: formatNumericDate(value).utf8)
     }
 
     /// Appends an integer.
-    public mutating func integer(_ value: Int) {
+    @inlinable
+    package mutating func integer(_ value: Int) {
         bytes.append(contentsOf: String(value).utf8)
     }
 
     /// Appends `"name":`.
-    public mutating func key(_ name: String) {
+    @inlinable
+    package mutating func key(_ name: String) {
         string(name)
         bytes.append(UInt8(ascii: ":"))
     }
 
     /// Appends an array of strings.
-    public mutating func strings(_ values: [String]) {
+    @inlinable
+    package mutating func strings(_ values: [String]) {
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -101,5 +110,5 @@ public struct JSONWriter {
     }
 
     /// The text as a String.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    @usableFromInline package var text: String { String(decoding: bytes, as: UTF8.self) }
 }

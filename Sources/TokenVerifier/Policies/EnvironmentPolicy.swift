@@ -1,17 +1,17 @@
-/// Check 7: the token's `env`, the key's `env` and the run's `--env` agree wherever they are given.
-struct EnvironmentPolicy {
-    let required: Environment?
-
-    /// `keyIndex`: the key of `keys` named by the token's `kid`, if any.
-    func check(_ token: ParsedToken, keys: KeySet, keyIndex: Int?, _ failures: inout FailureList) {
-        let tokenEnvironment = token.environment
-        let keyEnvironment = keyIndex.flatMap { keys.keys[$0].environment }
+/// Check 7 (`wrong_environment`): the token's `env`, the key's `env` and the run's `--env` agree
+/// wherever they are given.
+struct EnvironmentPolicy: TokenPolicy {
+    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+        let required = input.options.environment
+        let tokenEnvironment = input.token.environment
+        let key = input.key
+        let keyEnvironment = key?.environment
         if let tokenEnvironment, let keyEnvironment, tokenEnvironment != keyEnvironment {
-            failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(keys.keys[keyIndex!].keyID)\" is for \"\(keyEnvironment.rawValue)\"")
+            failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(key!.keyID)\" is for \"\(keyEnvironment.rawValue)\"")
         } else if let required, let tokenEnvironment, tokenEnvironment != required {
             failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
         } else if let required, let keyEnvironment, keyEnvironment != required {
-            failures.add(.wrongEnvironment, "key \"\(keys.keys[keyIndex!].keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
+            failures.add(.wrongEnvironment, "key \"\(key!.keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
         }
     }
 }

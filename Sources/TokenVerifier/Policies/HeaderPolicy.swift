@@ -1,25 +1,15 @@
-/// Checks 3 and 4: `alg` is one of the three, `kid` is a string, `crit` is absent and `typ`, if
-/// present, is `JWT` or `dkt+jwt` (any case). Returns the algorithm when it is supported.
-struct HeaderPolicy {
-    func check(_ header: ParsedToken, _ failures: inout FailureList) -> SignatureAlgorithm? {
-        let algorithm = header.supportedAlgorithm
-        if algorithm == nil {
-            if let name = header.algorithm {
-                failures.add(.unsupportedAlgorithm, "alg \"\(header.string(name))\" is not accepted (accepted: Ed25519, EdDSA, ES256)")
-            } else if header.hasAlgorithmMember {
-                failures.add(.unsupportedAlgorithm, "alg must be a string naming Ed25519, EdDSA or ES256")
-            } else {
-                failures.add(.unsupportedAlgorithm, "the header has no alg")
-            }
-            if failures.isDone { return nil }
-        }
+/// Check 4 (`bad_header`): `kid` is a string, `crit` is absent, and `typ`, if present, is `JWT`
+/// or `dkt+jwt` (any case). Keys carried in the header (`jwk`, `jku`, `x5u`, `x5c`) are never read.
+struct HeaderPolicy: TokenPolicy {
+    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+        let header = input.token
         if header.keyID == nil {
             failures.add(.badHeader, header.hasKeyIDMember ? "kid must be a string" : "the header has no kid")
-            if failures.isDone { return algorithm }
+            if failures.isDone { return }
         }
         if header.hasCritical {
             failures.add(.badHeader, "the header has crit, and no extension is understood")
-            if failures.isDone { return algorithm }
+            if failures.isDone { return }
         }
         if header.hasTypeMember {
             if let type = header.type {
@@ -30,7 +20,6 @@ struct HeaderPolicy {
                 failures.add(.badHeader, "typ must be a string")
             }
         }
-        return algorithm
     }
 
     /// `JWT` or `dkt+jwt`, compared without regard to ASCII case.

@@ -1,7 +1,10 @@
-/// Check 11: the request's device, object, channel and command, when given, are those the
-/// token grants (`sub`, one of `aud`, one of `ch`, one of `cmd`).
-struct RequestContextPolicy {
-    func check(_ token: ParsedToken, _ context: ContextBytes, _ failures: inout FailureList) {
+/// Check 11 (`wrong_device`, `wrong_object`, `channel_not_permitted`, `command_not_permitted`):
+/// the request's device, object, channel and command, when given, are those the token grants
+/// (`sub`, one of `aud`, one of `ch`, one of `cmd`).
+struct RequestContextPolicy: TokenPolicy {
+    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+        let token = input.token
+        let context = input.context
         if let device = context.device, !token.equals(token.subject, device) {
             failures.add(.wrongDevice, "the token is for device \"\(token.string(token.subject))\", not \"\(string(device))\"")
             if failures.isDone { return }

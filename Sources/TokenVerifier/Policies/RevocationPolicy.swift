@@ -1,8 +1,10 @@
-/// Check 10: the revocation snapshot, by key, token, device, object and grant, in that order.
-struct RevocationPolicy {
-    let revocations: RevocationList
-
-    func check(_ token: ParsedToken, at time: Double, _ failures: inout FailureList) {
+/// Check 10 (`revoked_key`, `revoked_token`, `revoked_device`, `revoked_object`,
+/// `revoked_grant`): the revocation snapshot, by key, token, device, object and grant, in that order.
+struct RevocationPolicy: TokenPolicy {
+    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+        let revocations = input.state.revocations
+        let token = input.token
+        let time = input.time
         guard revocations.count > 0 else { return }
         let issuedAt = token.issuedAt
         func revokes(_ kind: RevocationList.Kind, _ text: ParsedToken.Text) -> Bool {

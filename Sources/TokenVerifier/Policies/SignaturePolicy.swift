@@ -1,32 +1,35 @@
-/// Check 12: the signature over `header.payload` verifies with the configured key, through
-/// libsodium (Ed25519) or OpenSSL (ES256). Consults the signature cache first, when there is one.
-struct SignaturePolicy {
-    /// `digest` is the token's cache key, computed once per token by the worker whenever
-    /// `state` has a signature cache (nil exactly when it has none).
-    func check(token: UnsafeBufferPointer<UInt8>, parsed: ParsedToken, digest: KeyedHash.Digest?, keyIndex: Int,
-               state: VerifierState, worker: VerificationWorker, _ failures: inout FailureList) {
-        if let digest, let cache = state.signatureCache, cache.contains(digest) { return }
-        let keys = state.keys.keys
-        let type = keys[keyIndex].type
-        let message = UnsafeBufferPointer(rebasing: token[..<parsed.signingInputLength])
+/// Check 12 (`bad_signature`): the signature over `header.payload` verifies with the key found
+/// by check 5, through libsodium (Ed25519) or OpenSSL (ES256). Runs only when check 6 found that
+/// the key fits. Consults the signature cache first, when there is one: its entries are keyed by
+/// the whole token and the key's identity, so no other token, and no other key material, can hit
+/// an entry.
+struct SignaturePolicy: TokenPolicy {
+    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+        guard input.keyFits, let keyIndex = input.keyIndex else { return }
+        let state = input.state
+        let parsed = input.token
+        let cacheKey = input.digest.map { state.signatureCacheKey(token: $0, keyIndex: keyIndex) }
+        if let cacheKey, let cache = state.signatureCache, cache.contains(cacheKey) { return }
+        let key = state.keys.keys[keyIndex]
+        let message = UnsafeBufferPointer(rebasing: input.compact[..<parsed.signingInputLength])
         let verified = parsed.withBytes(parsed.signature) { signature in
-            switch type {
+            switch key.type {
             case .ed25519:
-                return keys[keyIndex].publicKeyBytes.withUnsafeBufferPointer { publicKey in
+                return key.publicKeyBytes.withUnsafeBufferPointer { publicKey in
                     Ed25519.verify(signature: signature, message: message, publicKey: publicKey)
                 }
             case .p256:
-                return worker.p256Context(for: keyIndex, in: state).verify(signature: signature, message: message)
+                return input.crypto.p256Context(for: keyIndex, in: state).verify(signature: signature, message: message)
             }
         }
         if verified {
-            if let digest { state.signatureCache?.insert(digest) }
+            if let cacheKey { state.signatureCache?.insert(cacheKey) }
         } else {
-            let expected = type == .ed25519 ? "a 64-byte Ed25519 signature" : "a 64-byte r‖s ES256 signature"
+            let expected = key.type == .ed25519 ? "a 64-byte Ed25519 signature" : "a 64-byte r‖s ES256 signature"
             if parsed.signature.count != 64 {
                 failures.add(.badSignature, "the signature is \(parsed.signature.count) bytes; expected \(expected)")
             } else {
-                failures.add(.badSignature, "the signature does not verify with key \"\(keys[keyIndex].keyID)\"")
+                failures.add(.badSignature, "the signature does not verify with key \"\(key.keyID)\"")
             }
         }
     }

@@ -1,8 +1,10 @@
-/// Check 9: at check time t the token is valid iff `nbf − leeway ≤ t < exp + leeway`.
-struct ValidityWindowPolicy {
-    let leeway: Double
-
-    func check(_ token: ParsedToken, at time: Double, _ failures: inout FailureList) {
+/// Check 9 (`not_yet_valid`, `expired`): at check time t the token is valid iff
+/// `nbf − leeway ≤ t < exp + leeway`.
+struct ValidityWindowPolicy: TokenPolicy {
+    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+        let token = input.token
+        let time = input.time
+        let leeway = input.options.leeway
         if let notBefore = token.notBefore, time < notBefore - leeway {
             failures.add(.notYetValid, "the token is valid from \(describe(notBefore)); the check time is \(describe(time))")
             if failures.isDone { return }
@@ -11,14 +13,4 @@ struct ValidityWindowPolicy {
             failures.add(.expired, "the token expired at \(describe(token.expiresAt)); the check time is \(describe(time))")
         }
     }
-}
-/// A NumericDate for people: `2026-01-01T01:00:00Z (1767229200)`.
-func describe(_ time: Double) -> String {
-    "\(NumericDate.rfc3339(time)) (\(formatNumericDate(time)))"
-}
-
-/// A NumericDate as JSON would write it: an integer when it is one, else a decimal.
-func formatNumericDate(_ value: Double) -> String {
-    if value == value.rounded(), abs(value) < 9.0e15 { return String(Int64(value)) }
-    return String(value)
 }

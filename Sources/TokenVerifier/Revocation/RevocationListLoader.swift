@@ -6,11 +6,11 @@ extension RevocationList {
         // files are never held whole in memory.
         var expected = 0
         for file in files {
-            try forEachLine(ofFile: file) { (_, _) throws(RevocationListError) in expected += 1 }
+            try forEachLine(ofFile: file, readError: { cannotRead(file, $0) }) { (_, _) throws(RevocationListError) in expected += 1 }
         }
         var builder = Builder(expectedCount: expected)
         for file in files {
-            try forEachLine(ofFile: file) { (line, number) throws(RevocationListError) in
+            try forEachLine(ofFile: file, readError: { cannotRead(file, $0) }) { (line, number) throws(RevocationListError) in
                 try parseLine(line, number: number, file: file, into: &builder)
             }
         }
@@ -27,21 +27,19 @@ extension RevocationList {
 
     private static func parse(_ bytes: [UInt8], file: String, into builder: inout Builder) throws(RevocationListError) {
         try bytes.withUnsafeBufferPointer { (buffer) throws(RevocationListError) in
-            var lineStart = 0
-            var lineNumber = 0
-            while lineStart < buffer.count {
-                lineNumber += 1
-                var lineEnd = lineStart
-                while lineEnd < buffer.count, buffer[lineEnd] != 0x0A { lineEnd += 1 }
-                try parseLine(UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd]), number: lineNumber, file: file, into: &builder)
-                lineStart = lineEnd + 1
+            try forEachLine(in: buffer) { (line, number) throws(RevocationListError) in
+                try parseLine(line, number: number, file: file, into: &builder)
             }
         }
     }
 
+    private static func cannotRead(_ file: String, _ reason: String) -> RevocationListError {
+        RevocationListError(file: file, line: nil, message: "cannot read revocation file: \(reason)")
+    }
+
     /// Adds one line's entry (blank lines are skipped).
     private static func parseLine(_ raw: UnsafeBufferPointer<UInt8>, number: Int, file: String, into builder: inout Builder) throws(RevocationListError) {
-        let line = RequestLine.trimmed(raw)
+        let line = trimmingBlanks(raw)
         if line.isEmpty { return }
         do throws(JSONError) {
             builder.append(try parseEntry(line))

@@ -35,47 +35,38 @@ func readFileBytes(_ path: String) throws(FileReadError) -> [UInt8] {
     return bytes
 }
 
-/// Calls `body` with each line of a file (without its newline), streaming it through a 1 MiB
-/// buffer so that a large file is never held whole in memory. A line longer than the buffer is
-/// gathered in a separate array.
-func forEachLine(ofFile path: String, _ body: (UnsafeBufferPointer<UInt8>, Int) throws(RevocationListError) -> Void) throws(RevocationListError) {
+/// Calls `body` with each line of a file (its bytes without the line break, and its 1-based
+/// number), streaming the file through a 1 MiB buffer so that a large file is never held whole
+/// in memory. `readError` turns a failed open or read (its `strerror` text) into the caller's error.
+package func forEachLine<E: Error>(ofFile path: String, readError: (String) -> E,
+                                   _ body: (UnsafeBufferPointer<UInt8>, Int) throws(E) -> Void) throws(E) {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-        throw RevocationListError(file: path, line: nil, message: "cannot read revocation file: \(String(cString: strerror(errno)))")
-    }
+    guard descriptor >= 0 else { throw readError(String(cString: strerror(errno))) }
     defer { close(descriptor) }
+    var status = stat()
+    if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR { throw readError("is a directory") }
     let capacity = 1 << 20
     let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: capacity)
     defer { buffer.deallocate() }
-    var carried: [UInt8] = []
-    var lineNumber = 0
+    var splitter = LineSplitter()
+    let each = { (number: Int, line: UnsafeBufferPointer<UInt8>?) throws(E) -> Void in try body(line!, number) }
     while true {
         let count = read(descriptor, buffer.baseAddress, capacity)
         if count < 0 {
             if errno == EINTR { continue }
-            throw RevocationListError(file: path, line: nil, message: "cannot read revocation file: \(String(cString: strerror(errno)))")
+            throw readError(String(cString: strerror(errno)))
         }
         if count == 0 { break }
-        var start = 0
-        while start < count {
-            guard let found = memchr(buffer.baseAddress! + start, 0x0A, count - start) else {
-                carried.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<count]))
-                break
-            }
-            let end = UnsafeMutableRawPointer(found).assumingMemoryBound(to: UInt8.self) - buffer.baseAddress!
-            lineNumber += 1
-            if carried.isEmpty {
-                try body(UnsafeBufferPointer(rebasing: buffer[start..<end]), lineNumber)
-            } else {
-                carried.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<end]))
-                try carried.withUnsafeBufferPointer { (line) throws(RevocationListError) in try body(line, lineNumber) }
-                carried.removeAll(keepingCapacity: false)
-            }
-            start = end + 1
-        }
+        try splitter.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]), each)
     }
-    if !carried.isEmpty {
-        lineNumber += 1
-        try carried.withUnsafeBufferPointer { (line) throws(RevocationListError) in try body(line, lineNumber) }
-    }
+    try splitter.finish(each)
+}
+
+/// Calls `body` with each line of `bytes` held in memory, as ``forEachLine(ofFile:readError:_:)`` does.
+package func forEachLine<E: Error>(in bytes: UnsafeBufferPointer<UInt8>,
+                                   _ body: (UnsafeBufferPointer<UInt8>, Int) throws(E) -> Void) throws(E) {
+    var splitter = LineSplitter()
+    let each = { (number: Int, line: UnsafeBufferPointer<UInt8>?) throws(E) -> Void in try body(line!, number) }
+    try splitter.feed(bytes, each)
+    try splitter.finish(each)
 }

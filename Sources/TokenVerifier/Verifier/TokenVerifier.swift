@@ -1,49 +1,48 @@
-import Atomics
 import Dispatch
-import Synchronization
 
-/// Verifies access tokens against a key set and a revocation snapshot (SPEC §2–§5).
+/// Verifies access tokens against the live state: a key set, a revocation list and the security
+/// steps (SPEC §2–§5).
 ///
-/// The key set and the revocation snapshot are read through atomics: ``replaceRevocations(_:)``
-/// and ``replaceKeys(_:)`` may run at any time, even during a batch, and each request is checked
-/// against one snapshot or the other, never a mixture. Workers (``makeWorker()``, and those of the
-/// batch API) take no lock per request; the single-request ``verify(_:)`` borrows a pooled worker
-/// under a short lock.
+/// The live state is one snapshot read through an atomic: ``replaceKeys(_:)`` and
+/// ``replaceRevocations(_:)`` may run at any time, even during a batch, and each request is
+/// checked against one snapshot or the next, never a mixture. The library's own work runs on a
+/// few serial Dispatch queues (one per core), each with its own worker; ``makeWorker()`` gives a
+/// worker for a thread of the caller's.
 ///
 /// ```swift
 /// let (keys, _) = try KeySet.load(files: ["keys.jwks"])
 /// let verifier = TokenVerifier(keys: keys, revocations: try RevocationList.load(files: ["revoked.jsonl"]))
 /// let result = verifier.verify(VerificationRequest(token: token, command: "unlock"))
+/// let later = try await verifier.verify(VerificationRequest(token: token))   // from async code
 /// ```
 public final class TokenVerifier: Sendable {
     let core: VerifierCore
-    /// Workers waiting to be borrowed by single-request calls and batches (never used by two threads at once).
-    private let idleWorkers = Mutex<[UncheckedSendable<VerificationWorker>]>([])
+    let lanes: VerificationLanes
 
     public init(keys: KeySet, revocations: RevocationList = .empty, options: VerificationOptions = VerificationOptions()) {
         core = VerifierCore(keys: keys, revocations: revocations, options: options)
+        lanes = VerificationLanes(count: activeProcessorCount(), core: core)
     }
 
     /// How tokens are checked.
     public var options: VerificationOptions { core.options }
 
     /// The key set in force.
-    public var keys: KeySet { currentState.keys }
+    public var keys: KeySet { core.snapshot.keys }
 
-    /// The revocation snapshot in force.
-    public var revocationList: RevocationList { currentRevocations }
+    /// The revocation list in force.
+    public var revocationList: RevocationList { core.snapshot.revocations }
 
-    var currentState: VerifierState { core.currentState }
-    var currentRevocations: RevocationList { core.currentRevocations }
-
-    /// Puts a new revocation snapshot in force, atomically.
+    /// Puts a new revocation list in force, atomically.
     public func replaceRevocations(_ list: RevocationList) {
-        core.replaceRevocations(list)
+        core.replace { $0.replacing(revocations: list) }
     }
 
-    /// Puts a new key set in force, atomically, with a new (empty) signature cache.
+    /// Puts a new key set in force, atomically. Signature cache entries stay warm for keys whose
+    /// material is unchanged; a token of a key that left the set is `unknown_key` from now on, and
+    /// one whose key material changed is verified again with the new key.
     public func replaceKeys(_ keys: KeySet) {
-        core.replaceKeys(keys)
+        core.replace { $0.replacing(keys: keys) }
     }
 
     /// A worker for one thread: verify many tokens with it without sharing it between threads.
@@ -51,58 +50,27 @@ public final class TokenVerifier: Sendable {
         VerificationWorker(core: core)
     }
 
-    /// Verifies one request (thread-safe; borrows a worker from a small pool).
+    /// Verifies one request on the calling thread's behalf (thread-safe; runs on one of the
+    /// verifier's queues and waits for it). From async code, prefer `try await verify(_:)`.
     public func verify(_ request: VerificationRequest) -> VerificationResult {
-        let worker = borrowWorker()
-        defer { returnWorker(worker) }
-        return worker.verify(request)
+        let lane = lanes.next()
+        return lane.queue.sync { lane.worker.verify(request) }
     }
 
-    /// Verifies `requests` on `threads` Dispatch workers (default: one per core) and returns the
-    /// results in the same order. Workers take chunks of requests from a shared atomic counter and
-    /// write each result into its own slot; no lock is taken per request.
+    /// Verifies `requests` on up to `threads` of the verifier's queues (default: all) and returns
+    /// the results in the same order, blocking the calling thread until they are done. Queues take
+    /// chunks of `chunkSize` requests from a shared atomic counter; no lock is taken per request.
+    /// From async code, use `await verify(_:)`, which does not block.
     public func verify(_ requests: [VerificationRequest], threads: Int? = nil, chunkSize: Int = 256) -> [VerificationResult] {
-        let count = requests.count
-        guard count > 0 else { return [] }
-        let threadCount = max(1, min(threads ?? activeProcessorCount(), (count + chunkSize - 1) / chunkSize))
-        return [VerificationResult](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let slots = UncheckedSendable(buffer)
-            let next = ManagedAtomic<Int>(0)
-            requests.withUnsafeBufferPointer { requestBuffer in
-                let input = UncheckedSendable(requestBuffer)
-                DispatchQueue.concurrentPerform(iterations: threadCount) { _ in
-                    let worker = self.borrowWorker()
-                    while true {
-                        let start = next.loadThenWrappingIncrement(by: chunkSize, ordering: .relaxed)
-                        if start >= count { break }
-                        for index in start..<min(start + chunkSize, count) {
-                            (slots.value.baseAddress! + index).initialize(to: worker.verify(input.value[index]))
-                        }
-                    }
-                    self.returnWorker(worker)
-                }
-            }
-            initialized = count
+        guard !requests.isEmpty else { return [] }
+        let batch = VerificationLanes.Batch(requests)
+        let finished = DispatchSemaphore(value: 0)
+        lanes.run(batch, threads: threads ?? lanes.lanes.count, chunkSize: chunkSize, isCancelled: { false }) {
+            finished.signal()
         }
+        finished.wait()
+        return batch.resultArray
     }
-
-    func borrowWorker() -> VerificationWorker {
-        idleWorkers.withLock { $0.popLast() }?.value ?? VerificationWorker(core: core)
-    }
-
-    func returnWorker(_ worker: VerificationWorker) {
-        let returned = UncheckedSendable(worker)
-        idleWorkers.withLock { workers in
-            if workers.count < 64 { workers.append(returned) }
-        }
-    }
-}
-
-/// Wraps a value that is handed to other threads under a discipline the compiler cannot see
-/// (disjoint slots of one buffer, or read-only input).
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
 
 #if canImport(Glibc)

@@ -3,10 +3,8 @@ public struct VerificationResult: Sendable {
     /// Every failed check, in check order; empty when the token is valid. Without audit mode it
     /// holds at most one failure.
     public var failures: [VerificationFailure]
-    /// The header, when the token could be parsed.
-    public var header: TokenHeader?
-    /// The claims, when the token could be parsed.
-    public var claims: TokenClaims?
+    /// The token as parsed, when it could be (check 2 passed).
+    package var parsed: ParsedToken?
 
     /// Whether every check passed.
     public var isValid: Bool { failures.isEmpty }
@@ -17,16 +15,25 @@ public struct VerificationResult: Sendable {
     /// The first failure's detail.
     public var detail: String? { failures.first?.detail }
 
-    public init(failures: [VerificationFailure], header: TokenHeader? = nil, claims: TokenClaims? = nil) {
+    /// The header, when the token could be parsed.
+    public var header: TokenHeader? { parsed.map(TokenHeader.init) }
+
+    /// The claims, when the token could be parsed.
+    public var claims: TokenClaims? { parsed.map(TokenClaims.init) }
+
+    public init(failures: [VerificationFailure]) {
         self.failures = failures
-        self.header = header
-        self.claims = claims
+    }
+
+    package init(failures: [VerificationFailure], parsed: ParsedToken?) {
+        self.failures = failures
+        self.parsed = parsed
     }
 }
 
 /// Collects failures; outside audit mode it says stop after the first.
-struct FailureList {
-    private(set) var failures: [VerificationFailure] = []
+package struct FailureList {
+    package private(set) var failures: [VerificationFailure] = []
     let audit: Bool
 
     init(audit: Bool) { self.audit = audit }

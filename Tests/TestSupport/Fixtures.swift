@@ -1,31 +1,33 @@
 import Foundation
-@testable import TokenVerifier
+import TokenVerifier
 
-/// Keys, claims and tokens for the tests, made with the library's signer.
-struct Fixtures {
-    static let now: Double = 1_800_000_000
+/// Keys, claims and tokens for the tests of every module, made with the library's signer.
+public struct Fixtures {
+    public init() {}
 
-    let ed = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1")
-    let edDSA = SigningKey.generate(algorithm: .edDSA, keyID: "eddsa-1")
-    let es = SigningKey.generate(algorithm: .es256, keyID: "es-1")
-    let prodKey = SigningKey.generate(algorithm: .ed25519, keyID: "prod-1", environment: .production, issuer: "operator-a")
+    public static let now: Double = 1_800_000_000
 
-    var keySet: KeySet {
+    public let ed = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1")
+    public let edDSA = SigningKey.generate(algorithm: .edDSA, keyID: "eddsa-1")
+    public let es = SigningKey.generate(algorithm: .es256, keyID: "es-1")
+    public let prodKey = SigningKey.generate(algorithm: .ed25519, keyID: "prod-1", environment: .production, issuer: "operator-a")
+
+    public var keySet: KeySet {
         try! KeySet(keys: [ed, edDSA, es, prodKey].map { try! Self.publicKey($0) })
     }
 
-    static func publicKey(_ key: SigningKey) throws -> VerificationKey {
+    public static func publicKey(_ key: SigningKey) throws -> VerificationKey {
         let file = try writeTemporary("{\"keys\":[\(key.publicJWK)]}")
         return try KeySet.load(files: [file]).0.keys[0]
     }
 
-    func verifier(revocations: RevocationList = .empty, options: VerificationOptions = VerificationOptions(checkTime: Fixtures.now)) -> TokenVerifier {
+    public func verifier(revocations: RevocationList = .empty, options: VerificationOptions = VerificationOptions(checkTime: Fixtures.now)) -> TokenVerifier {
         TokenVerifier(keys: keySet, revocations: revocations, options: options)
     }
 
     /// Claims JSON with defaults that pass every check at `now`; `overrides` replace or add
     /// members (raw JSON values); a nil value removes the member.
-    static func claims(_ overrides: [String: String?] = [:]) -> String {
+    public static func claims(_ overrides: [String: String?] = [:]) -> String {
         var members: [(String, String)] = [
             ("iss", "\"operator-a\""), ("sub", "\"phone-1\""), ("aud", "\"car-1\""), ("jti", "\"t-1\""),
             ("iat", "1799990000"), ("exp", "1800003600"), ("ch", "[\"ble\",\"nfc\"]"), ("cmd", "[\"unlock\",\"lock\"]"),
@@ -38,12 +40,12 @@ struct Fixtures {
         return "{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
 
-    static func token(_ key: SigningKey, claims: String = Fixtures.claims(), header: String? = nil) -> String {
+    public static func token(_ key: SigningKey, claims: String = Fixtures.claims(), header: String? = nil) -> String {
         if let header { return key.sign(header: Array(header.utf8), claims: Array(claims.utf8)) }
         return key.sign(claims: Array(claims.utf8))
     }
 
-    static func writeTemporary(_ text: String, name: String = "file") throws -> String {
+    public static func writeTemporary(_ text: String, name: String = "file") throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenverify-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent(name)
@@ -53,15 +55,15 @@ struct Fixtures {
 }
 
 /// `segment` of a compact token replaced.
-func replacingSegment(_ token: String, _ index: Int, with segment: String) -> String {
+public func replacingSegment(_ token: String, _ index: Int, with segment: String) -> String {
     var parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     parts[index] = segment
     return parts.joined(separator: ".")
 }
 
-func b64(_ text: String) -> String { Base64URL.encodeString(Array(text.utf8)) }
+public func b64(_ text: String) -> String { Base64URL.encodeString(Array(text.utf8)) }
 
-func hexBytes(_ hex: String) -> [UInt8] {
+public func hexBytes(_ hex: String) -> [UInt8] {
     var bytes: [UInt8] = []
     var index = hex.startIndex
     while index < hex.endIndex {
@@ -70,4 +72,10 @@ func hexBytes(_ hex: String) -> [UInt8] {
         index = next
     }
     return bytes
+}
+
+/// Wraps a value that is handed to other threads under a discipline the compiler cannot see.
+public struct UncheckedSendable<Value>: @unchecked Sendable {
+    public let value: Value
+    public init(_ value: Value) { self.value = value }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import LineProtocol
 import Testing
-@testable import TokenVerifier
+import TokenVerifier
 
 /// Tokens minted by another implementation (Python `cryptography`, `Data/demo/make_demo.py`)
-/// verify, and every demo line gets the verdict written down beside it.
-@Suite struct IndependentTokenTests {
+/// verify, and every demo line gets, through the line protocol, the verdict written down beside it.
+@Suite struct DemoStreamTests {
     static let demo = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Data/demo")
@@ -14,30 +15,23 @@ import Testing
         #expect(warnings.isEmpty)
         let revocations = try RevocationList.load(files: [Self.demo.appendingPathComponent("revocations.jsonl").path])
         let verifier = TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000))
-        let worker = verifier.makeWorker()
         let lines = try String(contentsOf: Self.demo.appendingPathComponent("requests.jsonl"), encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false)
-        var verdicts: [Int: (Bool, String?)] = [:]
-        for (index, line) in lines.enumerated() where !line.isEmpty {
-            let parsed = Array(line.utf8).withUnsafeBufferPointer { RequestLine.parse($0) }
-            switch parsed {
-            case .success(let request):
-                let result = worker.verify(request)
-                verdicts[index + 1] = (result.isValid, result.reason?.rawValue)
-            case .failure:
-                verdicts[index + 1] = (false, Reason.malformedRequest.rawValue)
-            }
-        }
+            .enumerated().filter { !$0.element.isEmpty }
+            .map { InputLine(number: $0.offset + 1, bytes: Array($0.element.utf8)) }
+        var output: [UInt8] = []
+        _ = LineAnswerer(verifier: verifier, maxLineBytes: 65536).answer(lines, to: &output)
+        let answers = try output.split(separator: 0x0A).map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: Any] }
         let expected = try String(contentsOf: Self.demo.appendingPathComponent("expected.jsonl"), encoding: .utf8)
             .split(separator: "\n")
             .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
-        #expect(expected.count == verdicts.count)
+        #expect(expected.count == answers.count && answers.count == lines.count)
         #expect(expected.filter { $0["valid"] as! Bool }.count >= 3)
-        for entry in expected {
+        for (answer, entry) in zip(answers, expected) {
             let line = entry["line"] as! Int
-            let verdict = try #require(verdicts[line], "line \(line) has no answer")
-            #expect(verdict.0 == entry["valid"] as! Bool, "line \(line)")
-            #expect(verdict.1 == entry["reason"] as? String, "line \(line)")
+            #expect(answer["line"] as? Int == line)
+            #expect(answer["valid"] as? Bool == entry["valid"] as? Bool, "line \(line)")
+            #expect(answer["reason"] as? String == entry["reason"] as? String, "line \(line)")
         }
     }
 }

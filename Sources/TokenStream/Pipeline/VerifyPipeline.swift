@@ -1,9 +1,18 @@
 import Atomics
-import Foundation
+import Dispatch
+import LineProtocol
 import TokenVerifier
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The streaming engine behind `tokenverify verify`: one reader (the calling thread) and a few
-/// long-lived verifier threads that write their answers themselves (through ``AnswerSink``).
+/// long-lived workers, each a work item on its own Dispatch queue, that write their answers
+/// themselves (through ``AnswerSink``). The hand-offs are lock-free: chunks go to the workers
+/// through a ``WorkQueue`` (a bounded ring; an idle worker sleeps on a semaphore), and answers
+/// come back in order through the sink's ``ReorderRing``.
 ///
 /// The reader takes whatever `read(2)` returns (up to 1 MiB), cuts it into lines and hands them
 /// out in chunks: large chunks when input is plentiful, single lines when little is waiting, so
@@ -19,19 +28,16 @@ public final class VerifyPipeline: @unchecked Sendable {
         public var maxLineBytes: Int
         /// Answer lines as soon as they are ready instead of in input order.
         public var unordered: Bool
-        /// Report every failure (`reasons`, `details`).
-        public var audit: Bool
         /// Most lines in one chunk of work.
         public var maxChunkLines: Int
         /// Called about once a second with the running totals (a progress line).
         public var progress: (@Sendable (RunSummary, Double) -> Void)?
 
         public init(threads: Int = activeProcessorCount(), maxLineBytes: Int = 64 * 1024, unordered: Bool = false,
-                    audit: Bool = false, maxChunkLines: Int = 256, progress: (@Sendable (RunSummary, Double) -> Void)? = nil) {
+                    maxChunkLines: Int = 256, progress: (@Sendable (RunSummary, Double) -> Void)? = nil) {
             self.threads = max(1, threads)
             self.maxLineBytes = max(1, maxLineBytes)
             self.unordered = unordered
-            self.audit = audit
             self.maxChunkLines = max(1, maxChunkLines)
             self.progress = progress
         }
@@ -69,37 +75,36 @@ public final class VerifyPipeline: @unchecked Sendable {
         self.configuration = configuration
     }
 
-    private typealias Answer = AnswerSink.Answer
-
     /// Reads every input descriptor to its end (in order, line numbers running on across them),
     /// and writes one answer per non-blank line to `output`.
     public func run(inputs: [Int32], output: Int32, stopRequested: @escaping @Sendable () -> Bool = { ProcessSignals.stopRequested }) -> Outcome {
         let start = DispatchTime.now().uptimeNanoseconds
-        let work = BlockingQueue<LineChunk>(capacity: configuration.threads * 4)
         // Chunks between the reader and the written output, bounded so that memory stays flat
-        // even while one slow chunk holds back the ordered output.
-        let inFlight = DispatchSemaphore(value: configuration.threads * 16)
-        let sink = AnswerSink(output: output, unordered: configuration.unordered, inFlight: inFlight,
+        // even while one slow chunk holds back the ordered output. The ring and the reorder ring
+        // hold at least that many, so neither can overflow.
+        let maxInFlight = configuration.threads * 16
+        let inFlight = DispatchSemaphore(value: maxInFlight)
+        let work = WorkQueue<LineChunk>(capacity: maxInFlight, consumers: configuration.threads)
+        let sink = AnswerSink(output: output, unordered: configuration.unordered, capacity: maxInFlight, inFlight: inFlight,
                               progress: configuration.progress, start: start)
         let finished = DispatchGroup()
 
-        for _ in 0..<configuration.threads {
-            finished.enter()
-            let thread = Thread { [self] in
-                let worker = verifier.makeWorker()
+        for index in 0..<configuration.threads {
+            let queue = DispatchQueue(label: "tokenverify.worker.\(index)", qos: .userInitiated)
+            queue.async(group: finished) { [self] in
+                // Signals are for the reader, whose blocked read(2) they interrupt.
+                ProcessSignals.blockInCurrentThread()
+                let answerer = LineAnswerer(verifier: verifier, maxLineBytes: configuration.maxLineBytes)
                 while let chunk = work.pop() {
-                    sink.deliver(answer(for: chunk, worker: worker))
+                    sink.deliver(Self.answer(chunk, with: answerer))
                 }
-                finished.leave()
             }
-            thread.stackSize = 1 << 22
-            ProcessSignals.startWithSignalsBlocked(thread)
         }
 
         var chunker = LineChunker(maxLineBytes: configuration.maxLineBytes)
         var sequence = 0
-        let inlineWorker = verifier.makeWorker()
-        var inlineAnswered = 0
+        let inlineAnswerer = LineAnswerer(verifier: verifier, maxLineBytes: configuration.maxLineBytes)
+        var inlineSummary = RunSummary()
         // The reader answers inline only while input does not pile up behind it: once a read
         // brings more than ``inlineLines`` lines, they go to the workers.
         var answeredInline = false
@@ -115,9 +120,8 @@ public final class VerifyPipeline: @unchecked Sendable {
             if lines.count <= Self.inlineLines,
                sink.flushed.load(ordering: .acquiring) == sequence, !sink.closed.load(ordering: .relaxed) {
                 // Nothing in flight and everything before written: answer here, in order.
-                let answer = answer(for: LineChunk(sequence: -1, lines: lines), worker: inlineWorker)
-                inlineAnswered += answer.summary.answered
-                sink.countAnsweredElsewhere(answer.summary)
+                let answer = Self.answer(LineChunk(sequence: -1, lines: lines), with: inlineAnswerer)
+                inlineSummary.add(answer.summary)
                 if !OutputChannel.writeAll(answer.bytes, to: output) { sink.closed.store(true, ordering: .relaxed) }
                 answeredInline = true
                 return
@@ -167,11 +171,11 @@ public final class VerifyPipeline: @unchecked Sendable {
         dispatchPending()
         work.close()
         finished.wait()
-        sink.flush()
-        let summary = sink.summary
+        var summary = sink.summary
+        summary.add(inlineSummary)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return Outcome(summary: summary, seconds: seconds, outputClosed: sink.closed.load(ordering: .relaxed),
-                       readError: readError, interrupted: interrupted, answeredByReader: inlineAnswered)
+                       readError: readError, interrupted: interrupted, answeredByReader: inlineSummary.answered)
     }
 
     /// Waits, without sleeping, up to ``inlineSpinNanoseconds`` for `descriptor` to be readable.
@@ -183,17 +187,14 @@ public final class VerifyPipeline: @unchecked Sendable {
         } while DispatchTime.now().uptimeNanoseconds < deadline
     }
 
-    private func answer(for chunk: LineChunk, worker: VerificationWorker) -> Answer {
-        var writer = JSONWriter(reservingCapacity: chunk.lines.count * 200)
+    private static func answer(_ chunk: LineChunk, with answerer: LineAnswerer) -> AnswerSink.Answer {
+        var bytes: [UInt8] = []
+        let reasons = answerer.answer(chunk.lines, to: &bytes)
         var summary = RunSummary()
-        let audit = configuration.audit
-        let reasons = worker.answer(lines: chunk.lines, audit: audit,
-                                    oversizeDetail: "the line is longer than the limit of \(configuration.maxLineBytes) bytes",
-                                    to: &writer)
         for reason in reasons {
             summary.answered += 1
             if let reason { summary.byReason[reason, default: 0] += 1 } else { summary.valid += 1 }
         }
-        return Answer(sequence: chunk.sequence, bytes: writer.bytes, summary: summary)
+        return AnswerSink.Answer(sequence: chunk.sequence, bytes: bytes, summary: summary)
     }
 }

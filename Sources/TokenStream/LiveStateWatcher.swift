@@ -1,0 +1,106 @@
+import Atomics
+import Dispatch
+import TokenVerifier
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Follows the files of the live state while a stream runs (SPEC §3 key rotation, §4, §4b): each
+/// group of files (the key files, the revocation files, …) is reloaded in the background when
+/// one of its files changes (a new file renamed into place, or rewritten) and on SIGHUP, checked
+/// completely, and swapped into the verifier atomically. A group that fails to load leaves the
+/// state in force and says why on stderr; the run goes on.
+/// (Its mutable state is touched only on its own serial queue.)
+public final class LiveStateWatcher: @unchecked Sendable {
+    /// One group of files and how to load and swap it in; `load` returns a line for stderr.
+    public struct Source: Sendable {
+        /// What the files hold, for messages ("keys", "revocations", …).
+        public var name: String
+        /// What stays in force when they fail to load ("key set", "list", …).
+        public var kept: String
+        public var files: [String]
+        /// Loads the files and puts them in force; throws (leaving the state alone) when they fail
+        /// a check. Returns what was loaded, in words ("3 keys").
+        public var reload: @Sendable () throws -> String
+
+        public init(name: String, kept: String, files: [String], reload: @escaping @Sendable () throws -> String) {
+            self.name = name
+            self.kept = kept
+            self.files = files
+            self.reload = reload
+        }
+    }
+
+    private let sources: [Source]
+    private let interval: Double
+    private let log: @Sendable (String) -> Void
+    private let queue = DispatchQueue(label: "tokenverify.live-state", qos: .utility)
+    private let timer: DispatchSourceTimer
+    /// Per source: the files' signatures as last loaded, and as last seen (touched only on `queue`).
+    private var seen: [(loaded: [FileSignature?], candidate: [FileSignature?])]
+
+    struct FileSignature: Equatable {
+        var device: UInt64, inode: UInt64, size: Int64, modified: Int, modifiedNanoseconds: Int
+    }
+
+    /// A watcher polling every `interval` seconds (0: files are not polled, only SIGHUP reloads).
+    public init(sources: [Source], interval: Double = 0.25, log: @escaping @Sendable (String) -> Void) {
+        self.sources = sources
+        self.interval = interval
+        self.log = log
+        let signatures = sources.map { $0.files.map(Self.signature) }
+        seen = signatures.map { ($0, $0) }
+        timer = DispatchSource.makeTimerSource(queue: queue)
+    }
+
+    /// Starts watching.
+    public func start() {
+        let period = interval > 0 ? interval : 0.1
+        timer.schedule(deadline: .now() + period, repeating: period, leeway: .milliseconds(10))
+        timer.setEventHandler { [self] in poll() }
+        timer.resume()
+    }
+
+    /// Stops watching (a reload under way finishes first).
+    public func stop() {
+        queue.sync { timer.cancel() }
+    }
+
+    private func poll() {
+        let signalled = ProcessSignals.takeReloadRequest()
+        for (index, source) in sources.enumerated() {
+            if interval <= 0 {
+                if signalled { reload(source, reason: "SIGHUP") }
+                continue
+            }
+            let current = source.files.map(Self.signature)
+            // A change is loaded once it has held still for one interval, so that a file still
+            // being written in place is not read half-way.
+            let state = seen[index]
+            if signalled || (current != state.loaded && current == state.candidate) {
+                seen[index].loaded = current
+                reload(source, reason: signalled ? "SIGHUP" : "file changed")
+            }
+            seen[index].candidate = current
+        }
+    }
+
+    /// Loads one group now and swaps it in if it loads.
+    public func reload(_ source: Source, reason: String) {
+        do {
+            let loaded = try source.reload()
+            log("tokenverify: \(source.name) reloaded (\(reason)): \(loaded)")
+        } catch {
+            log("tokenverify: \(source.name) not reloaded (\(reason)), the previous \(source.kept) stays in force: \(error)")
+        }
+    }
+
+    static func signature(_ path: String) -> FileSignature? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return FileSignature(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+                             modified: Int(status.st_mtim.tv_sec), modifiedNanoseconds: Int(status.st_mtim.tv_nsec))
+    }
+}

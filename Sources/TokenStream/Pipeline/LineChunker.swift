@@ -1,0 +1,59 @@
+import LineProtocol
+import TokenVerifier
+
+/// A run of input lines, the unit of work handed to a worker.
+struct LineChunk: Sendable {
+    var sequence: Int
+    var lines: [InputLine]
+}
+
+/// Cuts the input stream into the line protocol's lines (through ``LineSplitter``: LF or CR LF,
+/// the last line needs no newline, a line over `maxLineBytes` never held), trims the spaces and
+/// tabs around each, and skips blank lines (counting them). A UTF-8 byte order mark at the very
+/// start of the input is not part of the first line.
+struct LineChunker {
+    private var splitter: LineSplitter
+    /// Complete lines not yet taken.
+    private(set) var pending: [InputLine] = []
+
+    init(maxLineBytes: Int) {
+        splitter = LineSplitter(maxLineBytes: maxLineBytes)
+    }
+
+    /// Lines ended so far, blank ones included.
+    var lineNumber: Int { splitter.lineNumber }
+
+    /// Feeds bytes just read.
+    mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>) {
+        var lines = pending
+        pending = []
+        splitter.feed(buffer) { number, line in Self.collect(number, line, into: &lines) }
+        pending = lines
+    }
+
+    /// Ends the input: a last line without a newline counts as a line.
+    mutating func finish() {
+        var lines = pending
+        pending = []
+        splitter.finish { number, line in Self.collect(number, line, into: &lines) }
+        pending = lines
+    }
+
+    /// Takes the complete lines collected so far.
+    mutating func takePending() -> [InputLine] {
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending
+    }
+
+    private static func collect(_ number: Int, _ line: UnsafeBufferPointer<UInt8>?, into lines: inout [InputLine]) {
+        guard let line else {
+            lines.append(InputLine(number: number, bytes: nil))
+            return
+        }
+        var trimmed = trimmingBlanks(line)
+        if number == 1, trimmed.starts(with: [0xEF, 0xBB, 0xBF]) {
+            trimmed = trimmingBlanks(UnsafeBufferPointer(rebasing: trimmed[3...]))
+        }
+        if !trimmed.isEmpty { lines.append(InputLine(number: number, bytes: Array(trimmed))) }
+    }
+}

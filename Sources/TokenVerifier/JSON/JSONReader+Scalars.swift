@@ -1,0 +1,91 @@
+extension JSONReader {
+    // MARK: - Scalars
+
+    /// Reads `true` or `false`.
+    @inlinable
+    package mutating func readBool() throws(JSONError) -> Bool {
+        switch peekKind() {
+        case .bool:
+            if bytes[position] == UInt8(ascii: "t") {
+                try readLiteral("true")
+                return true
+            }
+            try readLiteral("false")
+            return false
+        default:
+            throw error("expected true or false")
+        }
+    }
+
+    @inlinable
+    mutating func readLiteral(_ literal: StaticString) throws(JSONError) {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - position >= count else { throw unexpected() }
+        let matches = literal.withUTF8Buffer { expected in
+            for index in 0..<count where bytes[position + index] != expected[index] { return false }
+            return true
+        }
+        guard matches else { throw unexpected() }
+        position += count
+    }
+
+    /// Reads a number as a Double. Out-of-range magnitudes become ±infinity (callers that need
+    /// a finite value check `isFinite`).
+    @inlinable
+    package mutating func readNumber() throws(JSONError) -> Double {
+        guard peekKind() == .number else { throw error("expected a number") }
+        let (range, isSmallInteger) = try scanNumber()
+        if isSmallInteger {
+            var value: Int64 = 0
+            var index = range.lowerBound
+            let negative = bytes[index] == UInt8(ascii: "-")
+            if negative { index += 1 }
+            while index < range.upperBound {
+                value = value &* 10 &+ Int64(bytes[index] &- UInt8(ascii: "0"))
+                index += 1
+            }
+            return Double(negative ? -value : value)
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        guard let value = Double(text) else { throw JSONError("number out of range", at: range.lowerBound) }
+        return value
+    }
+
+    /// Checks the RFC 8259 number grammar; tells whether it is an integer of at most 15 digits.
+    @inlinable
+    mutating func scanNumber() throws(JSONError) -> (Range<Int>, Bool) {
+        let start = position
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let digitsStart = position
+        guard position < bytes.count, isDigit(bytes[position]) else { throw unexpected() }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        var isInteger = true
+        let integerDigits = position - digitsStart
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            isInteger = false
+            position += 1
+            guard position < bytes.count, isDigit(bytes[position]) else { throw unexpected() }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            isInteger = false
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                position += 1
+            }
+            guard position < bytes.count, isDigit(bytes[position]) else { throw unexpected() }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        return (start..<position, isInteger && integerDigits <= 15)
+    }
+
+    @inline(__always)
+    @inlinable
+    func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+}

@@ -1,0 +1,249 @@
+extension JSONReader {
+    // MARK: - Strings
+
+    /// Reads a string value.
+    @inlinable
+    package mutating func readString() throws(JSONError) -> String {
+        guard peekKind() == .string else { throw error("expected a string") }
+        let scanned = try scanString()
+        if !scanned.hasEscapes {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[scanned.content]), as: UTF8.self)
+        }
+        return String(decoding: unescape(scanned.content), as: UTF8.self)
+    }
+
+    /// Reads a string value as the range of its raw content (between the quotes), telling
+    /// whether it holds escapes (see ``unescapedBytes(_:)``).
+    @inlinable
+    package mutating func readStringRange() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
+        guard peekKind() == .string else { throw error("expected a string") }
+        return try scanString()
+    }
+
+    /// The unescaped bytes of a string content range returned by ``readStringRange()``.
+    @inlinable
+    package func unescapedBytes(_ content: Range<Int>) -> [UInt8] {
+        unescape(content)
+    }
+
+    /// Calls `body` with the unescaped bytes of a string content range returned by
+    /// ``readStringRange()`` (in place when it has no escapes).
+    @inlinable
+    package func withStringBytes<R>(_ content: Range<Int>, hasEscapes: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if hasEscapes { return unescape(content).withUnsafeBufferPointer(body) }
+        return body(UnsafeBufferPointer(rebasing: bytes[content]))
+    }
+
+    @inlinable
+    mutating func readMemberName() throws(JSONError) -> MemberName {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+            throw JSONError("expected a member name", at: position)
+        }
+        let scanned = try scanString()
+        let raw = UnsafeBufferPointer(rebasing: bytes[scanned.content])
+        return MemberName(raw: raw, rawRange: scanned.content, decoded: scanned.hasEscapes ? unescape(scanned.content) : nil)
+    }
+
+    /// Validates one string (escapes, UTF-8, control characters) starting at the opening quote;
+    /// returns the range between the quotes.
+    @inlinable
+    mutating func scanString() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
+        position += 1 // opening quote
+        let start = position
+        var hasEscapes = false
+        let base = bytes.baseAddress
+        let count = bytes.count
+        while true {
+            // Fast path: printable ASCII other than the quote and the backslash.
+            var index = position
+            if let base {
+                // Eight bytes at a time while none of them is special; the lowest flag of a word
+                // marks its first special byte exactly.
+                let raw = UnsafeRawPointer(base)
+                var found = false
+                while index + 8 <= count {
+                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                    let special = Self.specialBytes(word)
+                    if special != 0 {
+                        index += special.trailingZeroBitCount >> 3
+                        found = true
+                        break
+                    }
+                    index += 8
+                }
+                while !found && index < count {
+                    let byte = base[index]
+                    if byte < 0x20 || byte >= 0x80 || byte == 0x22 || byte == 0x5C { break }
+                    index += 1
+                }
+            }
+            position = index
+            guard position < count else { throw error("unterminated string") }
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                let content = start..<position
+                position += 1
+                return (content, hasEscapes)
+            }
+            if byte < 0x20 { throw error("control character in string") }
+            if byte == UInt8(ascii: "\\") {
+                hasEscapes = true
+                try scanEscape()
+                continue
+            }
+            try scanUTF8Sequence()
+        }
+    }
+
+    /// The high bit of each byte of `word` (first byte lowest) that is below 0x20, at or above
+    /// 0x80, `"` or `\`; bits above the lowest one set may be false alarms (a borrow carried
+    /// from a special byte), the lowest one never is.
+    @inline(__always)
+    @inlinable
+    static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let quoteZero = (quote &- ones) & ~quote
+        let backslashZero = (backslash &- ones) & ~backslash
+        return ((control | quoteZero | backslashZero) & highs) | (word & highs)
+    }
+
+    @inlinable
+    mutating func scanEscape() throws(JSONError) {
+        position += 1
+        guard position < bytes.count else { throw error("unterminated string") }
+        switch bytes[position] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+             UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            position += 1
+        case UInt8(ascii: "u"):
+            position += 1
+            let unit = try scanHex4()
+            if unit >= 0xD800 && unit <= 0xDBFF {
+                // A high surrogate must be followed by an escaped low surrogate.
+                guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                      bytes[position + 1] == UInt8(ascii: "u") else {
+                    throw error("lone surrogate in string escape")
+                }
+                position += 2
+                let low = try scanHex4()
+                guard low >= 0xDC00 && low <= 0xDFFF else { throw error("lone surrogate in string escape") }
+            } else if unit >= 0xDC00 && unit <= 0xDFFF {
+                throw error("lone surrogate in string escape")
+            }
+        default:
+            throw error("invalid escape in string")
+        }
+    }
+
+    @inlinable
+    mutating func scanHex4() throws(JSONError) -> UInt32 {
+        guard bytes.count - position >= 4 else { throw error("unterminated string escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let digit = hexValue(bytes[position]) else { throw error("invalid \\u escape") }
+            value = value << 4 | digit
+            position += 1
+        }
+        return value
+    }
+
+    @inline(__always)
+    @inlinable
+    func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(byte - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+
+    /// Validates one multi-byte UTF-8 sequence (RFC 3629: shortest form, no surrogates, ≤ U+10FFFF).
+    @inlinable
+    mutating func scanUTF8Sequence() throws(JSONError) {
+        let lead = bytes[position]
+        let remaining = bytes.count - position
+        func continuation(_ offset: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
+            offset < remaining && bytes[position + offset] >= low && bytes[position + offset] <= high
+        }
+        let valid: Bool
+        let length: Int
+        switch lead {
+        case 0xC2...0xDF: length = 2; valid = continuation(1)
+        case 0xE0: length = 3; valid = continuation(1, 0xA0) && continuation(2)
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3; valid = continuation(1) && continuation(2)
+        case 0xED: length = 3; valid = continuation(1, 0x80, 0x9F) && continuation(2)
+        case 0xF0: length = 4; valid = continuation(1, 0x90) && continuation(2) && continuation(3)
+        case 0xF1...0xF3: length = 4; valid = continuation(1) && continuation(2) && continuation(3)
+        case 0xF4: length = 4; valid = continuation(1, 0x80, 0x8F) && continuation(2) && continuation(3)
+        default: length = 1; valid = false
+        }
+        guard valid else { throw error("invalid UTF-8 in string") }
+        position += length
+    }
+
+    /// Decodes the escapes of an already validated string body.
+    @inlinable
+    func unescape(_ range: Range<Int>) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(range.count)
+        var index = range.lowerBound
+        func hex4(_ at: Int) -> UInt32 {
+            var value: UInt32 = 0
+            for offset in 0..<4 { value = value << 4 | hexValue(bytes[at + offset])! }
+            return value
+        }
+        while index < range.upperBound {
+            let byte = bytes[index]
+            if byte != UInt8(ascii: "\\") {
+                output.append(byte)
+                index += 1
+                continue
+            }
+            let escaped = bytes[index + 1]
+            index += 2
+            switch escaped {
+            case UInt8(ascii: "b"): output.append(0x08)
+            case UInt8(ascii: "f"): output.append(0x0C)
+            case UInt8(ascii: "n"): output.append(0x0A)
+            case UInt8(ascii: "r"): output.append(0x0D)
+            case UInt8(ascii: "t"): output.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(index)
+                index += 4
+                if scalar >= 0xD800 && scalar <= 0xDBFF {
+                    let low = hex4(index + 2)
+                    index += 6
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                }
+                appendUTF8(scalar, to: &output)
+            default: output.append(escaped) // " \ /
+            }
+        }
+        return output
+    }
+
+    @inlinable
+    func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            output.append(UInt8(scalar))
+        case 0x80..<0x800:
+            output.append(UInt8(0xC0 | scalar >> 6))
+            output.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            output.append(UInt8(0xE0 | scalar >> 12))
+            output.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            output.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            output.append(UInt8(0xF0 | scalar >> 18))
+            output.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            output.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            output.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+}

@@ -1,0 +1,15 @@
+/// Check 5 (`unknown_key`): the `kid` names a key of the snapshot's key set (compared byte for
+/// byte). Records the key for the checks after it. A token without a string `kid` already
+/// failed check 4 and has no key.
+struct KeyLookupPolicy: TokenPolicy {
+    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+        let header = input.token
+        guard let keyID = header.keyID else { return }
+        let keys = input.state.keys
+        guard let index = header.withBytes(keyID, keys.index(of:)) else {
+            failures.add(.unknownKey, "no key with kid \"\(header.string(keyID))\" is configured")
+            return
+        }
+        input.keyIndex = index
+    }
+}

@@ -1,0 +1,58 @@
+/// One check of SPEC §5, as a value: it reads a ``CheckInput`` and adds what fails to a
+/// ``FailureList``. Outside audit mode a check may stop at its own first failure; the list it
+/// belongs to (``PolicyList``) stops after any check that ended the run.
+///
+/// A check that finds something later checks need (the algorithm, the key) records it in the
+/// input. Checks are stateless: what they are configured with comes from `input.options`.
+protocol TokenPolicy {
+    func check(_ input: inout CheckInput, _ failures: inout FailureList)
+}
+
+/// What every check reads: one parsed token, checked against one snapshot of the live state at
+/// one check time with the request's context, and what the checks before it found.
+struct CheckInput {
+    /// The token, parsed (check 2 passed).
+    let token: ParsedToken
+    /// The compact token's bytes, for the signature check.
+    let compact: UnsafeBufferPointer<UInt8>
+    /// Keys, revocations and security steps: one snapshot for the whole line (held by the
+    /// caller for as long as the input lives, so not retained again here).
+    unowned(unsafe) let state: VerifierSnapshot
+    let options: VerificationOptions
+    /// The check time (NumericDate).
+    let time: Double
+    /// The request's device, object, channel and command.
+    let context: ContextBytes
+    /// The token's cache key (a keyed hash of the whole token), when the signature cache is on.
+    let digest: KeyedHash.Digest?
+    /// The worker's per-thread crypto contexts (the worker runs the checks, so it outlives the input).
+    unowned(unsafe) let crypto: VerificationWorker
+
+    /// Check 3 found the header's algorithm supported.
+    var algorithm: SignatureAlgorithm? = nil
+    /// Check 5 found the key named by `kid`: its position in `state.keys`.
+    var keyIndex: Int? = nil
+    /// Check 6 found that the key verifies `algorithm`: the signature can be checked.
+    var keyFits = false
+
+    /// The key found by check 5.
+    var key: VerificationKey? { keyIndex.map { state.keys.keys[$0] } }
+}
+
+/// Checks run in order, as one check: concrete generic composition (a parameter pack), so the
+/// compiler sees every check and nothing is boxed on the hot path.
+struct PolicyList<each Policy: TokenPolicy>: TokenPolicy {
+    let policies: (repeat each Policy)
+
+    init(_ policies: repeat each Policy) {
+        self.policies = (repeat each policies)
+    }
+
+    @inline(__always)
+    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+        for policy in repeat each policies {
+            policy.check(&input, &failures)
+            if failures.isDone { return }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/// Cuts a byte stream into lines: the one line splitter of the project (the `verify` input, the
+/// revocation and step files). A line ends at LF; a CR right before the LF belongs to the line
+/// break. The last line needs no newline.
+///
+/// A line is at most `maxLineBytes` long, counting every byte but its line break (SPEC §6): a
+/// longer line is reported as oversized and the rest of it is discarded as it streams past, so a
+/// line is never held beyond the limit (plus one byte, a possible CR). A line of nothing but
+/// spaces, tabs and CRs is blank at any length: it is reported empty, not oversized.
+package struct LineSplitter {
+    package let maxLineBytes: Int
+    /// Lines ended so far.
+    package private(set) var lineNumber = 0
+    private var partial: [UInt8] = []
+    private var partialOversized = false
+    /// The oversized line being discarded held a byte other than a blank.
+    private var oversizedHasContent = false
+
+    package init(maxLineBytes: Int = .max) {
+        self.maxLineBytes = maxLineBytes
+    }
+
+    /// Feeds bytes just read; calls `body` for each line they complete, with the line's 1-based
+    /// number and its bytes (without the line break), or nil when it is longer than the limit.
+    package mutating func feed<E: Error>(_ buffer: UnsafeBufferPointer<UInt8>,
+                                         _ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void) throws(E) {
+        var start = 0
+        while start < buffer.count {
+            guard let newline = firstIndex(of: 0x0A, in: buffer, from: start) else {
+                appendPartial(UnsafeBufferPointer(rebasing: buffer[start...]))
+                return
+            }
+            if partial.isEmpty && !partialOversized {
+                // The whole line is in this buffer: no copy.
+                try end(UnsafeBufferPointer(rebasing: buffer[start..<newline]), body)
+            } else {
+                appendPartial(UnsafeBufferPointer(rebasing: buffer[start..<newline]))
+                try endPartial(body)
+            }
+            start = newline + 1
+        }
+    }
+
+    /// Ends the input: a last line without a newline counts as a line.
+    package mutating func finish<E: Error>(_ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void) throws(E) {
+        if !partial.isEmpty || partialOversized { try endPartial(body) }
+    }
+
+    private mutating func appendPartial(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if bytes.isEmpty { return }
+        if partialOversized {
+            if !oversizedHasContent { oversizedHasContent = !Self.isBlank(bytes) }
+            return
+        }
+        // One byte over the limit is kept: it may be the CR of a CR LF line break.
+        if partial.count + bytes.count - 1 > maxLineBytes {
+            partialOversized = true
+            oversizedHasContent = !partial.withUnsafeBufferPointer(Self.isBlank) || !Self.isBlank(bytes)
+            partial = []
+            return
+        }
+        partial.append(contentsOf: bytes)
+    }
+
+    private mutating func endPartial<E: Error>(_ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void) throws(E) {
+        let line = partial
+        partial.removeAll(keepingCapacity: partial.capacity <= 1 << 16)
+        let oversized = partialOversized
+        partialOversized = false
+        if oversized {
+            lineNumber += 1
+            let blank = !oversizedHasContent
+            oversizedHasContent = false
+            try body(lineNumber, blank ? UnsafeBufferPointer(start: nil, count: 0) : nil)
+        } else {
+            try line.withUnsafeBufferPointer { (buffer) throws(E) in try end(buffer, body) }
+        }
+    }
+
+    /// Ends a line whose bytes, line break excepted (a CR before the LF still included), are `bytes`.
+    private mutating func end<E: Error>(_ bytes: UnsafeBufferPointer<UInt8>,
+                                        _ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void) throws(E) {
+        lineNumber += 1
+        var count = bytes.count
+        if count > 0, bytes[count - 1] == 0x0D { count -= 1 }
+        if count > maxLineBytes {
+            try body(lineNumber, Self.isBlank(bytes) ? UnsafeBufferPointer(start: nil, count: 0) : nil)
+        } else {
+            try body(lineNumber, UnsafeBufferPointer(rebasing: bytes[..<count]))
+        }
+    }
+
+    private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy(isLineBlank)
+    }
+}

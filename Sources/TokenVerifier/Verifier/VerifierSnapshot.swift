@@ -1,0 +1,68 @@
+import Atomics
+
+/// Everything a line is checked against, as one immutable snapshot: the key set (with each key's
+/// identity for the signature cache), the revocation list and the security steps. Swapped whole
+/// through one atomic, so a line never sees a mixture of old and new state, and a verifying
+/// thread never waits on a lock.
+package final class VerifierSnapshot: AtomicReference, Sendable {
+    package let keys: KeySet
+    package let revocations: RevocationList
+    /// The signature cache, shared by every snapshot of one verifier.
+    let signatureCache: SignatureCache?
+    /// Per key of `keys`: a keyed hash of its type and public key material. A signature cache
+    /// entry is keyed by the token and this identity, so entries made with a key stay valid
+    /// while that exact key is in the set, and can never answer for other key material.
+    private let keyIdentities: [KeyedHash.Digest]
+
+    init(keys: KeySet, revocations: RevocationList, signatureCache: SignatureCache?) {
+        self.keys = keys
+        self.revocations = revocations
+        self.signatureCache = signatureCache
+        self.keyIdentities = signatureCache.map { cache in keys.keys.map { cache.identity(of: $0) } } ?? []
+    }
+
+    /// This snapshot with another key set (same cache: entries of unchanged keys stay warm).
+    func replacing(keys: KeySet) -> VerifierSnapshot {
+        VerifierSnapshot(keys: keys, revocations: revocations, signatureCache: signatureCache)
+    }
+
+    /// This snapshot with another revocation list.
+    func replacing(revocations: RevocationList) -> VerifierSnapshot {
+        VerifierSnapshot(keys: keys, revocations: revocations, signatureCache: signatureCache)
+    }
+
+    /// The signature cache key of a token (its digest) checked with the key at `keyIndex`.
+    @inline(__always)
+    func signatureCacheKey(token digest: KeyedHash.Digest, keyIndex: Int) -> KeyedHash.Digest {
+        signatureCache!.combine(digest, keyIdentities[keyIndex])
+    }
+}
+
+/// What a verifier and its workers share: the options, the signature cache and the live
+/// snapshot. Workers hold this, not the ``TokenVerifier``, so no cycle forms.
+final class VerifierCore: Sendable {
+    let options: VerificationOptions
+    private let current: ManagedAtomic<VerifierSnapshot>
+
+    init(keys: KeySet, revocations: RevocationList, options: VerificationOptions) {
+        self.options = options
+        let cache = options.signatureCacheSlots > 0 ? SignatureCache(slots: options.signatureCacheSlots) : nil
+        current = ManagedAtomic(VerifierSnapshot(keys: keys, revocations: revocations, signatureCache: cache))
+    }
+
+    /// The snapshot in force.
+    @inline(__always)
+    var snapshot: VerifierSnapshot { current.load(ordering: .acquiring) }
+
+    /// Puts a changed snapshot in force atomically; `change` may run more than once if another
+    /// replacement races with this one (neither is lost).
+    func replace(_ change: (VerifierSnapshot) -> VerifierSnapshot) {
+        var old = current.load(ordering: .acquiring)
+        while true {
+            let new = change(old)
+            let (exchanged, found) = current.compareExchange(expected: old, desired: new, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            old = found
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+@testable import LineProtocol
+import Testing
+import TokenVerifier
+
+/// Replays the committed token and request-line fuzz corpora (`Fuzz/corpus`, grown by
+/// `Fuzz/run`) through the line protocol: each input as one line, and each input cut at its
+/// newlines into a batch (the path of `verify`'s workers), so that every input the fuzzers
+/// kept stays a regression test.
+@Suite struct FuzzCorpusTests {
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus")
+
+    static func inputs(_ harness: String) throws -> [[UInt8]] {
+        let directory = corpus.appendingPathComponent(harness)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        return try names.map { [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))) }
+    }
+
+    static func verifier(audit: Bool) -> TokenVerifier {
+        let demo = corpus.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Data/demo")
+        let keys = try! KeySet.load(files: [demo.appendingPathComponent("keys.jwks").path]).0
+        let revocations = try! RevocationList.load(files: [demo.appendingPathComponent("revocations.jsonl").path])
+        return TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000, audit: audit))
+    }
+
+    let answerers = [false, true].map { LineAnswerer(verifier: FuzzCorpusTests.verifier(audit: $0), maxLineBytes: 4096) }
+
+    /// The input cut into protocol lines: number and bytes (nil when over the limit), blank ones skipped.
+    static func lines(of input: [UInt8], maxLineBytes: Int) -> [InputLine] {
+        var splitter = LineSplitter(maxLineBytes: maxLineBytes)
+        var lines: [InputLine] = []
+        func collect(_ number: Int, _ line: UnsafeBufferPointer<UInt8>?) {
+            guard let line else { return lines.append(InputLine(number: number, bytes: nil)) }
+            if !trimmingBlanks(line).isEmpty { lines.append(InputLine(number: number, bytes: Array(line))) }
+        }
+        input.withUnsafeBufferPointer { splitter.feed($0, collect) }
+        splitter.finish(collect)
+        return lines
+    }
+
+    /// Every line gets one answer, in order: a strict JSON object on one line, numbered, with the verdict returned.
+    private func expectOneAnswerEach(_ input: [UInt8]) {
+        let lines = Self.lines(of: input, maxLineBytes: 4096)
+        for answerer in answerers {
+            var output: [UInt8] = []
+            let reasons = answerer.answer(lines, to: &output)
+            #expect(reasons.count == lines.count)
+            let answers = output.split(separator: 0x0A, omittingEmptySubsequences: false)
+            #expect(answers.count == lines.count + 1 && answers.last?.isEmpty == true, "one answer line per line")
+            for (index, answer) in answers.dropLast().enumerated() where index < lines.count {
+                // Strict JSON (checked by our reader: an echoed id may be a number no Double holds).
+                #expect(JSONValidation.problem(in: Array(answer)) == nil)
+                let text = String(decoding: answer, as: UTF8.self)
+                #expect(text.hasPrefix("{\"line\":\(lines[index].number),"))
+                if let reason = reasons[index] {
+                    #expect(text.contains("\"valid\":false,\"reason\":\"\(reason.rawValue)\""))
+                } else {
+                    #expect(text.contains("\"valid\":true,"))
+                }
+            }
+        }
+    }
+
+    @Test func tokenCorpus() throws {
+        let inputs = try Self.inputs("FuzzToken")
+        #expect(inputs.count >= 100, "the token corpus is missing or nearly empty")
+        for input in inputs { expectOneAnswerEach(input) }
+    }
+
+    @Test func requestLineCorpus() throws {
+        let inputs = try Self.inputs("FuzzRequestLine")
+        #expect(inputs.count >= 100, "the request-line corpus is missing or nearly empty")
+        #expect(inputs.contains { $0.contains(0x0A) }, "the corpus holds inputs of several lines")
+        for input in inputs { expectOneAnswerEach(input) }
+    }
+}

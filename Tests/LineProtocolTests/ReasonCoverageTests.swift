@@ -1,0 +1,52 @@
+import LineProtocol
+import Testing
+import TestSupport
+import TokenVerifier
+
+/// Every reason code of SPEC §5 is produced by some input line: the list of reasons comes from
+/// ``Reason/allCases``, so a new code without an input that produces it fails here.
+@Suite struct ReasonCoverageTests {
+    let fixtures = Fixtures()
+
+    /// An input line that must be answered with `reason`, and what the verifier needs for it.
+    func input(producing reason: Reason) -> (line: String, revocation: String?)? {
+        let good = Fixtures.token(fixtures.ed)
+        let payload = good.split(separator: ".")[1]
+        func request(_ token: String, _ context: String = "") -> String { #"{"token":"\#(token)"\#(context)}"# }
+        switch reason {
+        case .malformedRequest: return (#"{"token":"x","colour":"red"}"#, nil)
+        case .malformedToken: return (replacingSegment(good, 1, with: payload + "="), nil)
+        case .unsupportedAlgorithm: return (Fixtures.token(fixtures.ed, header: #"{"alg":"HS256","kid":"ed-1"}"#), nil)
+        case .badHeader: return (Fixtures.token(fixtures.ed, header: #"{"alg":"Ed25519","kid":"ed-1","crit":["x"]}"#), nil)
+        case .unknownKey: return (Fixtures.token(fixtures.ed, header: #"{"alg":"Ed25519","kid":"nobody"}"#), nil)
+        case .keyAlgorithmMismatch: return (Fixtures.token(fixtures.ed, header: #"{"alg":"ES256","kid":"ed-1"}"#), nil)
+        case .wrongEnvironment: return (Fixtures.token(fixtures.prodKey, claims: Fixtures.claims(["env": #""int""#])), nil)
+        case .wrongIssuer: return (Fixtures.token(fixtures.prodKey, claims: Fixtures.claims(["iss": #""operator-b""#])), nil)
+        case .notYetValid: return (Fixtures.token(fixtures.ed, claims: Fixtures.claims(["nbf": "1900000000"])), nil)
+        case .expired: return (Fixtures.token(fixtures.ed, claims: Fixtures.claims(["exp": "1700000000"])), nil)
+        case .revokedKey: return (good, #"{"kid":"ed-1"}"#)
+        case .revokedToken: return (good, #"{"jti":"t-1"}"#)
+        case .revokedDevice: return (good, #"{"sub":"phone-1"}"#)
+        case .revokedObject: return (good, #"{"aud":"car-1"}"#)
+        case .revokedGrant: return (good, #"{"sub":"phone-1","aud":"car-1"}"#)
+        case .wrongDevice: return (request(good, #","device":"phone-2""#), nil)
+        case .wrongObject: return (request(good, #","object":"car-2""#), nil)
+        case .channelNotPermitted: return (request(good, #","channel":"uwb""#), nil)
+        case .commandNotPermitted: return (request(good, #","command":"horn""#), nil)
+        case .badSignature:
+            return (replacingSegment(good, 1, with: b64(Fixtures.claims(["cmd": #"["engine_start"]"#]))), nil)
+        @unknown default: return nil
+        }
+    }
+
+    @Test(arguments: Reason.allCases)
+    func everyReasonCodeIsProduced(_ reason: Reason) throws {
+        let (line, revocation) = try #require(input(producing: reason), "no input line produces \(reason.rawValue)")
+        let revocations = try revocation.map { try RevocationList.parse(Array($0.utf8)) } ?? .empty
+        var output: [UInt8] = []
+        let answerer = LineAnswerer(verifier: fixtures.verifier(revocations: revocations), maxLineBytes: 65536)
+        let reasons = answerer.answer([InputLine(number: 1, bytes: Array(line.utf8))], to: &output)
+        #expect(reasons == [reason], "\(String(decoding: output, as: UTF8.self))")
+        #expect(String(decoding: output, as: UTF8.self).contains("\"reason\":\"\(reason.rawValue)\""))
+    }
+}
