@@ -68,7 +68,7 @@ public final class RevocationWatcher: @unchecked Sendable {
         do {
             let list = try RevocationList.load(files: files)
             verifier.replaceRevocations(list)
-            log("tokenverify: revocations reloaded (\(reason)): \(list.count) entries")
+            log("tokenverify: revocations reloaded (\(reason)): \(counted(list.count, "entry", "entries"))")
         } catch {
             log("tokenverify: revocations not reloaded (\(reason)), the previous list stays in force: \(error)")
         }

@@ -70,7 +70,7 @@ extension TokenVerify {
                 ConfigurationError(description: "cannot write into \(out): \(error.localizedDescription)").exit()
             }
             let invalid = set.expected.filter { $0 != nil }.count
-            printError("tokenverify: wrote \(count) tokens (\(count - invalid) valid at \(Int(at))), \(set.revocations.count) revocations into \(out)")
+            printError("tokenverify: wrote \(counted(count, "token")) (\(count - invalid) valid at \(Int(at))), \(counted(set.revocations.count, "revocation")) into \(out)")
         }
     }
 }

@@ -17,19 +17,14 @@ extension TokenVerify {
         @Option(name: .long, help: ArgumentHelp("The private JWK to sign with.", valueName: "file"))
         var key: String
 
+        @Option(name: .long, help: "With a file of private keys, one a line (as gen writes signing-keys.jwk): the kid of the key to sign with.")
+        var kid: String?
+
         @Argument(help: ArgumentHelp("Files of claims lines (default: standard input).", valueName: "file"))
         var files: [String] = []
 
         func run() throws {
-            let signingKey: SigningKey
-            do {
-                let bytes = try Data(contentsOf: URL(fileURLWithPath: key))
-                signingKey = try SigningKey.parse(jwk: bytes)
-            } catch let error as SigningKey.InvalidKey {
-                ConfigurationError(description: "\(key): \(error.description)").exit()
-            } catch {
-                ConfigurationError(description: "\(key): \(error.localizedDescription)").exit()
-            }
+            let signingKey = loadSigningKey(path: key, kid: kid)
             var failures = 0
             var output = ""
             for (name, text) in try inputs() {

@@ -23,11 +23,15 @@ struct TokenVerify: ParsableCommand {
               tokenverify inspect eyJhbGciOi...
             """,
         version: "tokenverify 0.1.0",
-        subcommands: [Verify.self, Keygen.self, Sign.self, Generate.self, Inspect.self]
+        subcommands: [Verify.self, Keys.self, Keygen.self, Sign.self, Generate.self, Inspect.self]
     )
 
     /// Runs the command; usage and configuration errors exit with status 2 (SPEC §6).
     static func main() {
+        if let problem = SubcommandSuggestion.problem(in: Array(CommandLine.arguments.dropFirst())) {
+            printError("Error: \(problem)")
+            Glibc.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
