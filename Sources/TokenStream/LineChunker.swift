@@ -13,11 +13,17 @@ struct LineChunk {
 /// Cuts a byte stream into lines (LF or CRLF; the last line needs no newline), trims spaces and
 /// tabs, skips blank lines (counting them), and never holds more than `maxLineBytes` of one line:
 /// a longer line is reported as oversized and the rest of it is discarded as it streams past.
+/// The limit counts every byte of the line, surrounding spaces and tabs included, but not its
+/// line break (LF or CR LF), as SPEC §6 states it. A line of blanks only is blank at any length.
 struct LineChunker {
     let maxLineBytes: Int
     private(set) var lineNumber = 0
     private var partial: [UInt8] = []
     private var partialOversized = false
+    /// Every byte of the current line so far, leading blanks (not kept) included.
+    private var lineLength = 0
+    /// Whether the discarded part of an oversized line held more than blanks.
+    private var oversizedNonBlank = false
     /// Complete lines not yet taken.
     private(set) var pending: [(number: Int, bytes: [UInt8]?)] = []
 
@@ -36,10 +42,11 @@ struct LineChunker {
                 return
             }
             let newline = start + UnsafeRawPointer(found).distance(to: UnsafeRawPointer(buffer.baseAddress! + start)) * -1
-            if partial.isEmpty && !partialOversized {
+            if lineLength == 0 && !partialOversized {
                 // The whole line is in this buffer: taken from it in one copy, by the same rules.
                 let line = UnsafeBufferPointer(rebasing: buffer[start..<newline])
-                partialOversized = Self.droppingLeadingBlanks(line).count > maxLineBytes
+                let length = line.count - (line.last == 0x0D ? 1 : 0)
+                partialOversized = length > maxLineBytes && !Self.droppingLeadingBlanks(line).isEmpty
                 endLine(line)
                 partialOversized = false
             } else {
@@ -52,17 +59,26 @@ struct LineChunker {
 
     /// Ends the input: a last line without a newline counts as a line.
     mutating func finish() {
-        if !partial.isEmpty || partialOversized { endPartialLine() }
+        if lineLength > 0 { endPartialLine() }
     }
 
     /// Ends the line collected in `partial` and starts a new one.
     private mutating func endPartialLine() {
-        do {
+        if !partialOversized && lineLength > maxLineBytes && partial.last != 0x0D {
+            // One byte over the limit is within it only when that byte is the CR of a CR LF.
+            partialOversized = true
+            oversizedNonBlank = !partial.isEmpty
+        }
+        if partialOversized && !oversizedNonBlank {
+            lineNumber += 1   // blanks only: a blank line, however long
+        } else {
             let line = partial
             line.withUnsafeBufferPointer { endLine($0) }
         }
         partial.removeAll(keepingCapacity: partial.capacity <= 1 << 16)
         partialOversized = false
+        oversizedNonBlank = false
+        lineLength = 0
     }
 
     /// Takes the complete lines collected so far.
@@ -73,15 +89,21 @@ struct LineChunker {
 
 
     private mutating func appendPartial(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if partialOversized || bytes.isEmpty { return }
+        if bytes.isEmpty { return }
+        lineLength += bytes.count
+        if partialOversized {
+            if !oversizedNonBlank { oversizedNonBlank = !Self.droppingLeadingBlanks(bytes).isEmpty }
+            return
+        }
         var bytes = bytes
         if partial.isEmpty {
-            // Leading white space is dropped at once, so it never counts or accumulates.
+            // Leading white space counts but is dropped at once, so it never accumulates.
             bytes = Self.droppingLeadingBlanks(bytes)
-            if bytes.isEmpty { return }
         }
-        if partial.count + bytes.count > maxLineBytes {
+        if lineLength > maxLineBytes + 1 {
+            // Over the limit even if its last byte turns out to be the CR of a CR LF.
             partialOversized = true
+            oversizedNonBlank = !partial.isEmpty || !bytes.isEmpty
             partial = []
             return
         }

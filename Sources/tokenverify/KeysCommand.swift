@@ -22,7 +22,9 @@ extension TokenVerify.Keys {
 
                 A key without a kid gets its RFC 7638 thumbprint as kid (or --kid, when one key is read). Every key is checked as verify checks it at start-up; a key that would stop verify stops the import, with the file and key named (exit status 2).
 
-                Example: openssl pkey -in private.pem -pubout > public.pem && tokenverify keys import public.pem --env prod > keys.jwks
+                Example:
+                  openssl pkey -in private.pem -pubout > public.pem
+                  tokenverify keys import public.pem --env prod > keys.jwks
                 """
         )
 
@@ -32,13 +34,13 @@ extension TokenVerify.Keys {
         @Option(name: .long, help: "The kid of the one key read (default: the key's own kid, else its thumbprint).")
         var kid: String?
 
-        @Option(name: .long, help: ArgumentHelp("Set env on every key.", valueName: "int|prod"))
+        @Option(name: .long, help: ArgumentHelp("Set env on every key.", valueName: "env"))
         var env: Environment?
 
         @Option(name: .long, help: "Set iss on every key (tokens it verifies must carry this iss).")
         var iss: String?
 
-        @Option(name: .long, help: ArgumentHelp("Set alg on every key: Ed25519, EdDSA or ES256 (it must fit the key).", valueName: "alg"))
+        @Option(name: .long, help: ArgumentHelp("Set alg on every key (it must fit the key).", valueName: "alg"))
         var alg: SignatureAlgorithm?
 
         func validate() throws {

@@ -8,9 +8,7 @@ extension TokenVerify {
         static let configuration = CommandConfiguration(
             abstract: "Sign claims: one JSON object a line in, one compact token a line out.",
             discussion: """
-                The header is {"alg": <the key's alg>, "kid": <the key's kid>, "typ": "JWT"}. The claims
-                are signed exactly as written on the line (after trimming). A line that is not a JSON
-                object is reported on stderr and skipped; the exit status is then 1.
+                The header is {"alg": <the key's alg>, "kid": <the key's kid>, "typ": "JWT"}. The claims are signed exactly as written on the line (after trimming). A line that is not a JSON object is reported on stderr and skipped; the exit status is then 1.
                 """
         )
 

@@ -34,9 +34,29 @@ import Testing
         #expect(result.map(\.1) == ["ok", nil, "next", nil])
     }
 
-    @Test func leadingWhiteSpaceDoesNotCountOrAccumulate() {
-        let result = lines([String(repeating: " ", count: 10_000), "abc\n"], limit: 8)
-        #expect(result.map(\.1) == ["abc"])
+    @Test func leadingWhiteSpaceCountsButDoesNotAccumulate() {
+        #expect(lines([String(repeating: " ", count: 10_000), "abc\n"], limit: 8).map(\.1) == [nil])
+        #expect(lines(["     ", "abc\n"], limit: 8).map(\.1) == ["abc"])
+        #expect(lines(["      ", "abc\n"], limit: 8).map(\.1) == [nil])
+    }
+
+    /// SPEC §6: the limit counts surrounding spaces and tabs but not the line break, LF or CR LF.
+    @Test(arguments: [1, 3, 7, 100])
+    func theLimitCountsBlanksButNotTheLineBreak(pieceSize: Int) {
+        func run(_ text: String) -> [String?] {
+            let bytes = Array(text.utf8)
+            let pieces = stride(from: 0, to: bytes.count, by: pieceSize).map { String(decoding: bytes[$0..<min($0 + pieceSize, bytes.count)], as: UTF8.self) }
+            return lines(pieces, limit: 8).map(\.1)
+        }
+        let exact = "abcdefgh"
+        #expect(run(exact + "\n" + exact + "\r\n" + exact) == [exact, exact, exact])
+        #expect(run(" " + exact + "\n") == [nil])
+        #expect(run(" " + exact + "\r\n") == [nil])
+        #expect(run(exact + "\t\r\n") == [nil])
+        #expect(run("abcdefg\r\r\n") == ["abcdefg"])    // 8 bytes before the CR LF: "abcdefg" and a CR
+        #expect(run("abcdefgh\r\r\n") == [nil])
+        #expect(run(" abcdefg\r\n\t abcdef\r\n") == ["abcdefg", "abcdef"])
+        #expect(run(String(repeating: " \t", count: 20) + "\r\nx\n") == ["x"])   // a long blank line is still blank
     }
 
     @Test func aMillionBlankLinesGiveNoLines() {

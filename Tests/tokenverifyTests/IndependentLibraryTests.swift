@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Tokens and keys made by an independent JOSE library (Python's joserfc, when it is installed)
+/// Tokens and keys made by an independent JOSE library (Python's joserfc, installed into .venv-interop by scripts/install-dependencies; skipped with the reason when missing, a failure when CI is set)
 /// go through `tokenverify verify` with the verdicts that library's authors would expect.
 @Suite struct IndependentLibraryTests {
     static let script = #"""
@@ -30,20 +30,11 @@ import Testing
         """#
 
     @Test func joserfcTokensVerify() throws {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import joserfc"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { print("skipped: no python3"); return }
-        probe.waitUntilExit()
-        guard probe.terminationStatus == 0 else {
-            print("skipped: the Python package joserfc is not installed")
-            return
-        }
+        try External.require(External.pythonProblem("joserfc") == nil, External.pythonProblem("joserfc") ?? "")
         let space = try Workspace()
         let mint = Process()
-        mint.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        mint.arguments = ["python3", "-c", Self.script, space.directory.path]
+        mint.executableURL = URL(fileURLWithPath: External.python)
+        mint.arguments = ["-c", Self.script, space.directory.path]
         try mint.run()
         mint.waitUntilExit()
         #expect(mint.terminationStatus == 0)
