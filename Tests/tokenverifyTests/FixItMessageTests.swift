@@ -129,3 +129,15 @@ import TokenVerifier
         #expect((object["claims"] as? [String: Any])?["note"] as? String == "a \"quoted\" \n text")
     }
 }
+
+/// SPEC §6's line limit end to end: a 65,536-byte line is within the default limit with LF or
+/// CR LF, and over it after a leading space (or with a trailing tab).
+@Suite struct LineLimitTests {
+    @Test func theDefaultLimitCountsBlanksButNotTheLineBreak() throws {
+        let space = try Workspace()
+        let line = String(repeating: "A", count: 65_536)   // not a token: malformed_token when within the limit
+        let input = line + "\n" + line + "\r\n" + " " + line + "\r\n" + line + "\t\n" + line
+        let output = try Tool.run(space.verifyArguments, input: input)
+        #expect(output.answers.map { $0["reason"] as? String } == ["malformed_token", "malformed_token", "malformed_request", "malformed_request", "malformed_token"])
+    }
+}
