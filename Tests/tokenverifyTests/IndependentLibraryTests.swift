@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 
-/// Tokens and keys made by an independent JOSE library (Python's joserfc, installed into .venv-interop by scripts/install-dependencies; skipped with the reason when missing, a failure when CI is set)
-/// go through `tokenverify verify` with the verdicts that library's authors would expect.
+/// Tokens and keys made by an independent JOSE library (Python's joserfc, which
+/// scripts/install-dependencies installs into .venv-interop) go through `keys import` and
+/// `tokenverify verify` with the verdicts that library's authors would expect. Without joserfc
+/// the test is skipped with the reason (a failure when CI is set: see `External`).
 @Suite struct IndependentLibraryTests {
     static let script = #"""
         import json, sys, warnings
