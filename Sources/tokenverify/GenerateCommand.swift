@@ -10,12 +10,12 @@ extension TokenVerify {
             commandName: "gen",
             abstract: "Generate a reproducible token set with its keys, revocations and expected verdicts.",
             discussion: """
-                Writes into --out: keys.jwks (public), signing-keys.jwk (private, one a line), revocations.jsonl,
-                tokens.txt (bare tokens), requests.jsonl (JSON requests with context) and expected.jsonl
-                (the verdict for each line of requests.jsonl when checked at --at).
-                Try: tokenverify gen --count 100000 --seed 7 --realistic --out /tmp/set &&
-                     tokenverify verify --keys /tmp/set/keys.jwks --revocations /tmp/set/revocations.jsonl \\
-                        --at 1800000000 /tmp/set/requests.jsonl > /tmp/set/answers.jsonl
+                Writes into --out: keys.jwks (public), signing-keys.jwk (private, one a line), revocations.jsonl, tokens.txt (bare tokens), requests.jsonl (JSON requests with context) and expected.jsonl (the verdict for each line of requests.jsonl when checked at --at).
+
+                Example:
+                  tokenverify gen --count 100000 --seed 7 --realistic --out set
+                  tokenverify verify --keys set/keys.jwks --at 1800000000 \\
+                    --revocations set/revocations.jsonl set/requests.jsonl
                 """
         )
 
@@ -70,7 +70,7 @@ extension TokenVerify {
                 ConfigurationError(description: "cannot write into \(out): \(error.localizedDescription)").exit()
             }
             let invalid = set.expected.filter { $0 != nil }.count
-            printError("tokenverify: wrote \(count) tokens (\(count - invalid) valid at \(Int(at))), \(set.revocations.count) revocations into \(out)")
+            printError("tokenverify: wrote \(counted(count, "token")) (\(count - invalid) valid at \(Int(at))), \(counted(set.revocations.count, "revocation")) into \(out)")
         }
     }
 }

@@ -31,7 +31,7 @@ extension TokenVerify {
                 writer.key(name)
                 if let bytes = Base64URL.decode(Array(segment.utf8)) {
                     if JSONValidation.problem(in: bytes) == nil {
-                        writer.raw(bytes)
+                        writer.raw(Self.withoutWhiteSpace(bytes))
                     } else {
                         writer.string(String(decoding: bytes, as: UTF8.self))
                         writer.raw(",")
@@ -49,6 +49,26 @@ extension TokenVerify {
             writer.integer(Base64URL.decode(Array(segments[2].utf8))?.count ?? -1)
             writer.raw("}")
             print(writer.text)
+        }
+
+        /// Valid JSON without the white space between its tokens: one line whatever the token
+        /// held (inside strings, JSON allows no raw line breaks, so none is left).
+        static func withoutWhiteSpace(_ json: [UInt8]) -> [UInt8] {
+            var output: [UInt8] = []
+            output.reserveCapacity(json.count)
+            var inString = false
+            var escaped = false
+            for byte in json {
+                if inString {
+                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                } else if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                    continue
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = true
+                }
+                output.append(byte)
+            }
+            return output
         }
     }
 }

@@ -8,18 +8,19 @@ extension TokenVerify {
         static let configuration = CommandConfiguration(
             abstract: "Generate a signing key: a private JWK and its public JWKS.",
             discussion: """
-                Without --out, prints one JSON object: {"private_jwk": {…}, "public_jwks": {"keys": [{…}]}}.
-                With --out NAME, writes NAME.private.jwk (mode 600) and NAME.jwks.
+                Without --out, prints one JSON object: {"private_jwk": {…}, "public_jwks": {"keys": [{…}]}}. With --out NAME, writes NAME.private.jwk (mode 600) and NAME.jwks.
+
+                EdDSA (RFC 8037) is the compatible choice: PyJWT 2.15 and jose 4 know EdDSA but not Ed25519 (RFC 9864), which names the same signature.
                 """
         )
 
-        @Option(name: .long, help: "Ed25519, EdDSA or ES256.")
+        @Option(name: .long, help: "The algorithm the key signs with.")
         var alg: SignatureAlgorithm
 
         @Option(name: .long, help: "The key id (default: a random one).")
         var kid: String?
 
-        @Option(name: .long, help: "The key's environment: int or prod.")
+        @Option(name: .long, help: "The key's environment.")
         var env: Environment?
 
         @Option(name: .long, help: "The key's issuer (tokens it verifies must carry this iss).")

@@ -8,28 +8,21 @@ extension TokenVerify {
         static let configuration = CommandConfiguration(
             abstract: "Sign claims: one JSON object a line in, one compact token a line out.",
             discussion: """
-                The header is {"alg": <the key's alg>, "kid": <the key's kid>, "typ": "JWT"}. The claims
-                are signed exactly as written on the line (after trimming). A line that is not a JSON
-                object is reported on stderr and skipped; the exit status is then 1.
+                The header is {"alg": <the key's alg>, "kid": <the key's kid>, "typ": "JWT"}. The claims are signed exactly as written on the line (after trimming). A line that is not a JSON object is reported on stderr and skipped; the exit status is then 1.
                 """
         )
 
         @Option(name: .long, help: ArgumentHelp("The private JWK to sign with.", valueName: "file"))
         var key: String
 
+        @Option(name: .long, help: "With a file of private keys, one a line (as gen writes signing-keys.jwk): the kid of the key to sign with.")
+        var kid: String?
+
         @Argument(help: ArgumentHelp("Files of claims lines (default: standard input).", valueName: "file"))
         var files: [String] = []
 
         func run() throws {
-            let signingKey: SigningKey
-            do {
-                let bytes = try Data(contentsOf: URL(fileURLWithPath: key))
-                signingKey = try SigningKey.parse(jwk: bytes)
-            } catch let error as SigningKey.InvalidKey {
-                ConfigurationError(description: "\(key): \(error.description)").exit()
-            } catch {
-                ConfigurationError(description: "\(key): \(error.localizedDescription)").exit()
-            }
+            let signingKey = loadSigningKey(path: key, kid: kid)
             var failures = 0
             var output = ""
             for (name, text) in try inputs() {

@@ -11,23 +11,25 @@ struct TokenVerify: ParsableCommand {
         commandName: "tokenverify",
         abstract: "Verify signed access tokens for digital car keys, in bulk and in streams.",
         discussion: """
-            Tokens are JWS/JWT (Ed25519, EdDSA or ES256) that let one device send certain commands
-            to one object over certain channels for a time window. `verify` reads tokens or JSON
-            requests, one a line, and answers one JSON line each.
+            Tokens are JWS/JWT (Ed25519, EdDSA or ES256) that let one device send certain commands to one object over certain channels for a time window. `verify` reads tokens or JSON requests, one a line, and answers one JSON line each.
 
             Examples:
-              tokenverify verify --keys keys.jwks --revocations revoked.jsonl < requests.jsonl
-              tokenverify keygen --alg Ed25519 --kid op-2026 --out op-2026
-              echo '{"iss":"op","sub":"phone","aud":"car","jti":"1","exp":4102444800,"ch":["ble"],"cmd":["unlock"]}' \\
-                | tokenverify sign --key op-2026.private.jwk
+              tokenverify keys import public.pem > keys.jwks
+              tokenverify verify --keys keys.jwks < requests.jsonl
+              tokenverify keygen --alg EdDSA --kid op-2026 --out op-2026
+              tokenverify sign --key op-2026.private.jwk < claims.jsonl
               tokenverify inspect eyJhbGciOi...
             """,
         version: "tokenverify 0.1.0",
-        subcommands: [Verify.self, Keygen.self, Sign.self, Generate.self, Inspect.self]
+        subcommands: [Verify.self, Keys.self, Keygen.self, Sign.self, Generate.self, Inspect.self]
     )
 
     /// Runs the command; usage and configuration errors exit with status 2 (SPEC §6).
     static func main() {
+        if let problem = SubcommandSuggestion.problem(in: Array(CommandLine.arguments.dropFirst())) {
+            printError("Error: \(problem)")
+            Glibc.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

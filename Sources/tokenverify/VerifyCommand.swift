@@ -11,27 +11,15 @@ extension TokenVerify {
         static let configuration = CommandConfiguration(
             abstract: "Verify tokens or JSON requests, one a line; answer one JSON line each.",
             discussion: """
-                Each non-blank input line is a compact token or a JSON request:
-                  {"id": any, "token": "…", "device": "…", "object": "…", "channel": "…", "command": "…", "at": T}
-                Only "token" is required; device, object, channel and command are checked against the
-                token's sub, aud, ch and cmd; "at" is the check time for that line (NumericDate or RFC 3339).
+                Each non-blank input line is a compact token or a JSON request such as {"id": 7, "token": "…", "device": "…", "object": "…", "channel": "…", "command": "…", "at": T}. Only "token" is required; device, object, channel and command are checked against the token's sub, aud, ch and cmd; "at" is the check time for that line (NumericDate or RFC 3339).
 
-                Each answer has "line" and "valid" (and "id" when given). Valid: jti, sub, aud, kid,
-                alg, exp, role. Invalid: "reason" (a code) and "detail" (a sentence); with --audit also
-                "reasons" and "details" for every failed check.
+                Each answer has "line" and "valid" (and "id" when given). Valid: jti, sub, aud, kid, alg, exp, role. Invalid: "reason" (a code) and "detail" (a sentence); with --audit also "reasons" and "details" for every failed check.
 
-                Reason codes, in check order: malformed_request, malformed_token, unsupported_alg,
-                bad_header, unknown_key, key_alg_mismatch, wrong_environment, wrong_issuer,
-                not_yet_valid, expired, revoked_key, revoked_token, revoked_device, revoked_object,
-                revoked_grant, wrong_device, wrong_object, channel_not_permitted,
-                command_not_permitted, bad_signature.
+                Reason codes, in check order: malformed_request, malformed_token, unsupported_alg, bad_header, unknown_key, key_alg_mismatch, wrong_environment, wrong_issuer, not_yet_valid, expired, revoked_key, revoked_token, revoked_device, revoked_object, revoked_grant, wrong_device, wrong_object, channel_not_permitted, command_not_permitted, bad_signature.
 
-                Revocation files are reloaded in the background when they change (write a new file and
-                rename it into place) and on SIGHUP. SIGINT/SIGTERM stop reading; every line already
-                read is answered. A summary goes to stderr at the end.
+                Revocation files are reloaded in the background when they change (write a new file and rename it into place) and on SIGHUP. SIGINT/SIGTERM stop reading; every line already read is answered. A summary goes to stderr at the end.
 
-                Exit status: 0 every line answered; 1 with --fail-on-invalid when a token was invalid;
-                2 usage or configuration error (nothing is read then).
+                Exit status: 0 every line answered; 1 with --fail-on-invalid when a token was invalid; 2 usage or configuration error (nothing is read then).
                 """
         )
 
@@ -44,7 +32,7 @@ extension TokenVerify {
         @Option(name: .long, help: ArgumentHelp("A revocation list, JSON lines (repeatable).", valueName: "file"))
         var revocations: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("Accept only this environment: int or prod.", valueName: "env"))
+        @Option(name: .long, help: ArgumentHelp("Accept only this environment.", valueName: "env"))
         var env: Environment?
 
         @Option(name: .long, help: "Require this iss.")
@@ -60,7 +48,7 @@ extension TokenVerify {
         var audit = false
 
         @Option(name: .long, help: "Verifier threads (default: one per core).")
-        var threads: Int = activeProcessorCount()
+        var threads: Int?
 
         @Option(name: .long, help: ArgumentHelp("Longest accepted line; a longer one is answered malformed_request.", valueName: "bytes"))
         var maxLineBytes: Int = 64 * 1024
@@ -82,7 +70,7 @@ extension TokenVerify {
 
         func validate() throws {
             if keys.isEmpty { throw ValidationError("at least one --keys file is required") }
-            if threads < 1 || threads > 512 { throw ValidationError("--threads must be between 1 and 512") }
+            if let threads, threads < 1 || threads > 512 { throw ValidationError("--threads must be between 1 and 512") }
             if maxLineBytes < 16 { throw ValidationError("--max-line-bytes must be at least 16") }
             if !reloadInterval.isFinite || reloadInterval < 0 { throw ValidationError("--reload-interval must be a non-negative number of seconds") }
             if cacheSlots < 0 { throw ValidationError("--cache-slots must not be negative") }
@@ -99,6 +87,20 @@ extension TokenVerify {
         }
 
         func run() throws {
+            // Every input is checked before anything is read: a directory, a missing or an
+            // unreadable file stops start-up with the file named.
+            for file in files where file != "-" {
+                var status = stat()
+                if stat(file, &status) != 0 {
+                    ConfigurationError(description: "input \(file): \(String(cString: strerror(errno)))").exit()
+                }
+                if (status.st_mode & S_IFMT) == S_IFDIR {
+                    ConfigurationError(description: "input \(file): a directory, not a file of tokens").exit()
+                }
+                if access(file, R_OK) != 0 {
+                    ConfigurationError(description: "input \(file): cannot be read: \(String(cString: strerror(errno)))").exit()
+                }
+            }
             let keySet: KeySet
             do {
                 let (loaded, warnings) = try KeySet.load(files: keys)
@@ -142,7 +144,7 @@ extension TokenVerify {
 
             let showProgress = !quiet && isatty(2) == 1
             var configuration = VerifyPipeline.Configuration(
-                threads: threads, maxLineBytes: maxLineBytes, unordered: unordered)
+                threads: threads ?? activeProcessorCount(), maxLineBytes: maxLineBytes, unordered: unordered)
             if showProgress {
                 configuration.progress = Self.printProgress
             }

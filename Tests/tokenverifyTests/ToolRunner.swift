@@ -1,3 +1,4 @@
+import Testing
 import Foundation
 import TokenVerifier
 
@@ -236,3 +237,66 @@ struct Workspace {
 }
 
 func b64(_ text: String) -> String { Base64URL.encodeString(Array(text.utf8)) }
+
+/// The rule for tests that need something from outside the package (a minter such as PyJWT or
+/// jose, a test-vector file): where it is missing, the test is skipped with the reason, never
+/// passed; where the environment variable CI is set (CI=true), a skip fails instead, so that CI
+/// cannot go green without running it.
+enum External {
+    /// Whether the CI rule is in force: CI is set to anything but "", "0" or "false".
+    static var inCI: Bool {
+        guard let value = ProcessInfo.processInfo.environment["CI"] else { return false }
+        return !["", "0", "false"].contains(value.lowercased())
+    }
+
+    /// Returns when `available`; otherwise skips the running test with `reason` (or, in CI,
+    /// records a failure and stops it).
+    static func require(_ available: Bool, _ reason: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        if available { return }
+        if inCI {
+            Issue.record("\(reason()) (CI is set: a skipped external test fails)", sourceLocation: sourceLocation)
+            throw MissingExternal(reason: reason())
+        }
+        try Test.cancel("skipped: \(reason())", sourceLocation: sourceLocation)
+    }
+
+    struct MissingExternal: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
+    }
+
+    /// Runs a program to completion: exit status, stdout and stderr.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], input: Data = Data()) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let errorData = UncheckedData()
+        let reader = Thread { errorData.data = stderr.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        stdin.fileHandleForWriting.write(input)
+        try? stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while errorData.data == nil { Thread.sleep(forTimeInterval: 0.01) }
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: errorData.data!, as: UTF8.self))
+    }
+
+    /// The interop Python (the venv scripts/install-dependencies makes), when it exists.
+    static let python: String = Tool.repository.appendingPathComponent(".venv-interop/bin/python").path
+
+    /// Why `python` cannot import `module`, or nil when it can.
+    static func pythonProblem(_ module: String) -> String? {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            return "no interop Python at .venv-interop (run scripts/install-dependencies)"
+        }
+        guard let result = try? run(python, ["-c", "import \(module)"]) else { return "cannot start \(python)" }
+        return result.status == 0 ? nil : "the Python package \(module) cannot be imported: \(result.stderr.split(separator: "\n").last ?? "")"
+    }
+}

@@ -9,11 +9,15 @@ enum JWKSParser {
         // First the JSON, then each key: a JSON error names the file, a key error names the key.
         var entries: [JWKMembers] = []
         var sawKeys = false
+        var sawKeyType = false
+        // A UTF-8 byte order mark is accepted, as in verify's input.
+        let bytes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         do {
             try bytes.withUnsafeBufferPointer { (buffer) throws(JSONError) in
                 var reader = JSONReader(buffer)
                 try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
                     guard name.equals("keys") else {
+                        if name.equals("kty") { sawKeyType = true }
                         try reader.skipValue()
                         return
                     }
@@ -26,9 +30,17 @@ enum JWKSParser {
                 try reader.finish()
             }
         } catch {
+            if bytes.drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }).starts(with: Array("-----BEGIN".utf8)) || bytes.first == 0x30 {
+                throw KeySetError(file: file, keyID: nil, message: "a PEM or DER key, not a JWKS key set: run `tokenverify keys import \(file)` to write one")
+            }
             throw KeySetError(file: file, keyID: nil, message: "not a valid JWKS document: \(error.description)")
         }
-        guard sawKeys else { throw KeySetError(file: file, keyID: nil, message: "not a JWKS document: no \"keys\" member") }
+        guard sawKeys else {
+            if sawKeyType {
+                throw KeySetError(file: file, keyID: nil, message: "this is one JWK, not a key set: wrap it as {\"keys\":[…]}, or run `tokenverify keys import \(file)` to write a key set")
+            }
+            throw KeySetError(file: file, keyID: nil, message: "not a JWKS document: no \"keys\" member (`tokenverify keys import` reads PEM, DER and JWK files)")
+        }
         var loaded = Loaded(keys: [], warnings: [])
         for (index, entry) in entries.enumerated() {
             let (key, warning) = try entry.verificationKey(file: file, position: index + 1)
@@ -40,7 +52,7 @@ enum JWKSParser {
 }
 
 /// The members of one JWK, as read.
-private struct JWKMembers {
+struct JWKMembers {
     var strings: [String: String] = [:]
     var nonStrings: Set<String> = []
 
@@ -78,6 +90,9 @@ private struct JWKMembers {
         func fail(_ message: String) -> KeySetError {
             KeySetError(file: file, keyID: kid, message: kid == nil ? "key #\(position): \(message)" : message)
         }
+        if strings["kid"] == nil && !nonStrings.contains("kid") {
+            throw fail("\"kid\" is missing: give every key a kid, or let `tokenverify keys import FILE` write the key set with RFC 7638 thumbprints as kids")
+        }
         guard let keyID = try string("kid", required: true, fail), !keyID.isEmpty else { throw fail("\"kid\" must not be empty") }
         let kty = try string("kty", required: true, fail)!
         if let use = try string("use", required: false, fail), use != "sig" {
@@ -106,11 +121,11 @@ private struct JWKMembers {
             let x = try string("x", required: true, fail)!
             guard let bytes = Base64URL.decode(Array(x.utf8)) else { throw fail("\"x\" is not canonical base64url") }
             guard bytes.count == 32 else { throw fail("\"x\" must be 32 bytes for Ed25519, found \(bytes.count)") }
-            guard Ed25519.isValidPublicKey(bytes) else {
-                throw fail("\"x\" is not a valid Ed25519 public key (not on the curve, or of small order)")
+            if let problem = Ed25519.publicKeyProblem(bytes) {
+                throw fail("\"x\" is not a valid Ed25519 public key: \(problem)")
             }
             publicKey = bytes
-            if strings["y"] != nil || nonStrings.contains("y") { throw fail("an OKP key has no \"y\"") }
+            // A "y" member means nothing for an OKP key and, like other unknown members, is ignored.
         case ("EC", "P-256"):
             type = .p256
             let x = try coordinate("x", fail)

@@ -48,7 +48,14 @@ public final class KeySet: Sendable {
     /// - Returns: the key set and any warnings (such as a private member that was ignored).
     public static func load(files: [String]) throws(KeySetError) -> (KeySet, warnings: [String]) {
         var documents: [(file: String, bytes: [UInt8])] = []
+        var seen: [FileIdentity: String] = [:]
         for file in files {
+            if let identity = FileIdentity(path: file) {
+                if let earlier = seen.updateValue(file, forKey: identity) {
+                    let same = earlier == file ? "given twice" : "the same file as \(earlier)"
+                    throw KeySetError(file: file, keyID: nil, message: "\(same): give each key file once")
+                }
+            }
             do {
                 documents.append((file, try readFileBytes(file)))
             } catch {
