@@ -105,7 +105,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tokenverifyTests",
-            dependencies: ["TokenVerifier", "TokenGen"]
+            dependencies: ["TokenVerifier", "TokenGen", "TestSupport"]
         ),
     ]
 )

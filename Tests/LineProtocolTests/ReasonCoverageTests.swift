@@ -35,7 +35,6 @@ import TokenVerifier
         case .commandNotPermitted: return (request(good, #","command":"horn""#), nil)
         case .badSignature:
             return (replacingSegment(good, 1, with: b64(Fixtures.claims(["cmd": #"["engine_start"]"#]))), nil)
-        @unknown default: return nil
         }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import Foundation
 import TokenVerifier
 
@@ -243,26 +244,9 @@ func b64(_ text: String) -> String { Base64URL.encodeString(Array(text.utf8)) }
 /// passed; where the environment variable CI is set (CI=true), a skip fails instead, so that CI
 /// cannot go green without running it.
 enum External {
-    /// Whether the CI rule is in force: CI is set to anything but "", "0" or "false".
-    static var inCI: Bool {
-        guard let value = ProcessInfo.processInfo.environment["CI"] else { return false }
-        return !["", "0", "false"].contains(value.lowercased())
-    }
-
-    /// Returns when `available`; otherwise skips the running test with `reason` (or, in CI,
-    /// records a failure and stops it).
+    /// Returns when `available`; otherwise skips the running test with `reason` (in CI: fails it).
     static func require(_ available: Bool, _ reason: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        if available { return }
-        if inCI {
-            Issue.record("\(reason()) (CI is set: a skipped external test fails)", sourceLocation: sourceLocation)
-            throw MissingExternal(reason: reason())
-        }
-        try Test.cancel("skipped: \(reason())", sourceLocation: sourceLocation)
-    }
-
-    struct MissingExternal: Error, CustomStringConvertible {
-        var reason: String
-        var description: String { reason }
+        try ExternalRequirement.require(available, reason(), sourceLocation: sourceLocation)
     }
 
     /// Runs a program to completion: exit status, stdout and stderr.
