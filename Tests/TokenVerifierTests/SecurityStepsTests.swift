@@ -171,6 +171,23 @@ import Testing
         #expect(!done.hasDone("deviceActivation", device: "phone-99999", object: "car-998"))
     }
 
+    @Test func theTableGrowsWhenMoreKeysComeThanCounted() throws {
+        let table = StepTable(expectedCount: 0)
+        let hasher = KeyedHash()
+        func key(_ index: Int) -> KeyedHash.Digest {
+            withUTF8(of: "device-\(index)") { DeviceSteps.digest(device: $0, object: nil, hasher) }
+        }
+        for index in 0..<1000 { table.add(key(index), mask: UInt64(index % 7 + 1)) }
+        for index in 0..<1000 where index % 2 == 0 { table.add(key(index), mask: 1 << 40) }
+        #expect(table.count == 1000)
+        #expect(table.capacity >= 1000 * 5 / 3)
+        for index in 0..<1000 {
+            #expect(table.mask(key(index)) == UInt64(index % 7 + 1) | (index % 2 == 0 ? 1 << 40 : 0))
+        }
+        #expect(table.mask(key(1000)) == nil)
+        #expect(StepTable.key(KeyedHash.Digest(low: 0, high: 0)) != KeyedHash.Digest(low: 0, high: 0))
+    }
+
     // MARK: - Refusals
 
     func policyError(_ text: String) throws -> SecurityStepsError {

@@ -18,7 +18,7 @@ public struct DeviceStepEntry: Sendable, Equatable {
 /// (random key per snapshot), stored once with the bitmask of the steps done for it; entries
 /// for the same key add up (across lines and files). Step names are interned to ids in order of
 /// first appearance: ids 0–63 are mask bits, the rare names past 64 distinct ones go to an
-/// overflow set of (key, id) pairs. About 32–40 bytes per entry (``storageBytes``).
+/// overflow set of (key, id) pairs. At most 40 bytes per entry (``storageBytes``).
 public final class DeviceSteps: Sendable {
     /// The overflow set's element: a key and a step id ≥ 64 done for it.
     struct OverflowKey: Hashable, Sendable {
@@ -38,10 +38,10 @@ public final class DeviceSteps: Sendable {
     public let count: Int
 
     /// The number of distinct (sub) and (sub, aud) keys.
-    public var keyCount: Int { table.slotCount }
+    public var keyCount: Int { table.count }
 
     /// The distinct step names seen, in order of first appearance (their ids).
-    public var stepNames: [String] { names.names.map { String(decoding: $0, as: UTF8.self) } }
+    public var stepNames: [String] { names.strings }
 
     /// Bytes the snapshot keeps: the table, the overflow set and the step names.
     public var storageBytes: Int {
@@ -120,7 +120,7 @@ public final class DeviceSteps: Sendable {
     }
 
     /// The keyed digest of a key: a tag byte (1: device only, 2: device and object), then the
-    /// device's UTF-8 (length-prefixed when an object follows), then the object's.
+    /// device's UTF-8 (length-prefixed when an object follows), then the object's; never zero.
     @inline(__always)
     static func digest(device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>?, _ hasher: KeyedHash) -> KeyedHash.Digest {
         let deviceCount = device.count
@@ -139,7 +139,7 @@ public final class DeviceSteps: Sendable {
             if deviceCount > 0 { (base + offset).copyMemory(from: device.baseAddress!, byteCount: deviceCount) }
             offset += deviceCount
             if objectCount > 0, let object { (base + offset).copyMemory(from: object.baseAddress!, byteCount: objectCount) }
-            return hasher.hash(UnsafeRawBufferPointer(buffer))
+            return StepTable.key(hasher.hash(UnsafeRawBufferPointer(buffer)))
         }
     }
 }

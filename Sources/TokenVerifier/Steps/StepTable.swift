@@ -1,6 +1,9 @@
-/// The open-addressing index of ``DeviceSteps``: one 24-byte slot per distinct key (a 128-bit
-/// keyed digest of (sub) or (sub, aud) and the mask of step ids 0–63 done), found through a table
-/// of 32-bit slot numbers at most half full. Both arrays are large tables on huge pages.
+/// The open-addressing table of ``DeviceSteps``: one 24-byte slot per distinct key (a 128-bit
+/// keyed digest of (sub) or (sub, aud) and the mask of step ids 0–63 done), stored in the table
+/// itself so that a lookup costs one random cache miss, not two. Linear probing at most 60% full
+/// (40 bytes per key at most), the home slot picked by multiplying the digest into the capacity
+/// (no power-of-two rounding). A zero digest marks an empty slot (``key(_:)`` never makes one).
+/// The slots are a large table on huge pages.
 ///
 /// Written only while a ``DeviceSteps`` is built, read-only afterwards.
 final class StepTable: @unchecked Sendable {
@@ -10,84 +13,86 @@ final class StepTable: @unchecked Sendable {
     }
 
     private var slots: UnsafeMutablePointer<Slot>
-    private(set) var slotCapacity: Int
-    private(set) var slotCount = 0
-    /// 0 for an empty slot, else slot number + 1.
-    private var table: UnsafeMutablePointer<UInt32>
-    private var tableMask: Int
+    private(set) var capacity: Int
+    /// The number of keys held.
+    private(set) var count = 0
 
     /// A table sized for `expectedCount` distinct keys (it grows if more come).
     init(expectedCount: Int) {
-        slotCapacity = max(expectedCount, 1)
-        slots = allocateLargeTable(of: Slot.self, count: slotCapacity)
-        var capacity = 16
-        while capacity < slotCapacity * 2 { capacity <<= 1 }
-        tableMask = capacity - 1
-        table = allocateLargeTable(of: UInt32.self, count: capacity)
-        table.initialize(repeating: 0, count: capacity)
+        capacity = Self.capacity(for: expectedCount)
+        slots = Self.allocate(capacity)
     }
 
     deinit {
-        slots.deinitialize(count: slotCount)
+        slots.deinitialize(count: capacity)
         freeLargeTable(slots)
-        table.deinitialize(count: tableMask + 1)
-        freeLargeTable(table)
     }
 
-    /// Bytes held by the two arrays.
-    var storageBytes: Int {
-        slotCapacity * MemoryLayout<Slot>.stride + (tableMask + 1) * MemoryLayout<UInt32>.stride
+    private static func capacity(for count: Int) -> Int {
+        max(16, count + count * 2 / 3 + 1)
     }
 
-    /// The mask stored for `digest`, or nil when no entry has that key.
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<Slot> {
+        let slots = allocateLargeTable(of: Slot.self, count: capacity)
+        slots.initialize(repeating: Slot(digest: KeyedHash.Digest(low: 0, high: 0), mask: 0), count: capacity)
+        return slots
+    }
+
+    /// `digest` made usable as a key: the zero digest (probability 2⁻¹²⁸) becomes (1, 0).
     @inline(__always)
-    func mask(_ digest: KeyedHash.Digest) -> UInt64? {
-        var index = Int(truncatingIfNeeded: digest.low) & tableMask
+    static func key(_ digest: KeyedHash.Digest) -> KeyedHash.Digest {
+        digest.low | digest.high == 0 ? KeyedHash.Digest(low: 1, high: 0) : digest
+    }
+
+    /// Bytes held by the slots.
+    var storageBytes: Int { capacity * MemoryLayout<Slot>.stride }
+
+    @inline(__always)
+    private func home(_ digest: KeyedHash.Digest) -> Int {
+        Int(truncatingIfNeeded: digest.low.multipliedFullWidth(by: UInt64(capacity)).high)
+    }
+
+    /// The mask stored for `key`, or nil when no entry has that key.
+    @inline(__always)
+    func mask(_ key: KeyedHash.Digest) -> UInt64? {
+        var index = home(key)
         while true {
-            let number = table[index]
-            if number == 0 { return nil }
-            let slot = slots[Int(number) - 1]
-            if slot.digest == digest { return slot.mask }
-            index = (index + 1) & tableMask
+            let slot = slots[index]
+            if slot.digest == key { return slot.mask }
+            if slot.digest.low | slot.digest.high == 0 { return nil }
+            index += 1
+            if index == capacity { index = 0 }
         }
     }
 
-    /// Adds `mask` to the key `digest` (entries for one key add up).
-    func add(_ digest: KeyedHash.Digest, mask: UInt64) {
-        var index = Int(truncatingIfNeeded: digest.low) & tableMask
+    /// Adds `mask` to `key` (entries for one key add up).
+    func add(_ key: KeyedHash.Digest, mask: UInt64) {
+        if (count + 1) * 5 > capacity * 3 { grow() }
+        var index = home(key)
         while true {
-            let number = Int(table[index])
-            if number == 0 { break }
-            if slots[number - 1].digest == digest {
-                slots[number - 1].mask |= mask
+            let digest = slots[index].digest
+            if digest == key {
+                slots[index].mask |= mask
                 return
             }
-            index = (index + 1) & tableMask
+            if digest.low | digest.high == 0 { break }
+            index += 1
+            if index == capacity { index = 0 }
         }
-        if slotCount == slotCapacity || slotCount >= Int(UInt32.max) - 1 {
-            grow()
-            add(digest, mask: mask)
-            return
-        }
-        (slots + slotCount).initialize(to: Slot(digest: digest, mask: mask))
-        slotCount += 1
-        table[index] = UInt32(slotCount)
+        slots[index] = Slot(digest: key, mask: mask)
+        count += 1
     }
 
     /// Doubles the capacity (only when a file grew between the counting pass and the parsing pass).
     private func grow() {
-        precondition(slotCapacity < Int(UInt32.max) / 2, "too many device-step keys for 32-bit slot numbers")
-        let old = (slots, slotCount, table, tableMask)
-        slotCapacity *= 2
-        slots = allocateLargeTable(of: Slot.self, count: slotCapacity)
-        tableMask = (tableMask + 1) * 2 - 1
-        table = allocateLargeTable(of: UInt32.self, count: tableMask + 1)
-        table.initialize(repeating: 0, count: tableMask + 1)
-        slotCount = 0
-        for number in 0..<old.1 { add(old.0[number].digest, mask: old.0[number].mask) }
-        old.0.deinitialize(count: old.1)
-        freeLargeTable(old.0)
-        old.2.deinitialize(count: old.3 + 1)
-        freeLargeTable(old.2)
+        let (old, oldCapacity) = (slots, capacity)
+        capacity *= 2
+        slots = Self.allocate(capacity)
+        count = 0
+        for index in 0..<oldCapacity where old[index].digest.low | old[index].digest.high != 0 {
+            add(old[index].digest, mask: old[index].mask)
+        }
+        old.deinitialize(count: oldCapacity)
+        freeLargeTable(old)
     }
 }
