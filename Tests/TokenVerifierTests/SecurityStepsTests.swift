@@ -179,10 +179,12 @@ import Testing
         }
         for index in 0..<1000 { table.add(key(index), mask: UInt64(index % 7 + 1)) }
         for index in 0..<1000 where index % 2 == 0 { table.add(key(index), mask: 1 << 40) }
+        table.add(key(7), mask: 1 << 50)
+        table.finish()
         #expect(table.count == 1000)
         #expect(table.capacity >= 1000 * 5 / 3)
         for index in 0..<1000 {
-            #expect(table.mask(key(index)) == UInt64(index % 7 + 1) | (index % 2 == 0 ? 1 << 40 : 0))
+            #expect(table.mask(key(index)) == UInt64(index % 7 + 1) | (index % 2 == 0 ? 1 << 40 : 0) | (index == 7 ? 1 << 50 : 0))
         }
         #expect(table.mask(key(1000)) == nil)
         #expect(StepTable.key(KeyedHash.Digest(low: 0, high: 0)) != KeyedHash.Digest(low: 0, high: 0))

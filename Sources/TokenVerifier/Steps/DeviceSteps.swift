@@ -65,6 +65,7 @@ public final class DeviceSteps: Sendable {
     }
 
     init(builder: Builder) {
+        builder.table.finish()
         hasher = builder.hasher
         table = builder.table
         names = builder.names

@@ -5,7 +5,9 @@
 /// (no power-of-two rounding). A zero digest marks an empty slot (``key(_:)`` never makes one).
 /// The slots are a large table on huge pages.
 ///
-/// Written only while a ``DeviceSteps`` is built, read-only afterwards.
+/// Written only while a ``DeviceSteps`` is built (``add(_:mask:)`` queues keys and inserts them
+/// in batches, touching their home slots first so that the cache misses overlap; ``finish()``
+/// inserts the rest), read-only afterwards.
 final class StepTable: @unchecked Sendable {
     struct Slot {
         var digest: KeyedHash.Digest
@@ -16,6 +18,11 @@ final class StepTable: @unchecked Sendable {
     private(set) var capacity: Int
     /// The number of keys held.
     private(set) var count = 0
+    /// Keys queued by ``add(_:mask:)``, not yet in the table.
+    private var pending: [Slot] = []
+    private static let batch = 16
+    /// Where the batch's touches go, so that they are not optimised away.
+    private var touched: UInt64 = 0
 
     /// A table sized for `expectedCount` distinct keys (it grows if more come).
     init(expectedCount: Int) {
@@ -52,7 +59,7 @@ final class StepTable: @unchecked Sendable {
         Int(truncatingIfNeeded: digest.low.multipliedFullWidth(by: UInt64(capacity)).high)
     }
 
-    /// The mask stored for `key`, or nil when no entry has that key.
+    /// The mask stored for `key`, or nil when no entry has that key (after ``finish()``).
     @inline(__always)
     func mask(_ key: KeyedHash.Digest) -> UInt64? {
         var index = home(key)
@@ -65,8 +72,24 @@ final class StepTable: @unchecked Sendable {
         }
     }
 
-    /// Adds `mask` to `key` (entries for one key add up).
+    /// Adds `mask` to `key` (entries for one key add up), in the table by ``finish()`` at the latest.
     func add(_ key: KeyedHash.Digest, mask: UInt64) {
+        if pending.isEmpty { pending.reserveCapacity(Self.batch) }
+        pending.append(Slot(digest: key, mask: mask))
+        if pending.count == Self.batch { finish() }
+    }
+
+    /// Inserts the queued keys: first one load from each home slot (independent loads, so the
+    /// processor overlaps their misses), then the inserts, which find those lines in the cache.
+    func finish() {
+        var sum: UInt64 = 0
+        for slot in pending { sum &+= slots[home(slot.digest)].digest.high }
+        touched &+= sum
+        for slot in pending { insert(slot.digest, mask: slot.mask) }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    private func insert(_ key: KeyedHash.Digest, mask: UInt64) {
         if (count + 1) * 5 > capacity * 3 { grow() }
         var index = home(key)
         while true {
@@ -90,7 +113,7 @@ final class StepTable: @unchecked Sendable {
         slots = Self.allocate(capacity)
         count = 0
         for index in 0..<oldCapacity where old[index].digest.low | old[index].digest.high != 0 {
-            add(old[index].digest, mask: old[index].mask)
+            insert(old[index].digest, mask: old[index].mask)
         }
         old.deinitialize(count: oldCapacity)
         freeLargeTable(old)
