@@ -96,6 +96,24 @@ public final class DeviceSteps: Sendable {
         return table.mask(Self.digest(device: device, object: object, hasher)) ?? 0
     }
 
+    /// The key of `device`'s `aud`-less entries, nil when the snapshot has none.
+    @inline(__always)
+    func deviceKey(_ device: UnsafeBufferPointer<UInt8>) -> KeyedHash.Digest? {
+        hasDeviceWide ? Self.digest(device: device, object: nil, hasher) : nil
+    }
+
+    /// The key of `device`'s entries for `object`, nil when the snapshot has none naming an object.
+    @inline(__always)
+    func objectKey(_ device: UnsafeBufferPointer<UInt8>, _ object: UnsafeBufferPointer<UInt8>) -> KeyedHash.Digest? {
+        hasPerObject ? Self.digest(device: device, object: object, hasher) : nil
+    }
+
+    /// The steps 0–63 done under either key, ORed (both looked up at once: their misses overlap).
+    @inline(__always)
+    func mask(deviceKey: KeyedHash.Digest?, objectKey: KeyedHash.Digest?) -> UInt64 {
+        table.masks(deviceKey, objectKey)
+    }
+
     /// Whether `device` has done step `id` for `object` (by an `aud`-less entry or one naming it).
     func hasDone(_ id: Int, device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>) -> Bool {
         if id < 64 {

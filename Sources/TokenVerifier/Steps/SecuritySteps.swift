@@ -44,19 +44,21 @@ public struct SecuritySteps: Sendable {
         }
     }
 
-    /// What `device` has done for every object, looked up once per line when it can decide alone.
+    /// The part of `device`'s lookups shared by every object of a line (the key of its
+    /// `aud`-less entries), computed once per line.
     @inline(__always)
     func progress(_ requirement: StepRequirement, device: UnsafeBufferPointer<UInt8>) -> DeviceProgress {
-        DeviceProgress(mask: requirement.needsLookup ? done.deviceWideMask(device: device) : 0)
+        DeviceProgress(deviceKey: requirement.needsLookup ? done.deviceKey(device) : nil)
     }
 
     /// The first step of `requirement`, in the policy's order, that `device` has not done for
-    /// `object`; nil when all are done.
+    /// `object`; nil when all are done. Costs one keyed hash and two table lookups (overlapped).
     @inline(__always)
     func missingStep(_ requirement: StepRequirement, _ progress: DeviceProgress,
                      device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>) -> String? {
-        if requirement.simple, requirement.mask & ~progress.mask == 0 { return nil }
-        let mask = requirement.needsLookup ? progress.mask | done.objectMask(device: device, object: object) : 0
+        // No device has done any of the steps: the first one is missing.
+        guard requirement.needsLookup else { return requirement.steps[0] }
+        let mask = done.mask(deviceKey: progress.deviceKey, objectKey: done.objectKey(device, object))
         if requirement.simple, requirement.mask & ~mask == 0 { return nil }
         for (index, id) in requirement.ids.enumerated() {
             let isDone = id < 0 ? false
@@ -107,9 +109,9 @@ public struct MissingStep: Sendable, Equatable {
     public var objectIndex: Int
 }
 
-/// What a device has done for every object (its `aud`-less entries), steps 0–63.
+/// What a line's lookups share across its objects: the key of the device's `aud`-less entries.
 struct DeviceProgress {
-    var mask: UInt64
+    var deviceKey: KeyedHash.Digest?
 }
 
 /// One command's rule translated to a device-steps snapshot's ids.

@@ -72,6 +72,24 @@ final class StepTable: @unchecked Sendable {
         }
     }
 
+    /// The masks stored for `first` and `second` (absent keys: 0), ORed. Both home slots are
+    /// loaded before either is examined, so that their cache misses overlap.
+    @inline(__always)
+    func masks(_ first: KeyedHash.Digest?, _ second: KeyedHash.Digest?) -> UInt64 {
+        let firstSlot = first.map { slots[home($0)] }
+        let secondSlot = second.map { slots[home($0)] }
+        return resolve(first, firstSlot) | resolve(second, secondSlot)
+    }
+
+    /// The mask of `key` given its home slot's contents (probing on only when the home slot holds another key).
+    @inline(__always)
+    private func resolve(_ key: KeyedHash.Digest?, _ home: Slot?) -> UInt64 {
+        guard let key, let home else { return 0 }
+        if home.digest == key { return home.mask }
+        if home.digest.low | home.digest.high == 0 { return 0 }
+        return mask(key) ?? 0
+    }
+
     /// Adds `mask` to `key` (entries for one key add up), in the table by ``finish()`` at the latest.
     func add(_ key: KeyedHash.Digest, mask: UInt64) {
         if pending.isEmpty { pending.reserveCapacity(Self.batch) }
