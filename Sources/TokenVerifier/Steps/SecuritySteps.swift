@@ -1,5 +1,6 @@
 /// The query of check 11b (`step_required`, SPEC §4b): a step policy and a device-steps snapshot,
-/// combined once so that a line costs a command lookup and one or two hash lookups per object.
+/// combined once so that a line costs a command lookup, one keyed hash of its device, and per
+/// object one keyed hash and two table lookups whose cache misses overlap.
 ///
 /// Immutable; build a new value when either file is reloaded (the policy's step names are
 /// translated to the snapshot's step ids here, once).
