@@ -56,6 +56,11 @@ final class StepTable: @unchecked Sendable {
 
     @inline(__always)
     private func home(_ digest: KeyedHash.Digest) -> Int {
+        Self.home(digest, capacity)
+    }
+
+    @inline(__always)
+    private static func home(_ digest: KeyedHash.Digest, _ capacity: Int) -> Int {
         Int(truncatingIfNeeded: digest.low.multipliedFullWidth(by: UInt64(capacity)).high)
     }
 
@@ -99,29 +104,37 @@ final class StepTable: @unchecked Sendable {
 
     /// Inserts the queued keys: first one load from each home slot (independent loads, so the
     /// processor overlaps their misses), then the inserts, which find those lines in the cache.
+    /// (Works on local copies of the properties: no exclusivity check per key.)
     func finish() {
+        while (count + pending.count) * 5 > capacity * 3 { grow() }
+        let (slots, capacity) = (self.slots, self.capacity)
+        var added = 0
         var sum: UInt64 = 0
-        for slot in pending { sum &+= slots[home(slot.digest)].digest.high }
+        pending.withUnsafeBufferPointer { batch in
+            for slot in batch { sum &+= slots[Self.home(slot.digest, capacity)].digest.high }
+            for slot in batch where Self.insert(slot.digest, mask: slot.mask, into: slots, capacity) { added += 1 }
+        }
         touched &+= sum
-        for slot in pending { insert(slot.digest, mask: slot.mask) }
+        count += added
         pending.removeAll(keepingCapacity: true)
     }
 
-    private func insert(_ key: KeyedHash.Digest, mask: UInt64) {
-        if (count + 1) * 5 > capacity * 3 { grow() }
-        var index = home(key)
+    /// Adds `mask` to `key` in `slots`; whether the key is new.
+    @inline(__always)
+    private static func insert(_ key: KeyedHash.Digest, mask: UInt64, into slots: UnsafeMutablePointer<Slot>, _ capacity: Int) -> Bool {
+        var index = home(key, capacity)
         while true {
             let digest = slots[index].digest
             if digest == key {
                 slots[index].mask |= mask
-                return
+                return false
             }
             if digest.low | digest.high == 0 { break }
             index += 1
             if index == capacity { index = 0 }
         }
         slots[index] = Slot(digest: key, mask: mask)
-        count += 1
+        return true
     }
 
     /// Doubles the capacity (only when a file grew between the counting pass and the parsing pass).
@@ -129,9 +142,8 @@ final class StepTable: @unchecked Sendable {
         let (old, oldCapacity) = (slots, capacity)
         capacity *= 2
         slots = Self.allocate(capacity)
-        count = 0
         for index in 0..<oldCapacity where old[index].digest.low | old[index].digest.high != 0 {
-            insert(old[index].digest, mask: old[index].mask)
+            _ = Self.insert(old[index].digest, mask: old[index].mask, into: slots, capacity)
         }
         old.deinitialize(count: oldCapacity)
         freeLargeTable(old)
