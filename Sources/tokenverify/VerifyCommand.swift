@@ -15,9 +15,11 @@ extension TokenVerify {
 
                 Each answer has "line" and "valid" (and "id" when given). Valid: jti, sub, aud, kid, alg, exp, role. Invalid: "reason" (a code) and "detail" (a sentence); with --audit also "reasons" and "details" for every failed check.
 
-                Reason codes, in check order: malformed_request, malformed_token, unsupported_alg, bad_header, unknown_key, key_alg_mismatch, wrong_environment, wrong_issuer, not_yet_valid, expired, revoked_key, revoked_token, revoked_device, revoked_object, revoked_grant, wrong_device, wrong_object, channel_not_permitted, command_not_permitted, bad_signature.
+                Reason codes, in check order: malformed_request, malformed_token, unsupported_alg, bad_header, unknown_key, key_alg_mismatch, wrong_environment, wrong_issuer, not_yet_valid, expired, revoked_key, revoked_token, revoked_device, revoked_object, revoked_grant, wrong_device, wrong_object, channel_not_permitted, command_not_permitted, step_required, bad_signature.
 
-                Revocation files are reloaded in the background when they change (write a new file and rename it into place) and on SIGHUP. SIGINT/SIGTERM stop reading; every line already read is answered. A summary goes to stderr at the end.
+                With --step-policy, a request naming a command must come from a device that has done every security step the policy requires for it (--device-steps), or it is step_required; the detail names the next step to do.
+
+                Key, revocation, step-policy and device-steps files are reloaded in the background when they change (write a new file and rename it into place) and on SIGHUP, and swapped in together as one snapshot; a file that fails to load keeps the previous state in force and says why on stderr. SIGINT/SIGTERM stop reading; every line already read is answered. A summary goes to stderr at the end.
 
                 Exit status: 0 every line answered; 1 with --fail-on-invalid when a token was invalid; 2 usage or configuration error (nothing is read then).
                 """
@@ -31,6 +33,12 @@ extension TokenVerify {
 
         @Option(name: .long, help: ArgumentHelp("A revocation list, JSON lines (repeatable).", valueName: "file"))
         var revocations: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("The security-step policy: one JSON object, command → ordered step names (\"*\": any other command).", valueName: "file"))
+        var stepPolicy: String?
+
+        @Option(name: .long, help: ArgumentHelp("Steps devices have done, JSON lines {\"sub\":…,\"aud\":…,\"done\":[…]} (repeatable).", valueName: "file"))
+        var deviceSteps: [String] = []
 
         @Option(name: .long, help: ArgumentHelp("Accept only this environment.", valueName: "env"))
         var env: Environment?
@@ -120,6 +128,16 @@ extension TokenVerify {
                     ConfigurationError(description: error.description).exit()
                 }
             }
+            var steps = SecuritySteps.none
+            if stepPolicy == nil && !deviceSteps.isEmpty {
+                printError("tokenverify: warning: --device-steps without --step-policy: no security steps are checked")
+            }
+            do {
+                steps = SecuritySteps(policy: try stepPolicy.map { try StepPolicy.load(file: $0) },
+                                      done: deviceSteps.isEmpty ? .empty : try DeviceSteps.load(files: deviceSteps))
+            } catch {
+                ConfigurationError(description: "\(error)").exit()
+            }
             var inputs: [Int32] = []
             for file in files {
                 if file == "-" {
@@ -137,7 +155,7 @@ extension TokenVerify {
             let options = VerificationOptions(
                 environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
                 audit: audit, signatureCacheSlots: cacheSlots)
-            let verifier = TokenVerifier(keys: keySet, revocations: revocationList, options: options)
+            let verifier = TokenVerifier(keys: keySet, revocations: revocationList, steps: steps, options: options)
             ProcessSignals.install()
             let watcher = LiveStateWatcher(sources: liveSources(for: verifier), interval: reloadInterval, log: { printError($0) })
             watcher.start()
@@ -175,6 +193,20 @@ extension TokenVerify {
                     let list = try RevocationList.load(files: revocations)
                     verifier.replaceRevocations(list)
                     return list.count == 1 ? "1 entry" : "\(list.count) entries"
+                })
+            }
+            if let stepPolicy {
+                sources.append(LiveStateWatcher.Source(name: "step policy", kept: "policy", files: [stepPolicy]) {
+                    let policy = try StepPolicy.load(file: stepPolicy)
+                    verifier.replaceStepPolicy(policy)
+                    return policy.commands.count == 1 ? "1 command" : "\(policy.commands.count) commands"
+                })
+            }
+            if !deviceSteps.isEmpty {
+                sources.append(LiveStateWatcher.Source(name: "device steps", kept: "device steps", files: deviceSteps) { [deviceSteps] in
+                    let done = try DeviceSteps.load(files: deviceSteps)
+                    verifier.replaceDeviceSteps(done)
+                    return done.count == 1 ? "1 entry" : "\(done.count) entries"
                 })
             }
             return sources

@@ -10,6 +10,7 @@ import TokenVerifier
 
     /// An input line that must be answered with `reason`, and what the verifier needs for it.
     func input(producing reason: Reason) -> (line: String, revocation: String?)? {
+        if reason == .stepRequired { return (#"{"token":"\#(Fixtures.token(fixtures.ed))","command":"unlock"}"#, nil) }
         let good = Fixtures.token(fixtures.ed)
         let payload = good.split(separator: ".")[1]
         func request(_ token: String, _ context: String = "") -> String { #"{"token":"\#(token)"\#(context)}"# }
@@ -33,6 +34,7 @@ import TokenVerifier
         case .wrongObject: return (request(good, #","object":"car-2""#), nil)
         case .channelNotPermitted: return (request(good, #","channel":"uwb""#), nil)
         case .commandNotPermitted: return (request(good, #","command":"horn""#), nil)
+        case .stepRequired: return nil   // above
         case .badSignature:
             return (replacingSegment(good, 1, with: b64(Fixtures.claims(["cmd": #"["engine_start"]"#]))), nil)
         }
@@ -42,8 +44,13 @@ import TokenVerifier
     func everyReasonCodeIsProduced(_ reason: Reason) throws {
         let (line, revocation) = try #require(input(producing: reason), "no input line produces \(reason.rawValue)")
         let revocations = try revocation.map { try RevocationList.parse(Array($0.utf8)) } ?? .empty
+        // A policy under which phone-1 has done the first of two steps for car-1.
+        let steps = SecuritySteps(policy: try StepPolicy.parse(Array(#"{"unlock":["trustedPhone","deviceActivation"]}"#.utf8)),
+                                  done: try DeviceSteps.parse(Array(#"{"sub":"phone-1","aud":"car-1","done":["trustedPhone"]}"#.utf8)))
+        let verifier = TokenVerifier(keys: fixtures.keySet, revocations: revocations, steps: steps,
+                                     options: VerificationOptions(checkTime: Fixtures.now))
         var output: [UInt8] = []
-        let answerer = LineAnswerer(verifier: fixtures.verifier(revocations: revocations), maxLineBytes: 65536)
+        let answerer = LineAnswerer(verifier: verifier, maxLineBytes: 65536)
         let reasons = answerer.answer([InputLine(number: 1, bytes: Array(line.utf8))], to: &output)
         #expect(reasons == [reason], "\(String(decoding: output, as: UTF8.self))")
         #expect(String(decoding: output, as: UTF8.self).contains("\"reason\":\"\(reason.rawValue)\""))

@@ -14,9 +14,10 @@
 /// | 9 | `not_yet_valid`, `expired` | ``ValidityWindowPolicy`` |
 /// | 10 | `revoked_*` | ``RevocationPolicy`` |
 /// | 11 | `wrong_device`, `wrong_object`, `channel_not_permitted`, `command_not_permitted` | ``RequestContextPolicy`` |
+/// | 11b | `step_required` | ``SecurityStepPolicy`` |
 /// | 12 | `bad_signature` | ``SignaturePolicy`` |
 enum StandardChecks {
-    /// Checks 3 to 11 in order: every token runs them first.
+    /// Checks 3 to 11b in order: every token runs them first.
     @inline(__always)
     static var beforeSignature: some TokenPolicy {
         PolicyList(
@@ -28,7 +29,8 @@ enum StandardChecks {
             IssuerPolicy(),
             ValidityWindowPolicy(),
             RevocationPolicy(),
-            RequestContextPolicy()
+            RequestContextPolicy(),
+            SecurityStepPolicy()
         )
     }
 

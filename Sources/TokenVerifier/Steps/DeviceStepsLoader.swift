@@ -28,7 +28,7 @@ extension DeviceSteps {
             var start = 0
             while let newline = firstIndex(of: 0x0A, in: buffer, from: start) { lines += 1; start = newline + 1 }
             var builder = Builder(expectedCount: lines)
-            try forEachStepLine(in: buffer) { (line, number) throws(SecurityStepsError) in
+            try forEachLine(in: buffer) { (line, number) throws(SecurityStepsError) in
                 try builder.addLine(line, number: number, file: file)
             }
             return DeviceSteps(builder: builder)
@@ -53,7 +53,7 @@ extension DeviceSteps {
 
         /// Adds one line's entry (blank lines are skipped).
         mutating func addLine(_ raw: UnsafeBufferPointer<UInt8>, number: Int, file: String) throws(SecurityStepsError) {
-            let line = RequestLine.trimmed(raw)
+            let line = trimmingBlanks(raw)
             if line.isEmpty { return }
             do throws(JSONError) {
                 try addEntry(line)

@@ -19,6 +19,7 @@ public enum Reason: String, Sendable, CaseIterable, Comparable {
     case wrongObject = "wrong_object"
     case channelNotPermitted = "channel_not_permitted"
     case commandNotPermitted = "command_not_permitted"
+    case stepRequired = "step_required"
     case badSignature = "bad_signature"
 
     public static func < (lhs: Reason, rhs: Reason) -> Bool {

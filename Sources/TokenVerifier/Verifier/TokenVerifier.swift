@@ -19,8 +19,11 @@ public final class TokenVerifier: Sendable {
     let core: VerifierCore
     let lanes: VerificationLanes
 
-    public init(keys: KeySet, revocations: RevocationList = .empty, options: VerificationOptions = VerificationOptions()) {
-        core = VerifierCore(keys: keys, revocations: revocations, options: options)
+    /// A verifier with a key set, a revocation list and the security steps (SPEC §4b: a step
+    /// policy and what devices have done; ``SecuritySteps/none`` checks no steps).
+    public init(keys: KeySet, revocations: RevocationList = .empty, steps: SecuritySteps = .none,
+                options: VerificationOptions = VerificationOptions()) {
+        core = VerifierCore(keys: keys, revocations: revocations, steps: steps, options: options)
         lanes = VerificationLanes(count: activeProcessorCount(), core: core)
     }
 
@@ -32,6 +35,20 @@ public final class TokenVerifier: Sendable {
 
     /// The revocation list in force.
     public var revocationList: RevocationList { core.snapshot.revocations }
+
+    /// The security steps in force.
+    public var securitySteps: SecuritySteps { core.snapshot.steps }
+
+    /// Puts a new step policy in force (nil: none, no steps are checked), atomically, with the
+    /// device steps in force.
+    public func replaceStepPolicy(_ policy: StepPolicy?) {
+        core.replace { $0.replacing(steps: SecuritySteps(policy: policy, done: $0.steps.done)) }
+    }
+
+    /// Puts new device steps in force, atomically, under the step policy in force.
+    public func replaceDeviceSteps(_ done: DeviceSteps) {
+        core.replace { $0.replacing(steps: SecuritySteps(policy: $0.steps.policy, done: done)) }
+    }
 
     /// Puts a new revocation list in force, atomically.
     public func replaceRevocations(_ list: RevocationList) {

@@ -7,6 +7,8 @@ import Atomics
 package final class VerifierSnapshot: AtomicReference, Sendable {
     package let keys: KeySet
     package let revocations: RevocationList
+    /// The step policy and the steps devices have done (SPEC §4b).
+    package let steps: SecuritySteps
     /// The signature cache, shared by every snapshot of one verifier.
     let signatureCache: SignatureCache?
     /// Per key of `keys`: a keyed hash of its type and public key material. A signature cache
@@ -14,21 +16,27 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
     /// while that exact key is in the set, and can never answer for other key material.
     private let keyIdentities: [KeyedHash.Digest]
 
-    init(keys: KeySet, revocations: RevocationList, signatureCache: SignatureCache?) {
+    init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, signatureCache: SignatureCache?) {
         self.keys = keys
         self.revocations = revocations
+        self.steps = steps
         self.signatureCache = signatureCache
         self.keyIdentities = signatureCache.map { cache in keys.keys.map { cache.identity(of: $0) } } ?? []
     }
 
     /// This snapshot with another key set (same cache: entries of unchanged keys stay warm).
     func replacing(keys: KeySet) -> VerifierSnapshot {
-        VerifierSnapshot(keys: keys, revocations: revocations, signatureCache: signatureCache)
+        VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, signatureCache: signatureCache)
     }
 
     /// This snapshot with another revocation list.
     func replacing(revocations: RevocationList) -> VerifierSnapshot {
-        VerifierSnapshot(keys: keys, revocations: revocations, signatureCache: signatureCache)
+        VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, signatureCache: signatureCache)
+    }
+
+    /// This snapshot with other security steps.
+    func replacing(steps: SecuritySteps) -> VerifierSnapshot {
+        VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, signatureCache: signatureCache)
     }
 
     /// The signature cache key of a token (its digest) checked with the key at `keyIndex`.
@@ -44,10 +52,10 @@ final class VerifierCore: Sendable {
     let options: VerificationOptions
     private let current: ManagedAtomic<VerifierSnapshot>
 
-    init(keys: KeySet, revocations: RevocationList, options: VerificationOptions) {
+    init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, options: VerificationOptions) {
         self.options = options
         let cache = options.signatureCacheSlots > 0 ? SignatureCache(slots: options.signatureCacheSlots) : nil
-        current = ManagedAtomic(VerifierSnapshot(keys: keys, revocations: revocations, signatureCache: cache))
+        current = ManagedAtomic(VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, signatureCache: cache))
     }
 
     /// The snapshot in force.
