@@ -10,8 +10,9 @@ import Musl
 /// Follows the files of the live state while a stream runs (SPEC §3 key rotation, §4, §4b): each
 /// group of files (the key files, the revocation files, …) is reloaded in the background when
 /// one of its files changes (a new file renamed into place, or rewritten) and on SIGHUP, checked
-/// completely, and swapped into the verifier atomically. A group that fails to load leaves the
-/// state in force and says why on stderr; the run goes on.
+/// completely, and put in force: every group that loaded in one round (a poll, or a SIGHUP,
+/// which reloads them all) is swapped in together, as one snapshot. A group that fails to load
+/// leaves its part of the state in force and says why on stderr; the run goes on.
 /// (Its mutable state is touched only on its own serial queue.)
 public final class LiveStateWatcher: @unchecked Sendable {
     /// One group of files and how to load and swap it in; `load` returns a line for stderr.
@@ -21,19 +22,20 @@ public final class LiveStateWatcher: @unchecked Sendable {
         /// What stays in force when they fail to load ("key set", "list", …).
         public var kept: String
         public var files: [String]
-        /// Loads the files and puts them in force; throws (leaving the state alone) when they fail
-        /// a check. Returns what was loaded, in words ("3 keys").
-        public var reload: @Sendable () throws -> String
+        /// Loads the files and checks them completely; throws when they fail a check. Returns the
+        /// new part of the state and what was loaded, in words ("3 keys").
+        public var load: @Sendable () throws -> (update: LiveStateUpdate, summary: String)
 
-        public init(name: String, kept: String, files: [String], reload: @escaping @Sendable () throws -> String) {
+        public init(name: String, kept: String, files: [String], load: @escaping @Sendable () throws -> (update: LiveStateUpdate, summary: String)) {
             self.name = name
             self.kept = kept
             self.files = files
-            self.reload = reload
+            self.load = load
         }
     }
 
     private let sources: [Source]
+    private let verifier: TokenVerifier
     private let interval: Double
     private let log: @Sendable (String) -> Void
     private let queue = DispatchQueue(label: "tokenverify.live-state", qos: .utility)
@@ -46,7 +48,8 @@ public final class LiveStateWatcher: @unchecked Sendable {
     }
 
     /// A watcher polling every `interval` seconds (0: files are not polled, only SIGHUP reloads).
-    public init(sources: [Source], interval: Double = 0.25, log: @escaping @Sendable (String) -> Void) {
+    public init(verifier: TokenVerifier, sources: [Source], interval: Double = 0.25, log: @escaping @Sendable (String) -> Void) {
+        self.verifier = verifier
         self.sources = sources
         self.interval = interval
         self.log = log
@@ -70,9 +73,10 @@ public final class LiveStateWatcher: @unchecked Sendable {
 
     private func poll() {
         let signalled = ProcessSignals.takeReloadRequest()
+        var due: [(Source, reason: String)] = []
         for (index, source) in sources.enumerated() {
             if interval <= 0 {
-                if signalled { reload(source, reason: "SIGHUP") }
+                if signalled { due.append((source, "SIGHUP")) }
                 continue
             }
             let current = source.files.map(Self.signature)
@@ -81,20 +85,29 @@ public final class LiveStateWatcher: @unchecked Sendable {
             let state = seen[index]
             if signalled || (current != state.loaded && current == state.candidate) {
                 seen[index].loaded = current
-                reload(source, reason: signalled ? "SIGHUP" : "file changed")
+                due.append((source, signalled ? "SIGHUP" : "file changed"))
             }
             seen[index].candidate = current
         }
+        reload(due)
     }
 
-    /// Loads one group now and swaps it in if it loads.
-    public func reload(_ source: Source, reason: String) {
-        do {
-            let loaded = try source.reload()
-            log("tokenverify: \(source.name) reloaded (\(reason)): \(loaded)")
-        } catch {
-            log("tokenverify: \(source.name) not reloaded (\(reason)), the previous \(source.kept) stays in force: \(error)")
+    /// Loads the groups now and puts those that load in force, in one swap.
+    public func reload(_ due: [(Source, reason: String)]) {
+        var update = LiveStateUpdate()
+        var loaded: [String] = []
+        for (source, reason) in due {
+            do {
+                let (part, summary) = try source.load()
+                update = update.merging(part)
+                loaded.append("tokenverify: \(source.name) reloaded (\(reason)): \(summary)")
+            } catch {
+                log("tokenverify: \(source.name) not reloaded (\(reason)), the previous \(source.kept) stays in force: \(error)")
+            }
         }
+        guard !loaded.isEmpty else { return }
+        verifier.apply(update)
+        for line in loaded { log(line) }
     }
 
     static func signature(_ path: String) -> FileSignature? {

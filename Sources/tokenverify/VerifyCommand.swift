@@ -157,7 +157,7 @@ extension TokenVerify {
                 audit: audit, signatureCacheSlots: cacheSlots)
             let verifier = TokenVerifier(keys: keySet, revocations: revocationList, steps: steps, options: options)
             ProcessSignals.install()
-            let watcher = LiveStateWatcher(sources: liveSources(for: verifier), interval: reloadInterval, log: { printError($0) })
+            let watcher = LiveStateWatcher(verifier: verifier, sources: liveSources(), interval: reloadInterval, log: { printError($0) })
             watcher.start()
 
             let showProgress = !quiet && isatty(2) == 1
@@ -180,33 +180,29 @@ extension TokenVerify {
             if failOnInvalid && outcome.summary.invalid > 0 { throw ExitCode(1) }
         }
 
-        /// The files of the live state, each group reloaded and swapped in when it changes.
-        private func liveSources(for verifier: TokenVerifier) -> [LiveStateWatcher.Source] {
+        /// The files of the live state, each group reloaded when it changes.
+        private func liveSources() -> [LiveStateWatcher.Source] {
             var sources = [LiveStateWatcher.Source(name: "keys", kept: "key set", files: keys) { [keys] in
                 let (loaded, warnings) = try KeySet.load(files: keys)
                 for warning in warnings { printError("tokenverify: warning: \(warning)") }
-                verifier.replaceKeys(loaded)
-                return loaded.keys.count == 1 ? "1 key" : "\(loaded.keys.count) keys"
+                return (LiveStateUpdate(keys: loaded), counted(loaded.keys.count, "key", "keys"))
             }]
             if !revocations.isEmpty {
                 sources.append(LiveStateWatcher.Source(name: "revocations", kept: "list", files: revocations) { [revocations] in
                     let list = try RevocationList.load(files: revocations)
-                    verifier.replaceRevocations(list)
-                    return list.count == 1 ? "1 entry" : "\(list.count) entries"
+                    return (LiveStateUpdate(revocations: list), counted(list.count, "entry", "entries"))
                 })
             }
             if let stepPolicy {
                 sources.append(LiveStateWatcher.Source(name: "step policy", kept: "policy", files: [stepPolicy]) {
                     let policy = try StepPolicy.load(file: stepPolicy)
-                    verifier.replaceStepPolicy(policy)
-                    return policy.commands.count == 1 ? "1 command" : "\(policy.commands.count) commands"
+                    return (LiveStateUpdate(stepPolicy: policy), counted(policy.commands.count, "command", "commands"))
                 })
             }
             if !deviceSteps.isEmpty {
                 sources.append(LiveStateWatcher.Source(name: "device steps", kept: "device steps", files: deviceSteps) { [deviceSteps] in
                     let done = try DeviceSteps.load(files: deviceSteps)
-                    verifier.replaceDeviceSteps(done)
-                    return done.count == 1 ? "1 entry" : "\(done.count) entries"
+                    return (LiveStateUpdate(deviceSteps: done), counted(done.count, "entry", "entries"))
                 })
             }
             return sources

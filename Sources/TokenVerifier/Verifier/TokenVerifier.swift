@@ -36,6 +36,21 @@ public final class TokenVerifier: Sendable {
     /// The revocation list in force.
     public var revocationList: RevocationList { core.snapshot.revocations }
 
+    /// Puts every part `update` names in force together, in one atomic swap: no line sees some
+    /// of them and not the others.
+    public func apply(_ update: LiveStateUpdate) {
+        core.replace { old in
+            var snapshot = old
+            if let keys = update.keys { snapshot = snapshot.replacing(keys: keys) }
+            if let revocations = update.revocations { snapshot = snapshot.replacing(revocations: revocations) }
+            if update.stepPolicy != nil || update.deviceSteps != nil {
+                snapshot = snapshot.replacing(steps: SecuritySteps(policy: update.stepPolicy ?? old.steps.policy,
+                                                                   done: update.deviceSteps ?? old.steps.done))
+            }
+            return snapshot
+        }
+    }
+
     /// The security steps in force.
     public var securitySteps: SecuritySteps { core.snapshot.steps }
 

@@ -1,0 +1,21 @@
+/// New parts of a verifier's live state, put in force together by ``TokenVerifier/apply(_:)``;
+/// a part left nil stays as it is.
+public struct LiveStateUpdate: Sendable {
+    public var keys: KeySet?
+    public var revocations: RevocationList?
+    public var stepPolicy: StepPolicy?
+    public var deviceSteps: DeviceSteps?
+
+    public init(keys: KeySet? = nil, revocations: RevocationList? = nil, stepPolicy: StepPolicy? = nil, deviceSteps: DeviceSteps? = nil) {
+        self.keys = keys
+        self.revocations = revocations
+        self.stepPolicy = stepPolicy
+        self.deviceSteps = deviceSteps
+    }
+
+    /// Both updates, `other`'s parts winning where both have one.
+    public func merging(_ other: LiveStateUpdate) -> LiveStateUpdate {
+        LiveStateUpdate(keys: other.keys ?? keys, revocations: other.revocations ?? revocations,
+                        stepPolicy: other.stepPolicy ?? stepPolicy, deviceSteps: other.deviceSteps ?? deviceSteps)
+    }
+}
