@@ -25,6 +25,8 @@ import Glibc
 
     @Test func manyConsumersTakeEveryItemExactlyOnce() {
         // One producer (the reader) and four sleeping consumers; every item reaches exactly one.
+        // Consumers return room out of order (like unordered output), so a consumer preempted
+        // while it holds a slot makes the producer wait for it (this once crashed the queue).
         let consumers = 4
         let count = 100_000
         let queue = WorkQueue<Int>(capacity: 64, consumers: consumers)

@@ -52,9 +52,11 @@ import TokenVerifier
             ("{\"token\":\"\(good)\",\"object\":\"car-2\"}", "wrong_object"),
             ("{\"token\":\"\(good)\",\"channel\":\"remote\"}", "channel_not_permitted"),
             ("{\"token\":\"\(good)\",\"command\":\"engine_start\"}", "command_not_permitted"),
+            ("{\"token\":\"\(good)\",\"command\":\"lock\"}", "step_required"),
             (replacingSignature(good, with: space.token(claims: Workspace.claims(["jti": "\"t-2\""]))), "bad_signature"),
         ]
-        let output = try Tool.run(space.verifyArguments, input: cases.map(\.0).joined(separator: "\n") + "\n")
+        let policy = try space.write("policy.json", #"{"lock":["trustedPhone"]}"#)
+        let output = try Tool.run(space.verifyArguments + ["--step-policy", policy], input: cases.map(\.0).joined(separator: "\n") + "\n")
         #expect(output.status == 0)
         let reasons = output.answers.map { $0["reason"] as? String }
         #expect(reasons == cases.map(\.1))

@@ -1,12 +1,20 @@
 import Atomics
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The reader's hand-off to the workers: a ``WorkRing`` plus a semaphore that counts what is in
 /// it, so an idle worker sleeps and a push wakes one. No lock is taken: the ring is lock-free and
 /// the semaphore is an atomic counter that enters the kernel only to sleep or to wake a sleeper.
 ///
-/// The producer must never have more items outstanding than the ring holds (the pipeline bounds
-/// its chunks in flight below the capacity), so a push never finds the ring full.
+/// The producer keeps at most `capacity` items outstanding (the pipeline bounds its chunks in
+/// flight), and the ring has one more slot per consumer. A consumer that has claimed a slot but
+/// not yet released it (preempted between the two steps, a few instructions apart) still holds
+/// that slot while later ones are freed, so the producer may find the ring full after all: it
+/// then yields until that consumer has run its next instructions.
 final class WorkQueue<Element>: @unchecked Sendable {
     private let ring: WorkRing<Element>
     private let available = DispatchSemaphore(value: 0)
@@ -15,15 +23,13 @@ final class WorkQueue<Element>: @unchecked Sendable {
 
     /// A queue for `consumers` consumers, holding at least `capacity` items.
     init(capacity: Int, consumers: Int) {
-        ring = WorkRing(capacity: capacity)
+        ring = WorkRing(capacity: capacity + consumers)
         self.consumers = consumers
     }
 
     /// Appends `element` and wakes a sleeping consumer.
     func push(_ element: Element) {
-        guard ring.tryPush(element) else {
-            preconditionFailure("WorkQueue overflow: more items outstanding than its capacity of \(ring.capacity)")
-        }
+        while !ring.tryPush(element) { sched_yield() }
         available.signal()
     }
 
