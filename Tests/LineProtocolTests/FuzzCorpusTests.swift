@@ -1,6 +1,7 @@
 import Foundation
 @testable import LineProtocol
 import Testing
+import TestSupport
 import TokenVerifier
 
 /// Replays the committed token and request-line fuzz corpora (`Fuzz/corpus`, grown by
@@ -8,17 +9,8 @@ import TokenVerifier
 /// newlines into a batch (the path of `verify`'s workers), so that every input the fuzzers
 /// kept stays a regression test.
 @Suite struct FuzzCorpusTests {
-    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus")
-
-    static func inputs(_ harness: String) throws -> [[UInt8]] {
-        let directory = corpus.appendingPathComponent(harness)
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-        return try names.map { [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))) }
-    }
-
     static func verifier(audit: Bool) -> TokenVerifier {
-        let demo = corpus.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Data/demo")
+        let demo = Repository.demo
         let keys = try! KeySet.load(files: [demo.appendingPathComponent("keys.jwks").path]).0
         let revocations = try! RevocationList.load(files: [demo.appendingPathComponent("revocations.jsonl").path])
         return TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000, audit: audit))
@@ -63,13 +55,13 @@ import TokenVerifier
     }
 
     @Test func tokenCorpus() throws {
-        let inputs = try Self.inputs("FuzzToken")
+        let inputs = try Repository.fuzzCorpus("FuzzToken")
         #expect(inputs.count >= 100, "the token corpus is missing or nearly empty")
         for input in inputs { expectOneAnswerEach(input) }
     }
 
     @Test func requestLineCorpus() throws {
-        let inputs = try Self.inputs("FuzzRequestLine")
+        let inputs = try Repository.fuzzCorpus("FuzzRequestLine")
         #expect(inputs.count >= 100, "the request-line corpus is missing or nearly empty")
         #expect(inputs.contains { $0.contains(0x0A) }, "the corpus holds inputs of several lines")
         for input in inputs { expectOneAnswerEach(input) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import TokenVerifier
 
 /// Replays the committed key-set and revocation fuzz corpora (`Fuzz/corpus`, grown by `Fuzz/run`;
@@ -7,17 +8,8 @@ import Testing
 /// entry points as the harnesses, so that every input the fuzzers kept, crashers included once
 /// fixed, stays a regression test in the ordinary test run.
 @Suite struct FuzzCorpusTests {
-    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus")
-
-    static func inputs(_ harness: String) throws -> [[UInt8]] {
-        let directory = corpus.appendingPathComponent(harness)
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-        return try names.map { [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))) }
-    }
-
     @Test func keySetCorpus() throws {
-        let inputs = try Self.inputs("FuzzKeySet")
+        let inputs = try Repository.fuzzCorpus("FuzzKeySet")
         #expect(inputs.count >= 10, "the key-set corpus is missing or nearly empty")
         for input in inputs {
             do throws(KeySetError) {
@@ -30,7 +22,7 @@ import Testing
     }
 
     @Test func revocationCorpus() throws {
-        let inputs = try Self.inputs("FuzzRevocations")
+        let inputs = try Repository.fuzzCorpus("FuzzRevocations")
         #expect(inputs.count >= 10, "the revocation corpus is missing or nearly empty")
         for input in inputs {
             do throws(RevocationListError) {
