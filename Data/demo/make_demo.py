@@ -86,6 +86,11 @@ lines = [
     (sign(ED, ed_header, claims("demo-0013", env="prod")), "wrong_environment"),
     ('{"token": "not-a-token", "colour": "red"}', "malformed_request"),
     ("this.is.not-a-token", "malformed_token"),
+    # Security steps (SPEC §4b): phone-anna has only registered as a trusted phone, and unlock
+    # also needs the device activation.
+    (json.dumps({"id": "unlock-before-activation", "token": valid_ed, "device": "phone-anna", "object": "car-WVW123",
+                 "command": "unlock"}), "step_required"),
+    (json.dumps({"id": "lock-after-trusted-phone", "token": valid_ed, "object": "car-WVW123", "command": "lock"}), None),
 ]
 
 with open(os.path.join(HERE, "keys.jwks"), "w") as f:
@@ -98,6 +103,15 @@ with open(os.path.join(HERE, "keys.jwks"), "w") as f:
 with open(os.path.join(HERE, "revocations.jsonl"), "w") as f:
     f.write('{"jti":"demo-0008"}\n{"sub":"phone-lost","issued_before":1798761600}\n{"kid":"demo-retired-2025"}\n')
     f.write('{"sub":"phone-anna","aud":"car-OLD999"}\n{"aud":"car-scrapped-1","since":"2026-06-01T00:00:00Z"}\n')
+with open(os.path.join(HERE, "step-policy.json"), "w") as f:
+    json.dump({"unlock": ["trustedPhone", "deviceActivation"],
+               "engine_start": ["trustedPhone", "deviceActivation", "mediumCarKey"],
+               "*": ["trustedPhone"]}, f, indent=2)
+    f.write("\n")
+with open(os.path.join(HERE, "device-steps.jsonl"), "w") as f:
+    f.write('{"sub":"phone-anna","done":["trustedPhone"]}\n')
+    f.write('{"sub":"phone-ben","aud":"lock-garage-7","done":["trustedPhone","deviceActivation"]}\n')
+    f.write('{"sub":"phone-ben","aud":"car-WVW123","done":["trustedPhone"]}\n')
 with open(os.path.join(HERE, "requests.jsonl"), "w") as f:
     f.write("\n".join(line for line, _ in lines) + "\n")
 with open(os.path.join(HERE, "expected.jsonl"), "w") as f:

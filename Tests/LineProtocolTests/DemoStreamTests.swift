@@ -1,20 +1,21 @@
 import Foundation
 import LineProtocol
 import Testing
+import TestSupport
 import TokenVerifier
 
 /// Tokens minted by another implementation (Python `cryptography`, `Data/demo/make_demo.py`)
 /// verify, and every demo line gets, through the line protocol, the verdict written down beside it.
 @Suite struct DemoStreamTests {
-    static let demo = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Data/demo")
+    static let demo = Repository.demo
 
     @Test func demoLinesMatchTheirExpectedVerdicts() throws {
         let (keys, warnings) = try KeySet.load(files: [Self.demo.appendingPathComponent("keys.jwks").path])
         #expect(warnings.isEmpty)
         let revocations = try RevocationList.load(files: [Self.demo.appendingPathComponent("revocations.jsonl").path])
-        let verifier = TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000))
+        let steps = SecuritySteps(policy: try StepPolicy.load(file: Self.demo.appendingPathComponent("step-policy.json").path),
+                                  done: try DeviceSteps.load(files: [Self.demo.appendingPathComponent("device-steps.jsonl").path]))
+        let verifier = TokenVerifier(keys: keys, revocations: revocations, steps: steps, options: VerificationOptions(checkTime: 1_800_000_000))
         let lines = try String(contentsOf: Self.demo.appendingPathComponent("requests.jsonl"), encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false)
             .enumerated().filter { !$0.element.isEmpty }

@@ -8,6 +8,8 @@ import TokenVerifier
         let demo = Tool.repository.appendingPathComponent("Data/demo")
         let output = try Tool.run(["verify", "--keys", demo.appendingPathComponent("keys.jwks").path,
                                    "--revocations", demo.appendingPathComponent("revocations.jsonl").path,
+                                   "--step-policy", demo.appendingPathComponent("step-policy.json").path,
+                                   "--device-steps", demo.appendingPathComponent("device-steps.jsonl").path,
                                    demo.appendingPathComponent("requests.jsonl").path])
         #expect(output.status == 0)
         let expected = try String(contentsOf: demo.appendingPathComponent("expected.jsonl"), encoding: .utf8)
@@ -19,7 +21,7 @@ import TokenVerifier
             #expect(answer["valid"] as? Bool == expectation["valid"] as? Bool, "\(answer)")
             #expect(answer["reason"] as? String == expectation["reason"] as? String, "\(answer)")
         }
-        #expect(output.stderr.contains("16 answered (3 valid, 13 invalid)"))
+        #expect(output.stderr.contains("18 answered (4 valid, 14 invalid)"))
     }
 
     @Test func everyReasonCodeOverTheLineProtocol() throws {
