@@ -73,9 +73,11 @@ final class AnswerSink: @unchecked Sendable {
                 inFlight.signal()
             }
             if wrote { flushAndReport() }
+            // `next` belongs to the role: read it before letting go.
+            let waitingFor = next
             writing.store(false, ordering: .releasing)
             // A chunk stored after the last take, by a worker that found the role taken, is ours.
-            if !ring.isReady(next) { return }
+            if !ring.isReady(waitingFor) { return }
         }
     }
 
