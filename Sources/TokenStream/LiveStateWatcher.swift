@@ -92,8 +92,15 @@ public final class LiveStateWatcher: @unchecked Sendable {
         reload(due)
     }
 
-    /// Loads the groups now and puts those that load in force, in one swap.
+    /// Loads the groups now and puts those that load in force, in one swap. The loading runs at
+    /// the lowest CPU priority (nice 19 for the watcher's thread, restored after), so that a reload of
+    /// millions of entries takes what the verifying threads leave rather than their time.
     public func reload(_ due: [(Source, reason: String)]) {
+        guard !due.isEmpty else { return }
+        let thread: id_t = 0   // on Linux the nice value is per thread: 0 is the calling one
+        let priority = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread)
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread, 19)
+        defer { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread, priority) }
         var update = LiveStateUpdate()
         var loaded: [String] = []
         for (source, reason) in due {
