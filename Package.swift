@@ -56,7 +56,7 @@ let package = Package(
         ),
         .target(
             name: "TokenGen",
-            dependencies: ["TokenVerifier"]
+            dependencies: ["TokenVerifier", "CSodium", "CTokenCrypto"]
         ),
         .executableTarget(
             name: "tokenverify",
