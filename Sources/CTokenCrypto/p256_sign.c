@@ -3,10 +3,11 @@
 // its non-deprecated API, so the deterministic signer computes the signature itself from public,
 // non-deprecated building blocks: the nonce k by RFC 6979 §3.2 (HMAC-DRBG with SHA-256 over the key
 // and the digest), R = k·G with EC_POINT_mul (OpenSSL's constant-time fixed-base multiplication),
-// r = R.x mod n, s = k⁻¹·(z + r·d) mod n with BIGNUM arithmetic. The BIGNUM steps are not all
-// constant time, so this signer is meant for synthetic sets (`gen`, tests), not for guarding
-// production keys; `tokenverify sign` keeps OpenSSL's randomised, hardened signing.
+// r = R.x mod n, s = k⁻¹·(z + r·d) mod n with the fixed-size arithmetic of p256_order.c. It is
+// written for synthetic sets (`gen`, tests) and has not had the scrutiny of OpenSSL's own signing,
+// which `tokenverify sign` keeps using for real keys.
 #include "CTokenCrypto.h"
+#include "p256_order.h"
 
 #include <string.h>
 #include <openssl/bn.h>
@@ -30,7 +31,8 @@ struct deterministic_signer {
     EC_GROUP *group;
     EC_POINT *point;
     BN_CTX *bn;
-    BIGNUM *order, *d, *k, *kinv, *x, *r, *s, *z;
+    BIGNUM *k, *x;
+    uint64_t d[4], rr[4];
     uint8_t d_bytes[32];
     EVP_MD_CTX *digest;
 };
@@ -40,45 +42,41 @@ void tv_p256_deterministic_signer_free(void *opaque) {
     if (signer == NULL) return;
     EC_POINT_free(signer->point);
     EC_GROUP_free(signer->group);
-    BN_clear_free(signer->d);
     BN_clear_free(signer->k);
-    BN_clear_free(signer->kinv);
-    BN_free(signer->order);
     BN_free(signer->x);
-    BN_free(signer->r);
-    BN_free(signer->s);
-    BN_free(signer->z);
     BN_CTX_free(signer->bn);
     EVP_MD_CTX_free(signer->digest);
     OPENSSL_cleanse(signer->d_bytes, sizeof signer->d_bytes);
+    OPENSSL_cleanse(signer->d, sizeof signer->d);
     OPENSSL_free(signer);
 }
 
 void *tv_p256_deterministic_signer_new(const uint8_t *d) {
-    if (!tv_p256_scalar_in_range(d) || signing_sha256() == NULL) return NULL;
+    if (!tv_p256_scalar_in_range(d) || signing_sha256() == NULL || !tv_order_self_check()) return NULL;
     struct deterministic_signer *signer = OPENSSL_zalloc(sizeof *signer);
     if (signer == NULL) return NULL;
     memcpy(signer->d_bytes, d, 32);
     signer->group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
     signer->point = signer->group ? EC_POINT_new(signer->group) : NULL;
     signer->bn = BN_CTX_new();
-    signer->order = BN_new();
-    signer->d = BN_bin2bn(d, 32, NULL);
     signer->k = BN_new();
-    signer->kinv = BN_new();
     signer->x = BN_new();
-    signer->r = BN_new();
-    signer->s = BN_new();
-    signer->z = BN_new();
     signer->digest = EVP_MD_CTX_new();
-    if (!signer->point || !signer->bn || !signer->order || !signer->d || !signer->k || !signer->kinv || !signer->x ||
-        !signer->r || !signer->s || !signer->z || !signer->digest ||
-        EC_GROUP_get_order(signer->group, signer->order, signer->bn) != 1) {
+    // R² mod n for R = 2²⁵⁶
+    BIGNUM *order = BN_new(), *rr = BN_new();
+    uint8_t rr_bytes[32];
+    int ok = signer->point && signer->bn && signer->k && signer->x && signer->digest && order && rr &&
+             EC_GROUP_get_order(signer->group, order, signer->bn) == 1 && BN_set_word(rr, 1) == 1 &&
+             BN_lshift(rr, rr, 512) == 1 && BN_nnmod(rr, rr, order, signer->bn) == 1 && BN_bn2binpad(rr, rr_bytes, 32) == 32;
+    BN_free(order);
+    BN_free(rr);
+    if (!ok) {
         tv_p256_deterministic_signer_free(signer);
         ERR_clear_error();
         return NULL;
     }
-    BN_set_flags(signer->d, BN_FLG_CONSTTIME);
+    tv_order_from_bytes(signer->rr, rr_bytes);
+    tv_order_from_bytes(signer->d, d);
     BN_set_flags(signer->k, BN_FLG_CONSTTIME);
     return signer;
 }
@@ -147,28 +145,35 @@ static int drbg_reseed(EVP_MD_CTX *md, uint8_t *K, uint8_t *V) {
     return hmac_sha256(md, K, material, sizeof material, K) && hmac_sha256(md, K, V, 32, V);
 }
 
+static int is_zero(const uint64_t a[4]) { return (a[0] | a[1] | a[2] | a[3]) == 0; }
+
 int tv_p256_sign_digest_deterministic(void *opaque, const uint8_t *digest, uint8_t *signature, uint8_t *nonce) {
     struct deterministic_signer *signer = opaque;
-    uint8_t K[32], V[32];
+    uint8_t K[32], V[32], x_bytes[32];
+    uint64_t k[4], kinv[4], r[4], s[4], z[4];
     int ok = 0;
     if (!drbg_seed(signer->digest, signer->d_bytes, digest, K, V)) goto done;
-    if (BN_bin2bn(digest, 32, signer->z) == NULL) goto done;
+    tv_order_from_bytes(z, digest);
     for (int attempt = 0; attempt < 64; attempt++) {
         if (attempt > 0 && !drbg_reseed(signer->digest, K, V)) goto done;
         if (!hmac_sha256(signer->digest, K, V, 32, V)) goto done; // T = V (one block: qlen = hlen)
         if (!tv_p256_scalar_in_range(V)) continue;
-        if (BN_bin2bn(V, 32, signer->k) == NULL) goto done;
-        if (EC_POINT_mul(signer->group, signer->point, signer->k, NULL, NULL, signer->bn) != 1 ||
+        // R = k·G, r = R.x mod n
+        if (BN_bin2bn(V, 32, signer->k) == NULL ||
+            EC_POINT_mul(signer->group, signer->point, signer->k, NULL, NULL, signer->bn) != 1 ||
             EC_POINT_get_affine_coordinates(signer->group, signer->point, signer->x, NULL, signer->bn) != 1 ||
-            BN_nnmod(signer->r, signer->x, signer->order, signer->bn) != 1) goto done;
-        if (BN_is_zero(signer->r)) continue;
+            BN_bn2binpad(signer->x, x_bytes, 32) != 32) goto done;
+        tv_order_from_bytes(r, x_bytes);
+        if (is_zero(r)) continue;
         // s = k⁻¹ (z + r·d) mod n
-        if (BN_mod_inverse(signer->kinv, signer->k, signer->order, signer->bn) == NULL ||
-            BN_mod_mul(signer->s, signer->r, signer->d, signer->order, signer->bn) != 1 ||
-            BN_mod_add(signer->s, signer->s, signer->z, signer->order, signer->bn) != 1 ||
-            BN_mod_mul(signer->s, signer->s, signer->kinv, signer->order, signer->bn) != 1) goto done;
-        if (BN_is_zero(signer->s)) continue;
-        if (BN_bn2binpad(signer->r, signature, 32) != 32 || BN_bn2binpad(signer->s, signature + 32, 32) != 32) goto done;
+        tv_order_from_bytes(k, V);
+        tv_order_inverse(kinv, k, signer->rr);
+        tv_order_mul(s, r, signer->d, signer->rr);
+        tv_order_add(s, s, z);
+        tv_order_mul(s, s, kinv, signer->rr);
+        if (is_zero(s)) continue;
+        tv_order_to_bytes(signature, r);
+        tv_order_to_bytes(signature + 32, s);
         if (nonce != NULL) memcpy(nonce, V, 32);
         ok = 1;
         break;
@@ -176,8 +181,9 @@ int tv_p256_sign_digest_deterministic(void *opaque, const uint8_t *digest, uint8
 done:
     OPENSSL_cleanse(K, sizeof K);
     OPENSSL_cleanse(V, sizeof V);
+    OPENSSL_cleanse(k, sizeof k);
+    OPENSSL_cleanse(kinv, sizeof kinv);
     BN_zero(signer->k);
-    BN_zero(signer->kinv);
     ERR_clear_error();
     return ok;
 }

@@ -32,13 +32,16 @@ public enum TokenSetFiles {
     /// Generates `spec` into `directory` (which must exist) on `threads` workers. `progress` is
     /// called after each chunk with the lines written so far; `shouldStop` is asked after each
     /// chunk, and when it answers true the run stops, removes its temporary files and returns nil.
+    /// Without `writeTokens`, `tokens.txt` is left out (the benchmark reads only the requests).
     public static func write(_ spec: TokenSetSpec, to directory: String, threads: Int = activeProcessorCount(),
+                             writeTokens: Bool = true,
                              progress: ((_ lines: Int, _ seconds: Double) -> Void)? = nil,
                              shouldStop: () -> Bool = { false }) throws(WriteError) -> TokenSetSummary? {
         let start = DispatchTime.now().uptimeNanoseconds
         func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
         var files: [String: OutputFile] = [:]
         defer { for file in files.values { file.discard() } }
+        let names = writeTokens ? Self.names : Self.names.filter { $0 != "tokens.txt" }
         for name in names {
             files[name] = try OutputFile(path: directory + "/" + name + partialSuffix)
         }
@@ -47,7 +50,7 @@ public enum TokenSetFiles {
         try files["signing-keys.jwk"]!.write(Array("\(keys.ed25519.privateJWK)\n\(keys.es256.privateJWK)\n".utf8))
         var summary = TokenSetSummary()
         let completed = try OrderedChunks.run(spec, keys: keys, threads: threads) { (chunk) throws(WriteError) -> Bool in
-            try files["tokens.txt"]!.write(chunk.tokens)
+            try files["tokens.txt"]?.write(chunk.tokens)
             try files["requests.jsonl"]!.write(chunk.requests)
             try files["expected.jsonl"]!.write(chunk.expected)
             try files["revocations.jsonl"]!.write(chunk.revocations)
