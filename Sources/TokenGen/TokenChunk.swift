@@ -12,8 +12,14 @@ public struct TokenChunk: Sendable {
     public internal(set) var expected: [UInt8] = []
     /// `revocations.jsonl` lines for the chunk's revoked tokens.
     public internal(set) var revocations: [UInt8] = []
-    /// The expected verdict of each line: nil for valid, else the reason.
+    /// `device-steps.jsonl` lines (sets with a step share only).
+    public internal(set) var deviceSteps: [UInt8] = []
+    /// The expected verdict of each line: nil for valid, else the reason (lines whose verdict is
+    /// `step_required`, a reason this library does not know yet, are nil here and counted in
+    /// `stepRequiredLines`).
     public internal(set) var reasons: [Reason?] = []
+    /// Lines expected to be `step_required`.
+    public internal(set) var stepRequiredLines = 0
     /// Lines whose token was signed for this chunk (the others repeat an earlier line's token).
     public internal(set) var signedTokens = 0
     /// Of those, the ES256 ones.
@@ -21,6 +27,8 @@ public struct TokenChunk: Sendable {
 
     /// Lines in the chunk.
     public var lineCount: Int { reasons.count }
+    /// Lines expected to be valid.
+    public var validLines: Int { reasons.reduce(0) { $0 + ($1 == nil ? 1 : 0) } - stepRequiredLines }
     /// Revocation entries in the chunk.
     public var revocationCount: Int { revocations.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) } }
 
@@ -45,6 +53,8 @@ final class ChunkWorker {
     /// (`","device":…}` up to the closing brace) in `requests`, for repeats.
     private var tokenRanges: [Range<Int>] = []
     private var contextRanges: [Range<Int>] = []
+    /// Per line: its expected verdict after `{"line":N` (without the newline) in `expected`.
+    private var verdictRanges: [Range<Int>] = []
 
     private enum Kind { case valid, expired, revoked, tampered, wrongContext }
 
@@ -64,6 +74,7 @@ final class ChunkWorker {
         var chunk = TokenChunk(firstLine: first, lineCapacity: end - first)
         tokenRanges.removeAll(keepingCapacity: true)
         contextRanges.removeAll(keepingCapacity: true)
+        verdictRanges.removeAll(keepingCapacity: true)
         for line in first..<end {
             if let source = repeatSource(line, chunkStart: first) {
                 appendRepeat(line, of: source - first, to: &chunk)
@@ -99,8 +110,19 @@ final class ChunkWorker {
         chunk.requests.append(contentsOf: scratch)
         contextRanges.append(contextStart..<chunk.requests.count)
         chunk.requests.append(UInt8(ascii: "\n"))
-        appendExpected(line, chunk.reasons[source], to: &chunk)
+        chunk.reasons.append(chunk.reasons[source])
+        if chunk.expected[verdictRanges[source]].starts(with: Self.stepRequiredVerdict) { chunk.stepRequiredLines += 1 }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: chunk.expected[verdictRanges[source]])
+        chunk.expected.append(ascii: "{\"line\":")
+        chunk.expected.append(decimal: line + 1)
+        let verdictStart = chunk.expected.count
+        chunk.expected.append(contentsOf: scratch)
+        verdictRanges.append(verdictStart..<chunk.expected.count)
+        chunk.expected.append(UInt8(ascii: "\n"))
     }
+
+    private static let stepRequiredVerdict = Array(",\"valid\":false,\"reason\":\"step_required\"".utf8)
 
     private func appendLine(_ line: Int, to chunk: inout TokenChunk) {
         var random = SplitMix64(spec.seed ^ UInt64(line) &* 0xD1B5_4A32_D192_ED03)
@@ -187,7 +209,57 @@ final class ChunkWorker {
         chunk.requests.append(ascii: "\"}")
         contextRanges.append(contextStart..<chunk.requests.count)
         chunk.requests.append(UInt8(ascii: "\n"))
-        appendExpected(line, reason, to: &chunk)
+        var missingStep: Int? = nil
+        if spec.stepShare > 0 {
+            let done = spec.stepsDone(device: device, object: object)
+            appendDeviceSteps(device: device, object: object, done: done, to: &chunk)
+            // Check 11b comes after the context checks (11) and before the signature (12).
+            if (reason == nil || reason == .badSignature) && done < TokenSetSpec.stepsRequired(command: commandIndex) {
+                missingStep = done
+            }
+        }
+        if let missingStep {
+            appendStepRequired(line, command: commandIndex, step: missingStep, device: device, object: object, to: &chunk)
+        } else {
+            appendExpected(line, reason, to: &chunk)
+        }
+    }
+
+    private func appendDeviceSteps(device: Int, object: Int, done: Int, to chunk: inout TokenChunk) {
+        chunk.deviceSteps.append(ascii: "{\"sub\":\"phone-")
+        chunk.deviceSteps.append(decimal: device)
+        chunk.deviceSteps.append(ascii: "\",\"aud\":\"car-")
+        chunk.deviceSteps.append(decimal: object)
+        chunk.deviceSteps.append(ascii: "\",\"done\":[")
+        for index in 0..<done {
+            if index > 0 { chunk.deviceSteps.append(UInt8(ascii: ",")) }
+            chunk.deviceSteps.append(UInt8(ascii: "\""))
+            chunk.deviceSteps.append(ascii: TokenSetSpec.stepOrder[index])
+            chunk.deviceSteps.append(UInt8(ascii: "\""))
+        }
+        chunk.deviceSteps.append(ascii: "]}\n")
+    }
+
+    /// `step_required` with SPEC §4b's detail, e.g. `command "unlock" needs step "deviceActivation"
+    /// of device "phone-1" for object "car-1"`.
+    private func appendStepRequired(_ line: Int, command: Int, step: Int, device: Int, object: Int, to chunk: inout TokenChunk) {
+        chunk.reasons.append(nil)
+        chunk.stepRequiredLines += 1
+        chunk.expected.append(ascii: "{\"line\":")
+        chunk.expected.append(decimal: line + 1)
+        let verdictStart = chunk.expected.count
+        chunk.expected.append(contentsOf: Self.stepRequiredVerdict)
+        chunk.expected.append(ascii: ",\"detail\":\"command \\\"")
+        chunk.expected.append(ascii: TokenSetSpec.commandNames[command])
+        chunk.expected.append(ascii: "\\\" needs step \\\"")
+        chunk.expected.append(ascii: TokenSetSpec.stepOrder[step])
+        chunk.expected.append(ascii: "\\\" of device \\\"phone-")
+        chunk.expected.append(decimal: device)
+        chunk.expected.append(ascii: "\\\" for object \\\"car-")
+        chunk.expected.append(decimal: object)
+        chunk.expected.append(ascii: "\\\"\"}")
+        verdictRanges.append(verdictStart..<chunk.expected.count)
+        chunk.expected.append(UInt8(ascii: "\n"))
     }
 
     private func appendJTI(_ line: Int) {
@@ -201,12 +273,15 @@ final class ChunkWorker {
         chunk.reasons.append(reason)
         chunk.expected.append(ascii: "{\"line\":")
         chunk.expected.append(decimal: line + 1)
+        let verdictStart = chunk.expected.count
         if let reason {
             chunk.expected.append(ascii: ",\"valid\":false,\"reason\":\"")
             chunk.expected.append(contentsOf: reason.rawValue.utf8)
-            chunk.expected.append(ascii: "\"}\n")
+            chunk.expected.append(ascii: "\"}")
         } else {
-            chunk.expected.append(ascii: ",\"valid\":true}\n")
+            chunk.expected.append(ascii: ",\"valid\":true}")
         }
+        verdictRanges.append(verdictStart..<chunk.expected.count)
+        chunk.expected.append(UInt8(ascii: "\n"))
     }
 }

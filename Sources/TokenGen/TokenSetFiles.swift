@@ -5,12 +5,16 @@ import TokenVerifier
 public struct TokenSetSummary: Sendable {
     public var lines = 0
     public var valid = 0
+    /// Lines expected to be `step_required` (sets with a step share).
+    public var stepRequired = 0
     public var revocations = 0
     /// Tokens signed (repeated lines reuse an earlier token) and, of those, ES256.
     public var signedTokens = 0
     public var signedES256 = 0
     /// Wall-clock seconds of the generation, keys to the last rename.
     public var seconds = 0.0
+    /// CPU seconds the process used meanwhile (all threads, user and system).
+    public var cpuSeconds = 0.0
 }
 
 /// Writes a generated set into a directory, streaming: chunks are made and signed in parallel
@@ -20,6 +24,9 @@ public struct TokenSetSummary: Sendable {
 public enum TokenSetFiles {
     /// The files of a set, in the order they are renamed into place (expected verdicts last).
     public static let names = ["keys.jwks", "signing-keys.jwk", "revocations.jsonl", "tokens.txt", "requests.jsonl", "expected.jsonl"]
+
+    /// The files a set with a step share adds (SPEC §4b): the policy and the steps devices did.
+    public static let stepNames = ["step-policy.json", "device-steps.jsonl"]
 
     /// Suffix of the temporary files.
     public static let partialSuffix = ".partial"
@@ -38,24 +45,28 @@ public enum TokenSetFiles {
                              progress: ((_ lines: Int, _ seconds: Double) -> Void)? = nil,
                              shouldStop: () -> Bool = { false }) throws(WriteError) -> TokenSetSummary? {
         let start = DispatchTime.now().uptimeNanoseconds
+        let cpuStart = SigningRate.processCPUSeconds()
         func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
         var files: [String: OutputFile] = [:]
         defer { for file in files.values { file.discard() } }
-        let names = writeTokens ? Self.names : Self.names.filter { $0 != "tokens.txt" }
+        let names = (spec.stepShare > 0 ? Self.stepNames : []) + (writeTokens ? Self.names : Self.names.filter { $0 != "tokens.txt" })
         for name in names {
             files[name] = try OutputFile(path: directory + "/" + name + partialSuffix)
         }
         let keys = spec.signingKeys()
         try files["keys.jwks"]!.write(Array("{\"keys\":[\(keys.ed25519.publicJWK),\(keys.es256.publicJWK)]}\n".utf8))
         try files["signing-keys.jwk"]!.write(Array("\(keys.ed25519.privateJWK)\n\(keys.es256.privateJWK)\n".utf8))
+        try files["step-policy.json"]?.write(Array((TokenSetSpec.stepPolicy + "\n").utf8))
         var summary = TokenSetSummary()
         let completed = try OrderedChunks.run(spec, keys: keys, threads: threads) { (chunk) throws(WriteError) -> Bool in
             try files["tokens.txt"]?.write(chunk.tokens)
             try files["requests.jsonl"]!.write(chunk.requests)
             try files["expected.jsonl"]!.write(chunk.expected)
             try files["revocations.jsonl"]!.write(chunk.revocations)
+            try files["device-steps.jsonl"]?.write(chunk.deviceSteps)
             summary.lines += chunk.lineCount
-            summary.valid += chunk.reasons.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
+            summary.valid += chunk.validLines
+            summary.stepRequired += chunk.stepRequiredLines
             summary.revocations += chunk.revocationCount
             summary.signedTokens += chunk.signedTokens
             summary.signedES256 += chunk.signedES256
@@ -85,6 +96,7 @@ public enum TokenSetFiles {
             files[name] = nil
         }
         summary.seconds = elapsed()
+        summary.cpuSeconds = SigningRate.processCPUSeconds() - cpuStart
         return summary
     }
 }

@@ -28,8 +28,10 @@ public struct GeneratedTokenSet: Sendable {
 /// Makes reproducible token sets: the same seed gives the same keys, claims, tokens (Ed25519 and
 /// ES256, whose nonces follow RFC 6979), revocations and verdicts, whatever the number of threads.
 public enum TokenSetGenerator {
-    /// The whole set in memory, made by the same chunked generator as `TokenSetFiles`.
+    /// The whole set in memory, made by the same chunked generator as `TokenSetFiles` (without
+    /// security steps: `stepShare` must be 0).
     public static func generate(_ spec: TokenSetSpec, threads: Int = activeProcessorCount()) -> GeneratedTokenSet {
+        precondition(spec.stepShare == 0, "in-memory sets have no security steps; write the set with TokenSetFiles")
         let keys = spec.signingKeys()
         var set = GeneratedTokenSet(keySet: "{\"keys\":[\(keys.ed25519.publicJWK),\(keys.es256.publicJWK)]}",
                                     privateKeys: [keys.ed25519.privateJWK, keys.es256.privateJWK],

@@ -15,6 +15,10 @@ public struct TokenSetSpec: Sendable {
     /// `TokenSetSpec.linesPerChunk` lines (with a new id): repeats come from a bounded window of
     /// recent lines, so no generator ever holds the whole set.
     public var repeatShare: Double = 0
+    /// Share of device–object pairs with security steps still `todo` (SPEC §4b). Above 0, the set
+    /// also has `step-policy.json` (`TokenSetSpec.stepPolicy`) and `device-steps.jsonl`, and the
+    /// expected verdicts include `step_required` (check 11b).
+    public var stepShare: Double = 0
     /// Extra revocation entries that match no token (to make the list large).
     public var revocationPadding: Int = 0
     /// The `alg` of Ed25519 tokens: `Ed25519` (RFC 9864) or `EdDSA` (RFC 8037, what older
@@ -42,6 +46,26 @@ public struct TokenSetSpec: Sendable {
         spec.repeatShare = 0.1
         return spec
     }
+
+    /// The step policy of sets with `stepShare` above 0: SPEC §4b's example.
+    public static let stepPolicy = "{\"unlock\":[\"trustedPhone\",\"deviceActivation\"],\"engine_start\":[\"trustedPhone\",\"deviceActivation\",\"mediumCarKey\"],\"*\":[\"trustedPhone\"]}"
+
+    /// The commands of the generated requests that tokens grant, by index.
+    static let commandNames: [StaticString] = ["unlock", "lock", "engine_start"]
+
+    /// Every step of the policy, in the order a device does them.
+    static let stepOrder: [StaticString] = ["trustedPhone", "deviceActivation", "mediumCarKey"]
+
+    /// How many of `stepOrder` the device has done for the object (3: all of them): a function
+    /// of the pair alone, so every line of the pair agrees.
+    func stepsDone(device: Int, object: Int) -> Int {
+        var random = SplitMix64(seed ^ 0x57E9_D0E5 ^ UInt64(device) << 20 ^ UInt64(object))
+        return random.unit() < stepShare ? Int(random.next() % 3) : 3
+    }
+
+    /// Steps the policy requires for a command (index 0 unlock, 1 lock, 2 engine_start): a prefix
+    /// of `stepOrder` of this length.
+    static func stepsRequired(command: Int) -> Int { [2, 1, 3][command] }
 
     /// Chunks of `linesPerChunk` lines in the set.
     var chunkCount: Int { (count + Self.linesPerChunk - 1) / Self.linesPerChunk }

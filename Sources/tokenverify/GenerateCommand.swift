@@ -12,7 +12,8 @@ extension TokenVerify {
             discussion: """
                 Writes into --out: keys.jwks (public), signing-keys.jwk (private, one a line), revocations.jsonl,
                 tokens.txt (bare tokens), requests.jsonl (JSON requests with context) and expected.jsonl
-                (the verdict for each line of requests.jsonl when checked at --at). Tokens are made in blocks
+                (the verdict for each line of requests.jsonl when checked at --at); with --step-share, also
+                step-policy.json and device-steps.jsonl (verify with --step-policy and --device-steps). Tokens are made in blocks
                 signed in parallel and written in order, so memory stays flat whatever --count is; every file is
                 written as NAME.partial and renamed when all are complete. The same seed gives the same files on
                 any machine and thread count (ES256 nonces follow RFC 6979).
@@ -36,6 +37,8 @@ extension TokenVerify {
         @Option(name: .long, help: "Share of requests outside the token's grant.") var wrongContextShare: Double?
         @Option(name: .long, help: "Share of lines repeating an earlier token (from the same block of 4096 lines).") var repeatShare: Double?
         @Option(name: .long, help: "The alg of Ed25519 tokens: Ed25519 or EdDSA.") var edAlg: String = "Ed25519"
+        @Option(name: .long, help: "Share of device–object pairs with security steps still todo (SPEC §4b): adds step-policy.json and device-steps.jsonl, and step_required verdicts.")
+        var stepShare: Double = 0
         @Option(name: .long, help: "Extra revocation entries that match no token.") var revocationPadding: Int = 0
         @Option(name: .long, help: "Check time the verdicts assume (NumericDate).") var at: Double = 1_800_000_000
         @Option(name: .long, help: "Signing threads (default: all cores). The output does not depend on it.")
@@ -48,7 +51,7 @@ extension TokenVerify {
             if count < 0 { throw ValidationError("--count must not be negative") }
             if revocationPadding < 0 { throw ValidationError("--revocation-padding must not be negative") }
             if threads < 1 || threads > 512 { throw ValidationError("--threads must be between 1 and 512") }
-            let shares = [es256Share, expiredShare ?? 0, revokedShare ?? 0, tamperedShare ?? 0, wrongContextShare ?? 0, repeatShare ?? 0]
+            let shares = [es256Share, expiredShare ?? 0, revokedShare ?? 0, tamperedShare ?? 0, wrongContextShare ?? 0, repeatShare ?? 0, stepShare]
             if shares.contains(where: { !(0...1).contains($0) }) { throw ValidationError("shares must be between 0 and 1") }
             if edAlg != "Ed25519" && edAlg != "EdDSA" { throw ValidationError("--ed-alg must be Ed25519 or EdDSA") }
         }
@@ -62,6 +65,7 @@ extension TokenVerify {
             if let wrongContextShare { spec.wrongContextShare = wrongContextShare }
             if let repeatShare { spec.repeatShare = repeatShare }
             spec.revocationPadding = revocationPadding
+            spec.stepShare = stepShare
             spec.ed25519Algorithm = edAlg == "EdDSA" ? .edDSA : .ed25519
             spec.checkTime = at
             return spec
@@ -90,12 +94,19 @@ extension TokenVerify {
             }
             if quiet { return }
             let rate = summary.seconds > 0 ? Double(summary.lines) / summary.seconds : 0
-            printError("tokenverify: wrote \(summary.lines) tokens (\(summary.valid) valid at \(Int(at))), \(summary.revocations) revocations into \(out) in \(String(format: "%.1f", summary.seconds)) s: \(Int(rate)) tokens/s on \(threads) threads")
+            let steps = stepShare > 0 ? ", \(summary.stepRequired) step_required" : ""
+            printError("tokenverify: wrote \(summary.lines) tokens (\(summary.valid) valid at \(Int(at))\(steps)), \(summary.revocations) revocations into \(out) in \(String(format: "%.1f", summary.seconds)) s: \(Int(rate)) tokens/s on \(threads) threads")
             if let rawBefore {
                 let rawAfter = RawSigningRate(es256Share: spec.es256Share, threads: threads)
-                let raw = (rawBefore.mix + rawAfter.mix) / 2
+                let raw = (rawBefore.mix.perSecond + rawAfter.mix.perSecond) / 2
+                let rawPerCPU = (rawBefore.mix.perCPUSecond + rawAfter.mix.perCPUSecond) / 2
                 let signedRate = Double(summary.signedTokens) / summary.seconds
-                printError("tokenverify: raw signing rate for this mix (\(Int(spec.es256Share * 100))% ES256) on \(threads) threads: \(Int(raw))/s (Ed25519 \(Int((rawBefore.ed25519 + rawAfter.ed25519) / 2))/s, ES256 \(Int((rawBefore.es256 + rawAfter.es256) / 2))/s); gen signed \(Int(signedRate)) tokens/s = \(String(format: "%.2f", signedRate / raw)) of raw (\(String(format: "%.2f", rate / raw)) counting repeated lines)")
+                let signedPerCPU = Double(summary.signedTokens) / summary.cpuSeconds
+                func ratio(_ value: Double) -> String { String(format: "%.2f", value) }
+                printError("tokenverify: raw signing rate for this mix (\(Int(spec.es256Share * 100))% ES256) on \(threads) threads: \(Int(raw))/s "
+                    + "(Ed25519 \(Int((rawBefore.ed25519.perSecond + rawAfter.ed25519.perSecond) / 2))/s, ES256 \(Int((rawBefore.es256.perSecond + rawAfter.es256.perSecond) / 2))/s, before and after); "
+                    + "gen signed \(Int(signedRate)) tokens/s = \(ratio(signedRate / raw)) of raw (\(ratio(rate / raw)) counting repeated lines); "
+                    + "per CPU second: gen \(Int(signedPerCPU)) signed, raw \(Int(rawPerCPU)) = \(ratio(signedPerCPU / rawPerCPU))")
             }
         }
     }
@@ -103,11 +114,14 @@ extension TokenVerify {
 
 /// The raw signing rates around a run, for `--compare-raw`.
 private struct RawSigningRate {
-    var ed25519 = 0.0, es256 = 0.0, mix = 0.0
+    var ed25519 = SigningRate.Rate(perSecond: 0, perCPUSecond: 0), es256 = SigningRate.Rate(perSecond: 0, perCPUSecond: 0)
+    var mix: SigningRate.Rate
 
     init(es256Share: Double, threads: Int) {
         if es256Share < 1 { ed25519 = SigningRate.measure(es256: false, threads: threads, seconds: 1) }
         if es256Share > 0 { es256 = SigningRate.measure(es256: true, threads: threads, seconds: 1) }
-        mix = SigningRate.mixRate(es256Share: es256Share, ed25519Rate: ed25519, es256Rate: es256)
+        mix = SigningRate.Rate(
+            perSecond: SigningRate.mixRate(es256Share: es256Share, ed25519Rate: ed25519.perSecond, es256Rate: es256.perSecond),
+            perCPUSecond: SigningRate.mixRate(es256Share: es256Share, ed25519Rate: ed25519.perCPUSecond, es256Rate: es256.perCPUSecond))
     }
 }

@@ -24,7 +24,7 @@ enum OutputDirectory {
             throw Problem(description: "--out \(path) is not empty (\(entries.count) entries); use --force to replace the set in it")
         }
         if force {
-            for name in TokenSetFiles.names where entries.contains(name) || entries.contains(name + TokenSetFiles.partialSuffix) {
+            for name in TokenSetFiles.names + TokenSetFiles.stepNames where entries.contains(name) || entries.contains(name + TokenSetFiles.partialSuffix) {
                 unlink(path + "/" + name)
                 unlink(path + "/" + name + TokenSetFiles.partialSuffix)
             }
