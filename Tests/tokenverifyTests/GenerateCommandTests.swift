@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TokenGen
 
 /// `gen` streaming (issue 16): the same files whatever the threads and counts, order, the
 /// realistic mix, a committed fingerprint, bad `--out`, and an interrupted run.
@@ -53,6 +54,19 @@ import Testing
         }
         let revokedSmall = try Self.lines(small + "/revocations.jsonl"), revokedLarge = try Self.lines(large + "/revocations.jsonl")
         #expect(!revokedSmall.isEmpty && Array(revokedLarge.prefix(revokedSmall.count)) == revokedSmall)
+    }
+
+    /// The in-memory generator (library API) gives the same lines as the files of `gen`.
+    @Test func inMemorySetMatchesTheFiles() throws {
+        let space = try Workspace()
+        let out = space.path("set")
+        #expect(try Tool.run(["gen", "--count", "5000", "--seed", "3", "--realistic", "--out", out]).status == 0)
+        let set = TokenSetGenerator.generate(.realistic(count: 5000, seed: 3), threads: 3)
+        #expect(try Self.lines(out + "/requests.jsonl").map(String.init) == set.requests)
+        #expect(try Self.lines(out + "/tokens.txt").map(String.init) == set.tokens)
+        #expect(try Self.lines(out + "/expected.jsonl").map(String.init) == set.expectedLines)
+        #expect(try Self.lines(out + "/revocations.jsonl").map(String.init) == set.revocations)
+        #expect(try String(contentsOfFile: out + "/keys.jwks", encoding: .utf8) == set.keySet + "\n")
     }
 
     /// Lines in order, ids and line numbers counting up, and the realistic shares within tolerance.

@@ -82,7 +82,7 @@ enum LineFile {
     /// most `total` lines) into the paired `targets`, streaming.
     static func repeatPrefix(sources: [String], targets: [String], distinct: Int, rounds: Int, total: Int) throws {
         for (source, target) in zip(sources, targets) {
-            FileManager.default.createFile(atPath: target, contents: nil)
+            _ = FileManager.default.createFile(atPath: target, contents: nil)
             guard let out = FileHandle(forWritingAtPath: target) else { throw CocoaError(.fileWriteUnknown) }
             var written = 0
             var buffer: [UInt8] = []
