@@ -73,7 +73,7 @@ let package = Package(
         ),
         .target(
             name: "TokenGen",
-            dependencies: ["TokenVerifier"]
+            dependencies: ["TokenVerifier", "CSodium", "CTokenCrypto"]
         ),
         .executableTarget(
             name: "tokenverify",

@@ -4,11 +4,12 @@ import Histogram
 import TokenGen
 import TokenVerifier
 
-/// Runs scenarios, generating each token set once and keeping it for the scenarios that share it.
+/// Runs scenarios, generating each token set once (streamed to disk by the same generator as
+/// `tokenverify gen`) and keeping it for the scenarios that share it.
 final class Bench {
     let settings: TokenBench
     let workDirectory: String
-    private var sets: [String: GeneratedTokenSet] = [:]
+    private var sets: [String: SetOnDisk] = [:]
     /// Measured Ed25519 throughput (the reference for the revocation scenario).
     private var ed25519Throughput: Double?
     private var uncachedRepeatThroughput: Double?
@@ -25,16 +26,14 @@ final class Bench {
     }
 
     /// A generated set, made on first use.
-    private func tokenSet(_ name: String, _ make: () -> TokenSetSpec) -> GeneratedTokenSet {
+    private func tokenSet(_ name: String, _ make: () -> TokenSetSpec) -> SetOnDisk {
         if let set = sets[name] { return set }
-        let start = Date()
-        let set = TokenSetGenerator.generate(make())
-        log("  generated \(set.requests.count) \(name) requests in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        let set = try! SetOnDisk.generate(make(), name: name, into: workDirectory + "/set-" + name, threads: settings.threads)
         sets[name] = set
         return set
     }
 
-    private var ed25519Set: GeneratedTokenSet {
+    private var ed25519Set: SetOnDisk {
         tokenSet("ed25519") {
             var spec = TokenSetSpec(count: settings.count, seed: settings.seed)
             spec.es256Share = 0
@@ -42,7 +41,7 @@ final class Bench {
         }
     }
 
-    private var es256Set: GeneratedTokenSet {
+    private var es256Set: SetOnDisk {
         tokenSet("es256") {
             var spec = TokenSetSpec(count: settings.count, seed: settings.seed)
             spec.es256Share = 1
@@ -54,34 +53,30 @@ final class Bench {
         switch scenario {
         case .ed25519:
             let set = ed25519Set
-            var result = try throughput(scenario, set.requests, set.expected, keys: set.keySet, revocations: set.revocations, esShare: 0)
+            var result = try throughput(scenario, set, esShare: 0)
             ed25519Throughput = result.throughput
             result.latency = openLoop(set, throughput: result.throughput!)
             return result
         case .es256:
             let set = es256Set
-            var result = try throughput(scenario, set.requests, set.expected, keys: set.keySet, revocations: set.revocations, esShare: 1)
+            var result = try throughput(scenario, set, esShare: 1)
             result.latency = openLoop(set, throughput: result.throughput!)
             return result
         case .mixed:
-            // Alternating lines of the two sets (same seed, so the same key set).
-            let ed = ed25519Set, es = es256Set
-            var requests: [String] = [], expected: [Reason?] = []
-            for index in 0..<settings.count {
-                let set = index % 2 == 0 ? ed : es
-                requests.append(set.requests[index])
-                expected.append(set.expected[index])
+            // Half ES256, half Ed25519, drawn line by line.
+            let set = tokenSet("mixed") {
+                var spec = TokenSetSpec(count: settings.count, seed: settings.seed)
+                spec.es256Share = 0.5
+                return spec
             }
-            var result = try throughput(scenario, requests, expected, keys: ed.keySet, revocations: ed.revocations + es.revocations, esShare: 0.5)
-            result.latency = openLoop(ed, throughput: result.throughput!)
+            var result = try throughput(scenario, set, esShare: 0.5)
+            result.latency = openLoop(set, throughput: result.throughput!)
             return result
         case .realistic:
             let set = tokenSet("realistic") {
                 TokenSetSpec.realistic(count: settings.count, seed: settings.seed)
             }
-            let signed = set.expected.filter { $0 == nil || $0 == .badSignature || $0 == .commandNotPermitted }.count
-            var result = try throughput(scenario, set.requests, set.expected, keys: set.keySet, revocations: set.revocations, esShare: 0.5)
-            result.notes["shareReachingSignature"] = Double(signed) / Double(set.expected.count)
+            var result = try throughput(scenario, set, esShare: 0.5)
             result.latency = openLoop(set, throughput: result.throughput!)
             return result
         case .revocations:
@@ -89,16 +84,13 @@ final class Bench {
         case .repeatedCached, .repeatedUncached:
             let set = ed25519Set
             let distinct = max(1, settings.count / 10)
-            var requests: [String] = [], expected: [Reason?] = []
-            for round in 0..<10 {
-                for index in 0..<distinct where round * distinct + index < settings.count {
-                    requests.append(set.requests[index])
-                    expected.append(set.expected[index])
-                }
-            }
+            let requests = workDirectory + "/repeated.jsonl", expected = workDirectory + "/repeated.expected.jsonl"
+            try LineFile.repeatPrefix(sources: [set.requests, set.expected], targets: [requests, expected],
+                                      distinct: distinct, rounds: 10, total: settings.count)
+            defer { try? FileManager.default.removeItem(atPath: requests); try? FileManager.default.removeItem(atPath: expected) }
             let cached = scenario == .repeatedCached
-            var result = try throughput(scenario, requests, expected, keys: set.keySet, revocations: set.revocations, esShare: 0,
-                                        cacheSlots: cached ? 1 << 18 : 0)
+            let verifier = try makeVerifier(keys: set.keySet, revocations: set.revocations, cacheSlots: cached ? 1 << 18 : 0)
+            var result = try throughput(scenario, requests: requests, expected: expected, verifier: verifier, esShare: 0)
             if cached { cachedRepeatThroughput = result.throughput } else { uncachedRepeatThroughput = result.throughput }
             if let cachedRepeatThroughput, let uncachedRepeatThroughput {
                 result.notes["speedupOverUncached"] = cachedRepeatThroughput / uncachedRepeatThroughput
@@ -107,10 +99,10 @@ final class Bench {
         case .closedLoop:
             let set = ed25519Set
             let verifier = try makeVerifier(keys: set.keySet, revocations: set.revocations)
-            let lines = (0..<settings.closedLoopRequests).map { Array(set.requests[$0 % set.requests.count].utf8) }
+            let lines = set.firstRequests(settings.closedLoopRequests)
             let (histogram, _) = StreamRunner.latency(verifier: verifier, lines: lines, rate: nil, threads: settings.threads)
             var latency = Report.Latency(mode: "closed-loop", histogram: histogram)
-            let floor = StreamRunner.floorLatency(lines: lines, rate: nil, algorithm: .ed25519, messageLength: signingInputLength(set.requests[0]))
+            let floor = StreamRunner.floorLatency(lines: lines, rate: nil, algorithm: .ed25519, messageLength: signingInputLength(set.firstRequest))
             latency.floorP50Microseconds = Double(floor.valueAtPercentile(50)) / 1000
             latency.floorP99Microseconds = Double(floor.valueAtPercentile(99)) / 1000
             return Report.Scenario(name: Scenario.closedLoop.rawValue, tokens: lines.count, threads: settings.threads, latency: latency)
@@ -123,34 +115,34 @@ final class Bench {
                              options: VerificationOptions(checkTime: 1_800_000_000, signatureCacheSlots: cacheSlots))
     }
 
-    private func makeVerifier(keys: String, revocations: [String], cacheSlots: Int = 1 << 18) throws -> TokenVerifier {
-        let list = try RevocationList.parse(Array(revocations.joined(separator: "\n").utf8))
-        return try makeVerifier(keys: keys, revocations: list, cacheSlots: cacheSlots)
+    private func makeVerifier(keys: String, revocations path: String, cacheSlots: Int = 1 << 18) throws -> TokenVerifier {
+        try makeVerifier(keys: keys, revocations: try RevocationList.load(files: [path]), cacheSlots: cacheSlots)
     }
 
-    /// Writes the requests to a file, streams them through the engine, checks every verdict,
-    /// and measures the raw rate of the same mix right before and after.
-    private func throughput(_ scenario: Scenario, _ requests: [String], _ expected: [Reason?], keys: String,
-                            revocations: [String], esShare: Double, cacheSlots: Int = 1 << 18) throws -> Report.Scenario {
-        let verifier = try makeVerifier(keys: keys, revocations: revocations, cacheSlots: cacheSlots)
-        return try throughput(scenario, requests, expected, verifier: verifier, esShare: esShare)
+    /// Streams a set's requests through the engine, checks every verdict, and measures the raw
+    /// rate of the same mix right before and after.
+    private func throughput(_ scenario: Scenario, _ set: SetOnDisk, esShare: Double) throws -> Report.Scenario {
+        let verifier = try makeVerifier(keys: set.keySet, revocations: set.revocations)
+        return try throughput(scenario, requests: set.requests, expected: set.expected, verifier: verifier, esShare: esShare)
     }
 
-    private func throughput(_ scenario: Scenario, _ requests: [String], _ expected: [Reason?], verifier: TokenVerifier,
+    private func throughput(_ scenario: Scenario, requests input: String, expected: String, verifier: TokenVerifier,
                             esShare: Double) throws -> Report.Scenario {
-        let input = workDirectory + "/\(scenario.rawValue).jsonl"
         let output = workDirectory + "/\(scenario.rawValue).answers.jsonl"
-        try Data((requests.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: input))
-        let messageLength = signingInputLength(requests[0])
+        var firstRequest = ""
+        LineFile.forEach(input, limit: 1) { firstRequest = String(decoding: $0, as: UTF8.self) }
+        let messageLength = signingInputLength(firstRequest)
         let before = rawRate(esShare: esShare, messageLength: messageLength)
         let run = StreamRunner.throughput(verifier: verifier, input: input, output: output, threads: settings.threads)
         let after = rawRate(esShare: esShare, messageLength: messageLength)
-        try checkVerdicts(output, expected, scenario)
+        let reachingSignature = try checkVerdicts(output, expected, scenario)
         try? FileManager.default.removeItem(atPath: output)
         let raw = (before + after) / 2
         var result = Report.Scenario(name: scenario.rawValue, tokens: run.lines, threads: settings.threads, seconds: run.seconds,
                                      throughput: run.rate, rawRate: raw, efficiency: run.rate / raw)
         result.notes["rawSpread"] = abs(before - after) / raw
+        if scenario == .realistic { result.notes["shareReachingSignature"] = Double(reachingSignature) / Double(max(1, run.lines)) }
+        result.notes["peakResidentMiB"] = Double(Resident.peakMiB())
         return result
     }
 
@@ -166,11 +158,11 @@ final class Bench {
     }
 
     /// Latency at a share of the measured throughput (open loop), over the set's first lines.
-    private func openLoop(_ set: GeneratedTokenSet, throughput: Double) -> Report.Latency {
+    private func openLoop(_ set: SetOnDisk, throughput: Double) -> Report.Latency {
         let rate = throughput * settings.openLoopLoad
-        let count = max(10, min(set.requests.count, Int(rate * settings.openLoopSeconds)))
+        let count = max(10, min(set.lines, Int(rate * settings.openLoopSeconds)))
         let verifier = try! makeVerifier(keys: set.keySet, revocations: set.revocations)
-        let lines = (0..<count).map { Array(set.requests[$0 % set.requests.count].utf8) }
+        let lines = set.firstRequests(count)
         let (histogram, lateness) = StreamRunner.latency(verifier: verifier, lines: lines, rate: rate, threads: settings.threads)
         var latency = Report.Latency(mode: "open-loop at \(Int(rate))/s", histogram: histogram)
         latency.senderLatenessP99Microseconds = lateness.map { Double($0.valueAtPercentile(99)) / 1000 }
@@ -186,7 +178,8 @@ final class Bench {
             FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
         }() else { throw ValidationError("cannot write \(path)") }
-        var text = set.revocations.joined(separator: "\n") + "\n"
+        var text = ""
+        LineFile.forEach(set.revocations) { text += String(decoding: $0, as: UTF8.self) + "\n" }
         for index in 0..<settings.revocationEntries {
             switch index % 4 {
             case 0: text += "{\"jti\":\"pad-\(index)\"}\n"
@@ -206,7 +199,7 @@ final class Bench {
         let kept = residentBytes() - residentBefore
         try? FileManager.default.removeItem(atPath: path)
         let verifier = try makeVerifier(keys: set.keySet, revocations: list)
-        var result = try throughput(.revocations, set.requests, set.expected, verifier: verifier, esShare: 0)
+        var result = try throughput(.revocations, requests: set.requests, expected: set.expected, verifier: verifier, esShare: 0)
         result.notes["entries"] = Double(list.count)
         result.notes["loadSeconds"] = loadSeconds
         result.notes["bytesPerEntry"] = Double(list.storageBytes) / Double(max(1, list.count))
@@ -218,21 +211,14 @@ final class Bench {
         return result
     }
 
-    /// Compares each answer line with the expected verdict; a mismatch fails the run.
-    private func checkVerdicts(_ output: String, _ expected: [Reason?], _ scenario: Scenario) throws {
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
-        var index = 0
-        var mismatches = 0
-        for line in bytes.split(separator: 0x0A) {
-            let text = String(decoding: line, as: UTF8.self)
-            let want = index < expected.count ? expected[index] : nil
-            let ok = want.map { text.contains("\"reason\":\"\($0.rawValue)\"") } ?? text.contains("\"valid\":true")
-            if !ok { mismatches += 1 }
-            index += 1
+    /// Compares each answer line with the expected verdict, streaming; a mismatch fails the run.
+    /// Returns how many expected verdicts need the signature check.
+    private func checkVerdicts(_ output: String, _ expected: String, _ scenario: Scenario) throws -> Int {
+        let outcome = LineFile.compareVerdicts(answers: output, expected: expected)
+        guard outcome.answers == outcome.expected, outcome.mismatches == 0 else {
+            throw ValidationError("\(scenario.rawValue): \(outcome.answers) answers for \(outcome.expected) requests, \(outcome.mismatches) unexpected verdicts")
         }
-        guard index == expected.count, mismatches == 0 else {
-            throw ValidationError("\(scenario.rawValue): \(index) answers for \(expected.count) requests, \(mismatches) unexpected verdicts")
-        }
+        return outcome.reachingSignature
     }
 
     private func signingInputLength(_ request: String) -> Int {

@@ -9,9 +9,9 @@ public final class SigningKey: Sendable {
     public let environment: Environment?
     /// The key's `iss` member, if any.
     public let issuer: String?
-    private let material: Material
+    let material: Material
 
-    private enum Material: Sendable {
+    enum Material: Sendable {
         case ed25519(seed: [UInt8], secretKey: [UInt8], publicKey: [UInt8])
         case p256(P256PrivateKey)
     }
@@ -156,13 +156,18 @@ public final class SigningKey: Sendable {
     /// A compact token over `claims` (JSON object bytes, used as they are) with the header
     /// `{"alg":…,"kid":…,"typ":"JWT"}`.
     public func sign(claims: [UInt8]) -> String {
+        sign(header: standardHeader, claims: claims)
+    }
+
+    /// The header bytes `{"alg":…,"kid":…,"typ":"JWT"}` of this key's tokens.
+    var standardHeader: [UInt8] {
         var header = JSONWriter()
         header.raw("{\"alg\":")
         header.string(algorithm.rawValue)
         header.raw(",\"kid\":")
         header.string(keyID)
         header.raw(",\"typ\":\"JWT\"}")
-        return sign(header: header.bytes, claims: claims)
+        return header.bytes
     }
 
     /// A compact token with the given header and claims bytes, used as they are (tests use this

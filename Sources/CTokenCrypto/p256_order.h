@@ -1,0 +1,17 @@
+// Arithmetic modulo the P-256 group order (see p256_order.c). Values are four little-endian
+// 64-bit limbs below n; `rr` is R² mod n for R = 2²⁵⁶ (tv_order_rr).
+#ifndef TOKENVERIFY_P256_ORDER_H
+#define TOKENVERIFY_P256_ORDER_H
+
+#include <stdint.h>
+
+/// 1 when the Montgomery constant matches n (a start-up check).
+int tv_order_self_check(void);
+void tv_order_from_bytes(uint64_t r[4], const uint8_t bytes[32]);
+void tv_order_to_bytes(uint8_t bytes[32], const uint64_t a[4]);
+void tv_order_mont_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
+void tv_order_add(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
+void tv_order_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t rr[4]);
+void tv_order_inverse(uint64_t r[4], const uint64_t a[4], const uint64_t rr[4]);
+
+#endif

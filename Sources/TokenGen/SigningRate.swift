@@ -1,0 +1,96 @@
+import CSodium
+import CTokenCrypto
+import Foundation
+
+/// The raw signing rate of the back ends on given threads: libsodium's `crypto_sign_detached`
+/// (Ed25519) and OpenSSL's own ES256 signing (SHA-256 and `EVP_PKEY_sign`, contexts set up once
+/// per thread), over messages as long as a token's signing input. The ceiling `gen` is held to.
+public enum SigningRate {
+    /// A measured rate: per second of wall-clock time (all threads together), and per second of
+    /// CPU time the signing threads got (what a shared machine disturbs least).
+    public struct Rate: Sendable {
+        public var perSecond: Double
+        public var perCPUSecond: Double
+
+        public init(perSecond: Double, perCPUSecond: Double) {
+            self.perSecond = perSecond
+            self.perCPUSecond = perCPUSecond
+        }
+    }
+
+    /// Signatures per second of one back end on `threads` threads, each signing for `seconds`.
+    public static func measure(es256: Bool, threads: Int, seconds: Double, messageLength: Int = 330) -> Rate {
+        precondition(sodium_init() >= 0)
+        let counts = Counts(threads)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let deadline = start + UInt64(seconds * 1e9)
+        DispatchQueue.concurrentPerform(iterations: threads) { worker in
+            let cpuStart = threadCPUSeconds()
+            var message = [UInt8](repeating: UInt8(ascii: "a"), count: messageLength)
+            var signature = [UInt8](repeating: 0, count: 64)
+            var done = 0
+            if es256 {
+                var d = [UInt8](repeating: 0, count: 32)
+                var x = d, y = d
+                guard tv_p256_generate(&d, &x, &y) == 1, let key = tv_p256_private_key_new(d, nil, nil),
+                      let signer = tv_p256_openssl_signer_new(key) else { fatalError("OpenSSL could not make a P-256 key") }
+                defer { tv_p256_openssl_signer_free(signer); tv_p256_key_free(key) }
+                while DispatchTime.now().uptimeNanoseconds < deadline {
+                    for _ in 0..<64 {
+                        message[done & 0xFF] &+= 1
+                        _ = tv_p256_openssl_sign(signer, message, message.count)
+                        done += 1
+                    }
+                }
+            } else {
+                var publicKey = [UInt8](repeating: 0, count: 32)
+                var secretKey = [UInt8](repeating: 0, count: 64)
+                crypto_sign_keypair(&publicKey, &secretKey)
+                while DispatchTime.now().uptimeNanoseconds < deadline {
+                    for _ in 0..<64 {
+                        message[done & 0xFF] &+= 1
+                        crypto_sign_detached(&signature, nil, message, UInt64(message.count), secretKey)
+                        done += 1
+                    }
+                }
+            }
+            counts.set(worker, rate: Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9),
+                       done: done, cpuSeconds: threadCPUSeconds() - cpuStart)
+        }
+        return counts.total
+    }
+
+    /// Signatures per second for a mix with `es256Share` ES256: the time one signature of the mix
+    /// takes, from both back ends' rates.
+    public static func mixRate(es256Share: Double, ed25519Rate: Double, es256Rate: Double) -> Double {
+        guard es256Share > 0 || ed25519Rate > 0, es256Share < 1 || es256Rate > 0 else { return 0 }
+        let secondsPerToken = (es256Share > 0 ? es256Share / es256Rate : 0) + (es256Share < 1 ? (1 - es256Share) / ed25519Rate : 0)
+        return 1 / secondsPerToken
+    }
+
+    /// CPU seconds the calling thread has used.
+    static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// CPU seconds (user and system) this process has used, all threads.
+    public static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    private final class Counts: @unchecked Sendable {
+        private let lock = NSLock()
+        private var rates: [Double], done: [Int], cpu: [Double]
+        init(_ count: Int) { rates = Array(repeating: 0, count: count); done = Array(repeating: 0, count: count); cpu = Array(repeating: 0, count: count) }
+        func set(_ index: Int, rate: Double, done count: Int, cpuSeconds: Double) {
+            lock.withLock { rates[index] = rate; done[index] = count; cpu[index] = cpuSeconds }
+        }
+        var total: Rate {
+            lock.withLock { Rate(perSecond: rates.reduce(0, +), perCPUSecond: Double(done.reduce(0, +)) / max(1e-9, cpu.reduce(0, +))) }
+        }
+    }
+}

@@ -1,0 +1,287 @@
+import TokenVerifier
+
+/// One block of consecutive lines of a generated set, as the bytes of each output file.
+public struct TokenChunk: Sendable {
+    /// Zero-based index of the chunk's first line in the set.
+    public let firstLine: Int
+    /// `tokens.txt` lines: the bare tokens.
+    public internal(set) var tokens: [UInt8] = []
+    /// `requests.jsonl` lines: requests with context and an `id`.
+    public internal(set) var requests: [UInt8] = []
+    /// `expected.jsonl` lines: `{"line":N,"valid":…,"reason":…}`.
+    public internal(set) var expected: [UInt8] = []
+    /// `revocations.jsonl` lines for the chunk's revoked tokens.
+    public internal(set) var revocations: [UInt8] = []
+    /// `device-steps.jsonl` lines (sets with a step share only).
+    public internal(set) var deviceSteps: [UInt8] = []
+    /// The expected verdict of each line: nil for valid, else the reason (lines whose verdict is
+    /// `step_required`, a reason this library does not know yet, are nil here and counted in
+    /// `stepRequiredLines`).
+    public internal(set) var reasons: [Reason?] = []
+    /// Lines expected to be `step_required`.
+    public internal(set) var stepRequiredLines = 0
+    /// Lines whose token was signed for this chunk (the others repeat an earlier line's token).
+    public internal(set) var signedTokens = 0
+    /// Of those, the ES256 ones.
+    public internal(set) var signedES256 = 0
+
+    /// Lines in the chunk.
+    public var lineCount: Int { reasons.count }
+    /// Lines expected to be valid.
+    public var validLines: Int { reasons.reduce(0) { $0 + ($1 == nil ? 1 : 0) } - stepRequiredLines }
+    /// Revocation entries in the chunk.
+    public var revocationCount: Int { revocations.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) } }
+
+    init(firstLine: Int, lineCapacity: Int) {
+        self.firstLine = firstLine
+        tokens.reserveCapacity(lineCapacity * 400)
+        requests.reserveCapacity(lineCapacity * 520)
+        expected.reserveCapacity(lineCapacity * 40)
+        reasons.reserveCapacity(lineCapacity)
+    }
+}
+
+/// Makes chunks on one thread: its own signers (OpenSSL state is per thread) and scratch buffers.
+final class ChunkWorker {
+    private let spec: TokenSetSpec
+    private let ed25519: TokenSigner
+    private let es256: TokenSigner
+    private var claims: [UInt8] = []
+    private var presented: [UInt8] = []
+    private var scratch: [UInt8] = []
+    /// Per line of the current chunk: where its token lies in `tokens`, and its request context
+    /// (`","device":…}` up to the closing brace) in `requests`, for repeats.
+    private var tokenRanges: [Range<Int>] = []
+    private var contextRanges: [Range<Int>] = []
+    /// Per line: its expected verdict after `{"line":N` (without the newline) in `expected`.
+    private var verdictRanges: [Range<Int>] = []
+
+    private enum Kind { case valid, expired, revoked, tampered, wrongContext }
+
+    init(spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey)) {
+        self.spec = spec
+        ed25519 = TokenSigner(key: keys.ed25519)
+        es256 = TokenSigner(key: keys.es256)
+        claims.reserveCapacity(512)
+        presented.reserveCapacity(512)
+        scratch.reserveCapacity(1024)
+    }
+
+    /// The chunk `index` of the set.
+    func makeChunk(_ index: Int) -> TokenChunk {
+        let first = index * TokenSetSpec.linesPerChunk
+        let end = min(spec.count, first + TokenSetSpec.linesPerChunk)
+        var chunk = TokenChunk(firstLine: first, lineCapacity: end - first)
+        tokenRanges.removeAll(keepingCapacity: true)
+        contextRanges.removeAll(keepingCapacity: true)
+        verdictRanges.removeAll(keepingCapacity: true)
+        for line in first..<end {
+            if let source = repeatSource(line, chunkStart: first) {
+                appendRepeat(line, of: source - first, to: &chunk)
+            } else {
+                appendLine(line, to: &chunk)
+            }
+        }
+        return chunk
+    }
+
+    /// The earlier line of the same chunk that `line` repeats, if it is a repeat.
+    private func repeatSource(_ line: Int, chunkStart: Int) -> Int? {
+        guard spec.repeatShare > 0, line > chunkStart else { return nil }
+        var random = SplitMix64(spec.seed ^ 0xA5A5_5A5A ^ UInt64(line) &* 0x9E37_79B9_7F4A_7C15)
+        guard random.unit() < spec.repeatShare else { return nil }
+        return chunkStart + Int(random.next() % UInt64(line - chunkStart))
+    }
+
+    private func appendRepeat(_ line: Int, of source: Int, to chunk: inout TokenChunk) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: chunk.tokens[tokenRanges[source]])
+        let tokenStart = chunk.tokens.count
+        chunk.tokens.append(contentsOf: scratch)
+        tokenRanges.append(tokenStart..<chunk.tokens.count)
+        chunk.tokens.append(UInt8(ascii: "\n"))
+        chunk.requests.append(ascii: "{\"id\":")
+        chunk.requests.append(decimal: line + 1)
+        chunk.requests.append(ascii: ",\"token\":\"")
+        chunk.requests.append(contentsOf: scratch)
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: chunk.requests[contextRanges[source]])
+        let contextStart = chunk.requests.count
+        chunk.requests.append(contentsOf: scratch)
+        contextRanges.append(contextStart..<chunk.requests.count)
+        chunk.requests.append(UInt8(ascii: "\n"))
+        chunk.reasons.append(chunk.reasons[source])
+        if chunk.expected[verdictRanges[source]].starts(with: Self.stepRequiredVerdict) { chunk.stepRequiredLines += 1 }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: chunk.expected[verdictRanges[source]])
+        chunk.expected.append(ascii: "{\"line\":")
+        chunk.expected.append(decimal: line + 1)
+        let verdictStart = chunk.expected.count
+        chunk.expected.append(contentsOf: scratch)
+        verdictRanges.append(verdictStart..<chunk.expected.count)
+        chunk.expected.append(UInt8(ascii: "\n"))
+    }
+
+    private static let stepRequiredVerdict = Array(",\"valid\":false,\"reason\":\"step_required\"".utf8)
+
+    private func appendLine(_ line: Int, to chunk: inout TokenChunk) {
+        var random = SplitMix64(spec.seed ^ UInt64(line) &* 0xD1B5_4A32_D192_ED03)
+        let isES256 = random.unit() < spec.es256Share
+        let roll = random.unit()
+        var threshold = spec.expiredShare
+        let kind: Kind
+        if roll < threshold { kind = .expired }
+        else if roll < { threshold += spec.revokedShare; return threshold }() { kind = .revoked }
+        else if roll < { threshold += spec.tamperedShare; return threshold }() { kind = .tampered }
+        else if roll < { threshold += spec.wrongContextShare; return threshold }() { kind = .wrongContext }
+        else { kind = .valid }
+
+        let device = Int(random.next() % 100_000)
+        let object = Int(random.next() % 20_000)
+        let issuedAt = Int(spec.checkTime) - 86_400 - Int(random.next() % 86_400)
+        let expiresAt = kind == .expired ? Int(spec.checkTime) - 1 - Int(random.next() % 3600) : Int(spec.checkTime) + 86_400 * 30
+        claims.removeAll(keepingCapacity: true)
+        claims.append(ascii: "{\"iss\":\"gen-operator\",\"sub\":\"phone-")
+        claims.append(decimal: device)
+        claims.append(ascii: "\",\"aud\":\"car-")
+        claims.append(decimal: object)
+        claims.append(ascii: "\",\"jti\":\"")
+        let jtiStart = claims.count
+        appendJTI(line)
+        let jtiEnd = claims.count
+        claims.append(ascii: "\",\"iat\":")
+        claims.append(decimal: issuedAt)
+        claims.append(ascii: ",\"exp\":")
+        claims.append(decimal: expiresAt)
+        claims.append(ascii: ",\"env\":\"int\",\"ch\":[\"ble\",\"nfc\",\"uwb\"],\"cmd\":[\"unlock\",\"lock\",\"engine_start\"],\"role\":\"")
+        let roleStart = claims.count
+        claims.append(ascii: "owner\"}")
+
+        let signer = isES256 ? es256 : ed25519
+        let tokenStart = chunk.tokens.count
+        claims.withUnsafeBufferPointer { claimBytes in
+            if kind == .tampered {
+                presented.removeAll(keepingCapacity: true)
+                presented.append(contentsOf: claimBytes[..<roleStart])
+                presented.append(ascii: "admin\"}")
+                presented.withUnsafeBufferPointer { signer.appendToken(claims: claimBytes, to: &chunk.tokens, presentedClaims: $0) }
+            } else {
+                signer.appendToken(claims: claimBytes, to: &chunk.tokens)
+            }
+        }
+        chunk.signedTokens += 1
+        if isES256 { chunk.signedES256 += 1 }
+        let tokenEnd = chunk.tokens.count
+        tokenRanges.append(tokenStart..<tokenEnd)
+        chunk.tokens.append(UInt8(ascii: "\n"))
+
+        let commandIndex = Int(random.next() % 3)
+        let reason: Reason?
+        switch kind {
+        case .valid: reason = nil
+        case .expired: reason = .expired
+        case .revoked:
+            reason = .revokedToken
+            chunk.revocations.append(ascii: "{\"jti\":\"")
+            chunk.revocations.append(contentsOf: claims[jtiStart..<jtiEnd])
+            chunk.revocations.append(ascii: "\"}\n")
+        case .tampered: reason = .badSignature
+        case .wrongContext: reason = .commandNotPermitted
+        }
+        chunk.requests.append(ascii: "{\"id\":")
+        chunk.requests.append(decimal: line + 1)
+        chunk.requests.append(ascii: ",\"token\":\"")
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: chunk.tokens[tokenStart..<tokenEnd])
+        chunk.requests.append(contentsOf: scratch)
+        let contextStart = chunk.requests.count
+        chunk.requests.append(ascii: "\",\"device\":\"phone-")
+        chunk.requests.append(decimal: device)
+        chunk.requests.append(ascii: "\",\"object\":\"car-")
+        chunk.requests.append(decimal: object)
+        chunk.requests.append(ascii: "\",\"channel\":\"ble\",\"command\":\"")
+        switch kind == .wrongContext ? 3 : commandIndex {
+        case 0: chunk.requests.append(ascii: "unlock")
+        case 1: chunk.requests.append(ascii: "lock")
+        case 2: chunk.requests.append(ascii: "engine_start")
+        default: chunk.requests.append(ascii: "horn")
+        }
+        chunk.requests.append(ascii: "\"}")
+        contextRanges.append(contextStart..<chunk.requests.count)
+        chunk.requests.append(UInt8(ascii: "\n"))
+        var missingStep: Int? = nil
+        if spec.stepShare > 0 {
+            let done = spec.stepsDone(device: device, object: object)
+            appendDeviceSteps(device: device, object: object, done: done, to: &chunk)
+            // Check 11b comes after the context checks (11) and before the signature (12).
+            if (reason == nil || reason == .badSignature) && done < TokenSetSpec.stepsRequired(command: commandIndex) {
+                missingStep = done
+            }
+        }
+        if let missingStep {
+            appendStepRequired(line, command: commandIndex, step: missingStep, device: device, object: object, to: &chunk)
+        } else {
+            appendExpected(line, reason, to: &chunk)
+        }
+    }
+
+    private func appendDeviceSteps(device: Int, object: Int, done: Int, to chunk: inout TokenChunk) {
+        chunk.deviceSteps.append(ascii: "{\"sub\":\"phone-")
+        chunk.deviceSteps.append(decimal: device)
+        chunk.deviceSteps.append(ascii: "\",\"aud\":\"car-")
+        chunk.deviceSteps.append(decimal: object)
+        chunk.deviceSteps.append(ascii: "\",\"done\":[")
+        for index in 0..<done {
+            if index > 0 { chunk.deviceSteps.append(UInt8(ascii: ",")) }
+            chunk.deviceSteps.append(UInt8(ascii: "\""))
+            chunk.deviceSteps.append(ascii: TokenSetSpec.stepOrder[index])
+            chunk.deviceSteps.append(UInt8(ascii: "\""))
+        }
+        chunk.deviceSteps.append(ascii: "]}\n")
+    }
+
+    /// `step_required` with SPEC §4b's detail, e.g. `command "unlock" needs step "deviceActivation"
+    /// of device "phone-1" for object "car-1"`.
+    private func appendStepRequired(_ line: Int, command: Int, step: Int, device: Int, object: Int, to chunk: inout TokenChunk) {
+        chunk.reasons.append(nil)
+        chunk.stepRequiredLines += 1
+        chunk.expected.append(ascii: "{\"line\":")
+        chunk.expected.append(decimal: line + 1)
+        let verdictStart = chunk.expected.count
+        chunk.expected.append(contentsOf: Self.stepRequiredVerdict)
+        chunk.expected.append(ascii: ",\"detail\":\"command \\\"")
+        chunk.expected.append(ascii: TokenSetSpec.commandNames[command])
+        chunk.expected.append(ascii: "\\\" needs step \\\"")
+        chunk.expected.append(ascii: TokenSetSpec.stepOrder[step])
+        chunk.expected.append(ascii: "\\\" of device \\\"phone-")
+        chunk.expected.append(decimal: device)
+        chunk.expected.append(ascii: "\\\" for object \\\"car-")
+        chunk.expected.append(decimal: object)
+        chunk.expected.append(ascii: "\\\"\"}")
+        verdictRanges.append(verdictStart..<chunk.expected.count)
+        chunk.expected.append(UInt8(ascii: "\n"))
+    }
+
+    private func appendJTI(_ line: Int) {
+        claims.append(ascii: "gen-")
+        claims.append(decimal: spec.seed)
+        claims.append(UInt8(ascii: "-"))
+        claims.append(decimal: line)
+    }
+
+    private func appendExpected(_ line: Int, _ reason: Reason?, to chunk: inout TokenChunk) {
+        chunk.reasons.append(reason)
+        chunk.expected.append(ascii: "{\"line\":")
+        chunk.expected.append(decimal: line + 1)
+        let verdictStart = chunk.expected.count
+        if let reason {
+            chunk.expected.append(ascii: ",\"valid\":false,\"reason\":\"")
+            chunk.expected.append(contentsOf: reason.rawValue.utf8)
+            chunk.expected.append(ascii: "\"}")
+        } else {
+            chunk.expected.append(ascii: ",\"valid\":true}")
+        }
+        verdictRanges.append(verdictStart..<chunk.expected.count)
+        chunk.expected.append(UInt8(ascii: "\n"))
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import TokenVerifier
+
+/// What a streamed set holds, for the summary line and the rate.
+public struct TokenSetSummary: Sendable {
+    public var lines = 0
+    public var valid = 0
+    /// Lines expected to be `step_required` (sets with a step share).
+    public var stepRequired = 0
+    public var revocations = 0
+    /// Tokens signed (repeated lines reuse an earlier token) and, of those, ES256.
+    public var signedTokens = 0
+    public var signedES256 = 0
+    /// Wall-clock seconds of the generation, keys to the last rename.
+    public var seconds = 0.0
+    /// CPU seconds the process used meanwhile (all threads, user and system).
+    public var cpuSeconds = 0.0
+}
+
+/// Writes a generated set into a directory, streaming: chunks are made and signed in parallel
+/// and written in order, so memory stays flat whatever the count. Every file is written under a
+/// temporary name (`NAME.partial`) and renamed into place only once all of them are complete, so
+/// a run that is stopped or fails leaves no file that looks complete.
+public enum TokenSetFiles {
+    /// The files of a set, in the order they are renamed into place (expected verdicts last).
+    public static let names = ["keys.jwks", "signing-keys.jwk", "revocations.jsonl", "tokens.txt", "requests.jsonl", "expected.jsonl"]
+
+    /// The files a set with a step share adds (SPEC §4b): the policy and the steps devices did.
+    public static let stepNames = ["step-policy.json", "device-steps.jsonl"]
+
+    /// Suffix of the temporary files.
+    public static let partialSuffix = ".partial"
+
+    /// Why a set could not be written.
+    public struct WriteError: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// Generates `spec` into `directory` (which must exist) on `threads` workers. `progress` is
+    /// called after each chunk with the lines written so far; `shouldStop` is asked after each
+    /// chunk, and when it answers true the run stops, removes its temporary files and returns nil.
+    /// Without `writeTokens`, `tokens.txt` is left out (the benchmark reads only the requests).
+    public static func write(_ spec: TokenSetSpec, to directory: String, threads: Int = activeProcessorCount(),
+                             writeTokens: Bool = true,
+                             progress: ((_ lines: Int, _ seconds: Double) -> Void)? = nil,
+                             shouldStop: () -> Bool = { false }) throws(WriteError) -> TokenSetSummary? {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let cpuStart = SigningRate.processCPUSeconds()
+        func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        var files: [String: OutputFile] = [:]
+        defer { for file in files.values { file.discard() } }
+        let names = (spec.stepShare > 0 ? Self.stepNames : []) + (writeTokens ? Self.names : Self.names.filter { $0 != "tokens.txt" })
+        for name in names {
+            files[name] = try OutputFile(path: directory + "/" + name + partialSuffix)
+        }
+        let keys = spec.signingKeys()
+        try files["keys.jwks"]!.write(Array("{\"keys\":[\(keys.ed25519.publicJWK),\(keys.es256.publicJWK)]}\n".utf8))
+        try files["signing-keys.jwk"]!.write(Array("\(keys.ed25519.privateJWK)\n\(keys.es256.privateJWK)\n".utf8))
+        try files["step-policy.json"]?.write(Array((TokenSetSpec.stepPolicy + "\n").utf8))
+        var summary = TokenSetSummary()
+        let completed = try OrderedChunks.run(spec, keys: keys, threads: threads) { (chunk) throws(WriteError) -> Bool in
+            try files["tokens.txt"]?.write(chunk.tokens)
+            try files["requests.jsonl"]!.write(chunk.requests)
+            try files["expected.jsonl"]!.write(chunk.expected)
+            try files["revocations.jsonl"]!.write(chunk.revocations)
+            try files["device-steps.jsonl"]?.write(chunk.deviceSteps)
+            summary.lines += chunk.lineCount
+            summary.valid += chunk.validLines
+            summary.stepRequired += chunk.stepRequiredLines
+            summary.revocations += chunk.revocationCount
+            summary.signedTokens += chunk.signedTokens
+            summary.signedES256 += chunk.signedES256
+            progress?(summary.lines, elapsed())
+            return !shouldStop()
+        }
+        guard completed else { return nil }
+        var padding: [UInt8] = []
+        padding.reserveCapacity(1 << 20)
+        for index in 0..<spec.revocationPadding {
+            TokenSetSpec.appendPaddingRevocation(index, to: &padding)
+            if padding.count >= 1 << 20 {
+                try files["revocations.jsonl"]!.write(padding)
+                padding.removeAll(keepingCapacity: true)
+                if shouldStop() { return nil }
+            }
+        }
+        try files["revocations.jsonl"]!.write(padding)
+        summary.revocations += spec.revocationPadding
+        if shouldStop() { return nil }
+        for name in names { try files[name]!.close() }
+        for name in names {
+            let temporary = directory + "/" + name + partialSuffix
+            guard rename(temporary, directory + "/" + name) == 0 else {
+                throw WriteError(description: "cannot rename \(temporary): \(String(cString: strerror(errno)))")
+            }
+            files[name] = nil
+        }
+        summary.seconds = elapsed()
+        summary.cpuSeconds = SigningRate.processCPUSeconds() - cpuStart
+        return summary
+    }
+}
+
+/// A file written with plain `write(2)` calls of whole chunks.
+final class OutputFile {
+    let path: String
+    private var descriptor: Int32
+
+    init(path: String) throws(TokenSetFiles.WriteError) {
+        self.path = path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw TokenSetFiles.WriteError(description: "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    func write(_ bytes: [UInt8]) throws(TokenSetFiles.WriteError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw TokenSetFiles.WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+
+    func close() throws(TokenSetFiles.WriteError) {
+        guard descriptor >= 0 else { return }
+        let result = Glibc.close(descriptor)
+        descriptor = -1
+        if result != 0 { throw TokenSetFiles.WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Closes and removes the temporary file (after a stop or an error).
+    func discard() {
+        if descriptor >= 0 { _ = Glibc.close(descriptor) }
+        descriptor = -1
+        unlink(path)
+    }
+}

@@ -1,0 +1,140 @@
+import TokenVerifier
+
+/// What share of a generated token set is of each kind (SPEC §7 `gen`).
+public struct TokenSetSpec: Sendable {
+    public var count: Int
+    public var seed: UInt64
+    /// Share of ES256 tokens; the rest are Ed25519.
+    public var es256Share: Double = 0.5
+    public var expiredShare: Double = 0
+    public var revokedShare: Double = 0
+    public var tamperedShare: Double = 0
+    /// Share of requests whose context (device or command) the token does not grant.
+    public var wrongContextShare: Double = 0
+    /// Share of lines that repeat the token and context of an earlier line of the same block of
+    /// `TokenSetSpec.linesPerChunk` lines (with a new id): repeats come from a bounded window of
+    /// recent lines, so no generator ever holds the whole set.
+    public var repeatShare: Double = 0
+    /// Share of device–object pairs with security steps still `todo` (SPEC §4b). Above 0, the set
+    /// also has `step-policy.json` (`TokenSetSpec.stepPolicy`) and `device-steps.jsonl`, and the
+    /// expected verdicts include `step_required` (check 11b).
+    public var stepShare: Double = 0
+    /// Extra revocation entries that match no token (to make the list large).
+    public var revocationPadding: Int = 0
+    /// The `alg` of Ed25519 tokens: `Ed25519` (RFC 9864) or `EdDSA` (RFC 8037, what older
+    /// libraries such as jwt-kit know).
+    public var ed25519Algorithm: SignatureAlgorithm = .ed25519
+    /// The check time the expected verdicts assume (tokens are valid around it).
+    public var checkTime: Double = 1_800_000_000
+
+    /// Lines generated (and signed) together by one worker; fixed, so that the output does not
+    /// depend on the number of threads. Also the window repeated tokens are drawn from.
+    public static let linesPerChunk = 4096
+
+    public init(count: Int, seed: UInt64) {
+        self.count = count
+        self.seed = seed
+    }
+
+    /// Shares for a realistic mix: mostly valid, some expired, revoked, tampered and out of context.
+    public static func realistic(count: Int, seed: UInt64) -> TokenSetSpec {
+        var spec = TokenSetSpec(count: count, seed: seed)
+        spec.expiredShare = 0.05
+        spec.revokedShare = 0.05
+        spec.tamperedShare = 0.03
+        spec.wrongContextShare = 0.07
+        spec.repeatShare = 0.1
+        return spec
+    }
+
+    /// The step policy of sets with `stepShare` above 0: SPEC §4b's example.
+    public static let stepPolicy = "{\"unlock\":[\"trustedPhone\",\"deviceActivation\"],\"engine_start\":[\"trustedPhone\",\"deviceActivation\",\"mediumCarKey\"],\"*\":[\"trustedPhone\"]}"
+
+    /// The commands of the generated requests that tokens grant, by index.
+    static let commandNames: [StaticString] = ["unlock", "lock", "engine_start"]
+
+    /// Every step of the policy, in the order a device does them.
+    static let stepOrder: [StaticString] = ["trustedPhone", "deviceActivation", "mediumCarKey"]
+
+    /// How many of `stepOrder` the device has done for the object (3: all of them): a function
+    /// of the pair alone, so every line of the pair agrees.
+    func stepsDone(device: Int, object: Int) -> Int {
+        var random = SplitMix64(seed ^ 0x57E9_D0E5 ^ UInt64(device) << 20 ^ UInt64(object))
+        return random.unit() < stepShare ? Int(random.next() % 3) : 3
+    }
+
+    /// Steps the policy requires for a command (index 0 unlock, 1 lock, 2 engine_start): a prefix
+    /// of `stepOrder` of this length.
+    static func stepsRequired(command: Int) -> Int { [2, 1, 3][command] }
+
+    /// Chunks of `linesPerChunk` lines in the set.
+    var chunkCount: Int { (count + Self.linesPerChunk - 1) / Self.linesPerChunk }
+
+    /// The signing keys of the set, derived from the seed.
+    func signingKeys() -> (ed25519: SigningKey, es256: SigningKey) {
+        var seeder = SplitMix64(seed)
+        func secret() -> [UInt8] { (0..<4).flatMap { _ in withUnsafeBytes(of: seeder.next()) { Array($0) } } }
+        let edAlgorithm = ed25519Algorithm.keyType == .ed25519 ? ed25519Algorithm : .ed25519
+        let ed = try! SigningKey.derive(algorithm: edAlgorithm, keyID: "gen-ed25519", secret: secret(), environment: .integration, issuer: "gen-operator")
+        let es = try! SigningKey.derive(algorithm: .es256, keyID: "gen-es256", secret: secret(), environment: .integration, issuer: "gen-operator")
+        return (ed, es)
+    }
+
+    /// Appends the revocation entry `index` of the padding (entries that match no token).
+    static func appendPaddingRevocation(_ index: Int, to out: inout [UInt8]) {
+        switch index % 4 {
+        case 0: out.append(ascii: "{\"jti\":\"pad-"); out.append(decimal: index); out.append(ascii: "\"}\n")
+        case 1: out.append(ascii: "{\"sub\":\"pad-phone-"); out.append(decimal: index); out.append(ascii: "\"}\n")
+        case 2:
+            out.append(ascii: "{\"sub\":\"pad-phone-"); out.append(decimal: index)
+            out.append(ascii: "\",\"aud\":\"pad-car-"); out.append(decimal: index); out.append(ascii: "\"}\n")
+        default: out.append(ascii: "{\"aud\":\"pad-car-"); out.append(decimal: index); out.append(ascii: "\",\"issued_before\":1700000000}\n")
+        }
+    }
+}
+
+/// SplitMix64: a small, fast, reproducible generator (also used by the tests for seeded data).
+public struct SplitMix64: Sendable {
+    private var state: UInt64
+    public init(_ seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A double in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends the UTF-8 of a literal.
+    @inline(__always)
+    mutating func append(ascii text: StaticString) {
+        text.withUTF8Buffer { append(contentsOf: $0) }
+    }
+
+    /// Appends an integer in decimal.
+    mutating func append(decimal value: Int) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        append(decimal: UInt64(value.magnitude))
+    }
+
+    /// Appends an unsigned integer in decimal.
+    mutating func append(decimal value: UInt64) {
+        var magnitude = value
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes of scratch, filled from the end
+        Swift.withUnsafeMutableBytes(of: &digits) { scratch in
+            var index = scratch.count
+            repeat {
+                index -= 1
+                scratch[index] = UInt8(truncatingIfNeeded: magnitude % 10) + UInt8(ascii: "0")
+                magnitude /= 10
+            } while magnitude > 0
+            append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[index...]))
+        }
+    }
+}
