@@ -20,7 +20,14 @@ struct Interleaved {
         var requests: String
         var lines: Int
         var messageLength: Int
-        var verifier: TokenVerifier
+        var keys: KeySet
+        var revocations: RevocationList
+
+        /// A verifier with an empty signature cache, as `tokenverify verify` starts: a second
+        /// repetition over the same tokens must not be answered from the first one's cache.
+        func freshVerifier() -> TokenVerifier {
+            TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000))
+        }
     }
 
     func workload(_ algorithm: RawRate.Algorithm) throws -> Workload {
@@ -33,10 +40,9 @@ struct Interleaved {
         try Data((set.requests.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
         let keys = try KeySet.parse(Array(set.keySet.utf8)).0
         let list = try RevocationList.parse(Array(set.revocations.joined(separator: "\n").utf8))
-        let verifier = TokenVerifier(keys: keys, revocations: list, options: VerificationOptions(checkTime: 1_800_000_000))
         let token = set.tokens[0].utf8
         let signingInput = token.split(separator: UInt8(ascii: "."), maxSplits: 2).prefix(2).map(\.count).reduce(1, +)
-        return Workload(algorithm: algorithm, requests: path, lines: set.requests.count, messageLength: signingInput, verifier: verifier)
+        return Workload(algorithm: algorithm, requests: path, lines: set.requests.count, messageLength: signingInput, keys: keys, revocations: list)
     }
 
     /// `repetitions` interleaved runs of `workload` on `threads` threads.
@@ -45,7 +51,7 @@ struct Interleaved {
         var raw = [rawRate(workload, threads: threads)]
         var throughput: [Double] = [], efficiency: [Double] = [], seconds = 0.0
         for _ in 0..<repetitions {
-            let run = StreamRunner.throughput(verifier: workload.verifier, input: workload.requests, output: output, threads: threads)
+            let run = StreamRunner.throughput(verifier: workload.freshVerifier(), input: workload.requests, output: output, threads: threads)
             guard run.lines == workload.lines else {
                 throw ValidationError("\(name): \(run.lines) answers for \(workload.lines) requests")
             }

@@ -35,7 +35,9 @@ public struct LineChart: Sendable {
 
     /// The chart's elements inside the rectangle at (`x`, `y`) of `width` × `height`.
     public func elements(x left: Double, y top: Double, width: Double, height: Double) -> [SVGElement] {
-        let plotLeft = left + 70, plotRight = left + width - 20, plotTop = top + 30, plotBottom = top + height - 60
+        // The legend sits under the x axis, one line per series, so it never hides a line.
+        let legendTop = top + height - 8 - Double(series.count) * 16
+        let plotLeft = left + 70, plotRight = left + width - 40, plotTop = top + 30, plotBottom = legendTop - 44
         let xs = series.flatMap { $0.points.map(\.x) } + xTicks.map(\.0)
         let xMin = xs.min() ?? 0, xMax = max(xs.max() ?? 1, xMin + 1e-9)
         let yMax = Self.niceCeiling(series.flatMap { $0.points.map(\.y) }.max() ?? 1)
@@ -72,7 +74,7 @@ public struct LineChart: Sendable {
             if line.points.count <= 32 {
                 children += line.points.map { SVGElement("circle", [("cx", n(px($0.x))), ("cy", n(py($0.y))), ("r", "3"), ("fill", line.color)]) }
             }
-            let legendY = plotTop + 4 + Double(index) * 16
+            let legendY = legendTop + 8 + Double(index) * 16
             var legendLine: [(String, String)] = [("x1", n(plotLeft + 10)), ("y1", n(legendY)), ("x2", n(plotLeft + 34)), ("y2", n(legendY)),
                                                   ("stroke", line.color), ("stroke-width", "2")]
             if line.dashed { legendLine.append(("stroke-dasharray", "6 4")) }

@@ -27,7 +27,7 @@ public enum Plots {
         let chart = LineChart(title: "\(scenario.name): latency by percentile (\(latency.mode), \(latency.requests) requests)",
                               xLabel: "percentile", yLabel: "latency (µs)", xTicks: ticks,
                               series: [.init(name: "\(scenario.name) latency", points: points, color: LineChart.palette[0])])
-        return SVGDocument(width: 720, height: 420, elements: chart.elements(x: 0, y: 0, width: 720, height: 420)).render()
+        return SVGDocument(width: 720, height: 440, elements: chart.elements(x: 0, y: 0, width: 720, height: 440)).render()
     }
 
     /// log10(1 ÷ (1 − p)), the max (100%) drawn at the last tick.
@@ -64,8 +64,8 @@ public enum Plots {
                                    yLabel: "per second", xTicks: ticks, series: rates)
         let efficiency = LineChart(title: "efficiency = tokens/s ÷ raw/s", xLabel: "threads", yLabel: "efficiency",
                                    xTicks: ticks, series: efficiencies)
-        return SVGDocument(width: 1040, height: 420,
-                           elements: throughput.elements(x: 0, y: 0, width: 560, height: 420)
-                               + efficiency.elements(x: 560, y: 0, width: 480, height: 420)).render()
+        return SVGDocument(width: 1040, height: 480,
+                           elements: throughput.elements(x: 0, y: 0, width: 560, height: 480)
+                               + efficiency.elements(x: 560, y: 0, width: 480, height: 480)).render()
     }
 }
