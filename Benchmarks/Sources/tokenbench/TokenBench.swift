@@ -28,8 +28,9 @@ struct TokenBench: ParsableCommand {
     @Option(name: .long, help: "Open-loop load as a share of the scenario's measured throughput.") var openLoopLoad = 0.5
     @Option(name: .long, help: "Seconds of requests in each open-loop latency run.") var openLoopSeconds = 2.0
     @Option(name: .long, help: "Seconds of each raw baseline measurement.") var rawSeconds = 1.0
-    @Option(name: .long, help: "Tokens per run in the efficiency and scaling scenarios.") var efficiencyCount = 40_000
-    @Option(name: .long, help: "Interleaved raw/verifier repetitions in the efficiency scenario (scaling: up to 3).") var repetitions = 5
+    @Option(name: .long, help: "Tokens per verifier run in the efficiency and scaling scenarios.") var efficiencyCount = 10_000
+    @Option(name: .long, help: "Interleaved raw/verifier repetitions in the efficiency scenario (scaling: up to 5); each raw run lasts min(--raw-seconds, 0.5).")
+    var repetitions = 15
     @Flag(name: .long, help: "A quick run to check the benchmark works (small sets; CI).") var smoke = false
     @Option(name: .long, parsing: .upToNextOption, help: "Report formats: table, json, markdown, github-benchmark (several need --output-dir).")
     var format: [OutputFormat] = [.table]
@@ -58,8 +59,8 @@ struct TokenBench: ParsableCommand {
     mutating func validate() throws {
         if smoke {
             count = min(count, 4_000)
-            efficiencyCount = min(efficiencyCount, 4_000)
-            repetitions = min(repetitions, 3)
+            efficiencyCount = min(efficiencyCount, 2_000)
+            repetitions = min(repetitions, 5)
             revocationEntries = min(revocationEntries, 200_000)
             closedLoopRequests = min(closedLoopRequests, 300)
             openLoopSeconds = min(openLoopSeconds, 0.5)
@@ -118,7 +119,8 @@ struct TokenBench: ParsableCommand {
                                            date: ISO8601DateFormatter().string(from: Date())))
         let bench = Bench(settings: self)
         defer { bench.cleanUp() }
-        let interleaved = Interleaved(workDirectory: bench.workDirectory, count: efficiencyCount, rawSeconds: rawSeconds, rawVariants: rawVariants)
+        let interleaved = Interleaved(workDirectory: bench.workDirectory, count: efficiencyCount,
+                                      rawSeconds: min(rawSeconds, 0.5), rawVariants: rawVariants)
         for scenario in (self.scenario.isEmpty ? Scenario.allCases : self.scenario) {
             log("\(scenario.rawValue)…")
             switch scenario {
@@ -141,7 +143,7 @@ struct TokenBench: ParsableCommand {
                     let workload = try interleaved.workload(algorithm)
                     for threads in counts {
                         report.scenarios.append(try interleaved.measure(workload, name: "scaling-\(algorithm.rawValue)",
-                                                                        threads: threads, repetitions: min(3, repetitions)))
+                                                                        threads: threads, repetitions: min(5, repetitions)))
                     }
                 }
             default:

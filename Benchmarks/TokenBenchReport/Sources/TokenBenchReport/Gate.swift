@@ -132,9 +132,10 @@ public enum Gate {
             return (current, previous, 0)
         case .efficiency:
             guard let current = now.efficiency, let previous = before.efficiency else { return nil }
-            // With repetitions: the tolerance widens to the larger interquartile spread of the two runs.
-            let noise = [now.samples, before.samples].compactMap { $0.flatMap { Statistics.relativeSpread($0.efficiency) } }.max() ?? 0
-            return (current, previous, noise)
+            // With repetitions: the tolerance widens to twice the standard error of the
+            // difference of the two medians, when the runs were noisier than the threshold allows for.
+            let errors = [now.samples, before.samples].map { $0.flatMap { Statistics.relativeStandardErrorOfMedian($0.efficiency) } ?? 0 }
+            return (current, previous, 2 * errors.map { $0 * $0 }.reduce(0, +).squareRoot())
         case .p99:
             guard let current = now.latency?.p99Microseconds, let previous = before.latency?.p99Microseconds else { return nil }
             return (current, previous, 0)

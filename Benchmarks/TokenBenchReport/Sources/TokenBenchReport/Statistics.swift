@@ -20,4 +20,12 @@ public enum Statistics {
               let lower = quantile(values, 0.25), let upper = quantile(values, 0.75) else { return nil }
         return (upper - lower) / median
     }
+
+    /// The standard error of the median, relative to it, estimated without assuming the
+    /// repetitions are well behaved: σ ≈ IQR ÷ 1.349 (exact for a normal distribution, and robust
+    /// to one disturbed repetition), and the median's standard error ≈ 1.2533 σ ÷ √n.
+    public static func relativeStandardErrorOfMedian(_ values: [Double]) -> Double? {
+        guard values.count > 1, let spread = relativeSpread(values) else { return nil }
+        return 1.2533 * (spread / 1.349) / Double(values.count).squareRoot()
+    }
 }

@@ -50,12 +50,13 @@ final class GateTests: XCTestCase {
     }
 
     func testAnEfficiencyFallWithinTheRunsOwnSpreadPasses() {
-        // A 12% fall, but the repetitions themselves spread by more (interquartile 0.8 … 1.0).
+        // A 12% fall, but the median of repetitions that spread so much (interquartile 0.8 … 1.0)
+        // is uncertain by more: twice its standard error, 2 × 1.2533 × (0.2 ÷ 0.845 ÷ 1.349) ÷ √5.
         let noisy = Fixtures.report(efficiency: [0.70, 0.80, 0.845, 1.0, 1.05])
         let (result, rows) = status(noisy, Fixtures.report(efficiency: [0.96, 0.96, 0.96, 0.96, 0.96]))
         XCTAssertEqual(result, .pass)
         let row = rows.first { $0.figure == .efficiency && $0.scenario == "efficiency-ed25519" }
-        XCTAssertEqual(row?.tolerance ?? 0, (1.0 - 0.8) / 0.845, accuracy: 1e-9)
+        XCTAssertEqual(row?.tolerance ?? 0, 2 * 1.2533 * (0.2 / 0.845 / 1.349) / 5.0.squareRoot(), accuracy: 1e-9)
     }
 
     func testSingleShotEfficiencyAndP99AreShownButDoNotGateByDefault() {
@@ -115,5 +116,7 @@ final class GateTests: XCTestCase {
         XCTAssertEqual(Statistics.quantile([1, 2, 3, 4, 5], 0.25), 2)
         XCTAssertEqual(Statistics.relativeSpread([1, 2, 3, 4, 5]) ?? 0, 2.0 / 3.0, accuracy: 1e-12)
         XCTAssertNil(Statistics.median([]))
+        XCTAssertEqual(Statistics.relativeStandardErrorOfMedian([1, 2, 3, 4, 5]) ?? 0, 1.2533 * (2.0 / 3.0 / 1.349) / 5.0.squareRoot(), accuracy: 1e-12)
+        XCTAssertNil(Statistics.relativeStandardErrorOfMedian([1]))
     }
 }
