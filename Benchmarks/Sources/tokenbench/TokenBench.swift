@@ -135,7 +135,7 @@ struct TokenBench: ParsableCommand {
                 for algorithm in [RawRate.Algorithm.ed25519, .es256] {
                     let workload = try interleaved.workload(algorithm)
                     report.scenarios.append(try interleaved.measure(workload, name: "efficiency-\(algorithm.rawValue)",
-                                                                    threads: threads, repetitions: repetitions))
+                                                                    threads: threads, repetitions: repetitions, perCPUSecond: true))
                 }
             case .scaling:
                 let counts = threadCounts?.values ?? Interleaved.defaultThreadCounts(cores: activeProcessorCount())
@@ -143,7 +143,7 @@ struct TokenBench: ParsableCommand {
                     let workload = try interleaved.workload(algorithm)
                     for threads in counts {
                         report.scenarios.append(try interleaved.measure(workload, name: "scaling-\(algorithm.rawValue)",
-                                                                        threads: threads, repetitions: min(5, repetitions)))
+                                                                        threads: threads, repetitions: min(5, repetitions), perCPUSecond: false))
                     }
                 }
             default:

@@ -28,7 +28,8 @@ public enum GitHubBenchmarkFormat {
             if let value = scenario.efficiency {
                 entries.append(Entry(name: "\(label) efficiency", unit: "ratio", value: value,
                                      range: spread(scenario.samples?.efficiency),
-                                     extra: extra + (scenario.samples.map { "; median of \($0.efficiency.count) interleaved repetitions" } ?? "")))
+                                     extra: extra + (scenario.samples.map { "; median of \($0.efficiency.count) interleaved repetitions" } ?? "")
+                                         + (scenario.notes["wallTimeEfficiency"].map { String(format: "; per CPU second (wall time: %.3f)", $0) } ?? "")))
             }
             return entries
         }
