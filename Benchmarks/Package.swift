@@ -7,6 +7,7 @@ let package = Package(
     name: "tokenverify-benchmarks",
     dependencies: [
         .package(name: "tokenverify", path: "../"),
+        .package(name: "tokenbench-report", path: "TokenBenchReport"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
@@ -20,6 +21,7 @@ let package = Package(
             name: "tokenbench",
             dependencies: [
                 "CRawCrypto",
+                .product(name: "TokenBenchReport", package: "tokenbench-report"),
                 .product(name: "TokenVerifier", package: "tokenverify"),
                 .product(name: "TokenStream", package: "tokenverify"),
                 .product(name: "TokenGen", package: "tokenverify"),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Histogram
 import TokenGen
+import TokenBenchReport
 import TokenVerifier
 
 /// Runs scenarios, generating each token set once (streamed to disk by the same generator as
@@ -96,6 +97,8 @@ final class Bench {
                 result.notes["speedupOverUncached"] = cachedRepeatThroughput / uncachedRepeatThroughput
             }
             return result
+        case .instructions, .efficiency, .scaling:
+            throw ValidationError("\(scenario.rawValue) is run by GateScenarios")
         case .closedLoop:
             let set = ed25519Set
             let verifier = try makeVerifier(keys: set.keySet, revocations: set.revocations)

@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import TokenBenchReport
+import TokenGen
+import TokenStream
+import TokenVerifier
+
+/// The deterministic cost figure: instructions per token outside libsodium and libcrypto,
+/// counted by valgrind's callgrind. tokenbench runs itself under callgrind (`--stream-file`,
+/// one verifier thread) over the first `sizes[0]` and the first `sizes[1]` lines of one fixed
+/// set, and divides the difference by the difference in lines: start-up, key loading and the
+/// cache's allocation cancel out, and what is left is the work of one more token.
+enum InstructionCount {
+    /// The two set sizes (fixed whatever `--count` or `--smoke` say, so every run is comparable).
+    static let sizes = [200, 1000]
+    /// Objects whose instructions are the signature library's, not ours.
+    static let signatureLibraries = ["libsodium", "libcrypto"]
+
+    /// `valgrind --version`, or nil when valgrind is not installed.
+    static func valgrindVersion() -> String? {
+        guard let output = try? runProcess("/usr/bin/env", ["valgrind", "--version"]), output.status == 0 else { return nil }
+        return output.text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// One scenario per algorithm (`instructions-ed25519`, `instructions-es256`).
+    static func measure(workDirectory: String) throws -> [Report.Scenario] {
+        let executable = try strippedExecutable(workDirectory: workDirectory)
+        return try [("ed25519", 0.0), ("es256", 1.0)].map { name, esShare in
+            var spec = TokenSetSpec(count: sizes[1], seed: 7)
+            spec.es256Share = esShare
+            let set = TokenSetGenerator.generate(spec)
+            let directory = workDirectory + "/instructions-\(name)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try Data(set.keySet.utf8).write(to: URL(fileURLWithPath: directory + "/keys.jwks"))
+            try Data((set.revocations.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/revocations.jsonl"))
+            var ours: [Double] = [], library: [Double] = []
+            for size in sizes {
+                let requests = directory + "/requests-\(size).jsonl"
+                try Data((set.requests.prefix(size).joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: requests))
+                let profile = try callgrind(executable, requests: requests, directory: directory)
+                let signature = profile.instructions(inObjectsNamed: signatureLibraries)
+                ours.append(Double(profile.total - signature))
+                library.append(Double(signature))
+                log("  \(name), \(size) tokens: \(profile.total) instructions, \(signature) in libsodium/libcrypto")
+            }
+            let lines = Double(sizes[1] - sizes[0])
+            var scenario = Report.Scenario(name: "instructions-\(name)", tokens: sizes[1], threads: 1)
+            scenario.instructions = .init(perToken: (ours[1] - ours[0]) / lines,
+                                          signatureLibraryPerToken: (library[1] - library[0]) / lines, setSizes: sizes)
+            return scenario
+        }
+    }
+
+    /// Runs this executable under callgrind over one request file and reads the profile.
+    private static func callgrind(_ executable: String, requests: String, directory: String) throws -> CallgrindProfile {
+        let profilePath = requests + ".callgrind"
+        let arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(profilePath)", "--dump-line=no",
+                         executable, "--stream-file", requests, "--keys-file", directory + "/keys.jwks",
+                         "--revocations-file", directory + "/revocations.jsonl"]
+        // Swift's hashing is seeded at random per process: fixed, so a dictionary's probes are too.
+        let run = try runProcess("/usr/bin/env", arguments, environment: ["SWIFT_DETERMINISTIC_HASHING": "1"])
+        guard run.status == 0 else { throw ValidationError("callgrind run failed (\(run.status)): \(run.text.suffix(2000))") }
+        let profile = try CallgrindProfile(parsing: String(contentsOfFile: profilePath, encoding: .utf8))
+        if let keep = ProcessInfo.processInfo.environment["TOKENBENCH_KEEP_PROFILES"] {
+            // For a look with callgrind_annotate: the profile and the files it was made from.
+            try? FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+            _ = try? runProcess("/usr/bin/env", ["cp", "-r", directory, keep + "/"])
+        }
+        try? FileManager.default.removeItem(atPath: profilePath)
+        return profile
+    }
+
+    /// A copy of this executable without its DWARF debug information, which valgrind 3.19 cannot
+    /// read from Swift 6's compiler (it gives up on the whole run). The code is the same bytes.
+    private static func strippedExecutable(workDirectory: String) throws -> String {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let copy = workDirectory + "/tokenbench-stripped"
+        let run = try runProcess("/usr/bin/env", ["objcopy", "--strip-debug", executable, copy])
+        guard run.status == 0 else { throw ValidationError("objcopy --strip-debug failed: \(run.text)") }
+        return copy
+    }
+
+    /// The child's work under callgrind: stream `requests` through the engine on one verifier
+    /// thread, answers to /dev/null (as `tokenverify verify` with the same keys and list).
+    static func streamChild(requests: String, keys: String, revocations: String) throws {
+        let keySet = try KeySet.load(files: [keys]).0
+        let list = try RevocationList.load(files: [revocations])
+        let verifier = TokenVerifier(keys: keySet, revocations: list, options: VerificationOptions(checkTime: 1_800_000_000))
+        let run = StreamRunner.throughput(verifier: verifier, input: requests, output: "/dev/null", threads: 1)
+        log("streamed \(run.lines) lines")
+    }
+
+    /// Runs a command, its output and error merged.
+    static func runProcess(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
