@@ -62,8 +62,9 @@ public final class LineAnswerer {
                     }
                 }
             }
-            for index in lines.indices where states[index].isRequest {
+            for index in lines.indices {
                 let state = states + index
+                guard state.pointee.isRequest else { continue }
                 lines[index].bytes!.withUnsafeBufferPointer { raw in
                     state.pointee.request.withToken(in: trimmingBlanks(raw)) {
                         worker.checkSignature(&state.pointee.prepared, token: $0, snapshot: snapshot)

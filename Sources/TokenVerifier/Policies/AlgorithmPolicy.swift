@@ -1,10 +1,10 @@
 /// Check 3 (`unsupported_alg`): the header's `alg` is `Ed25519`, `EdDSA` or `ES256`. Records the
 /// algorithm for the key checks; the algorithm is only ever used if the key agrees (check 6).
 struct AlgorithmPolicy: TokenPolicy {
-    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let header = input.token
-        input.algorithm = header.supportedAlgorithm
-        guard input.algorithm == nil else { return }
+        findings.algorithm = header.supportedAlgorithm
+        guard findings.algorithm == nil else { return }
         if let name = header.algorithm {
             failures.add(.unsupportedAlgorithm, "alg \"\(header.string(name))\" is not accepted (accepted: Ed25519, EdDSA, ES256)")
         } else if header.hasAlgorithmMember {

@@ -1,17 +1,17 @@
 /// Check 7 (`wrong_environment`): the token's `env`, the key's `env` and the run's `--env` agree
 /// wherever they are given.
 struct EnvironmentPolicy: TokenPolicy {
-    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let required = input.options.environment
         let tokenEnvironment = input.token.environment
-        let key = input.key
-        let keyEnvironment = key?.environment
+        let keys = input.state.keys.keys
+        let keyEnvironment = findings.keyIndex.flatMap { keys[$0].environment }
         if let tokenEnvironment, let keyEnvironment, tokenEnvironment != keyEnvironment {
-            failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(key!.keyID)\" is for \"\(keyEnvironment.rawValue)\"")
+            failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(keys[findings.keyIndex!].keyID)\" is for \"\(keyEnvironment.rawValue)\"")
         } else if let required, let tokenEnvironment, tokenEnvironment != required {
             failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
         } else if let required, let keyEnvironment, keyEnvironment != required {
-            failures.add(.wrongEnvironment, "key \"\(key!.keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
+            failures.add(.wrongEnvironment, "key \"\(keys[findings.keyIndex!].keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
         }
     }
 }

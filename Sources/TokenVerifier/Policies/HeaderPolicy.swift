@@ -1,7 +1,7 @@
 /// Check 4 (`bad_header`): `kid` is a string, `crit` is absent, and `typ`, if present, is `JWT`
 /// or `dkt+jwt` (any case). Keys carried in the header (`jwk`, `jku`, `x5u`, `x5c`) are never read.
 struct HeaderPolicy: TokenPolicy {
-    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let header = input.token
         if header.keyID == nil {
             failures.add(.badHeader, header.hasKeyIDMember ? "kid must be a string" : "the header has no kid")

@@ -2,7 +2,7 @@
 /// byte). Records the key for the checks after it. A token without a string `kid` already
 /// failed check 4 and has no key.
 struct KeyLookupPolicy: TokenPolicy {
-    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let header = input.token
         guard let keyID = header.keyID else { return }
         let keys = input.state.keys
@@ -10,6 +10,6 @@ struct KeyLookupPolicy: TokenPolicy {
             failures.add(.unknownKey, "no key with kid \"\(header.string(keyID))\" is configured")
             return
         }
-        input.keyIndex = index
+        findings.keyIndex = index
     }
 }

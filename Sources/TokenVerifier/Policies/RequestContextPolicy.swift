@@ -2,7 +2,7 @@
 /// the request's device, object, channel and command, when given, are those the token grants
 /// (`sub`, one of `aud`, one of `ch`, one of `cmd`).
 struct RequestContextPolicy: TokenPolicy {
-    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let token = input.token
         let context = input.context
         if let device = context.device, !token.equals(token.subject, device) {

@@ -4,18 +4,19 @@
 /// the whole token and the key's identity, so no other token, and no other key material, can hit
 /// an entry.
 struct SignaturePolicy: TokenPolicy {
-    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
-        guard input.keyFits, let keyIndex = input.keyIndex else { return }
+    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
+        guard findings.keyFits, let keyIndex = findings.keyIndex else { return }
         let state = input.state
         let parsed = input.token
         let cacheKey = input.digest.map { state.signatureCacheKey(token: $0, keyIndex: keyIndex) }
         if let cacheKey, let cache = state.signatureCache, cache.contains(cacheKey) { return }
-        let key = state.keys.keys[keyIndex]
+        let keys = state.keys.keys
+        let type = keys[keyIndex].type
         let message = UnsafeBufferPointer(rebasing: input.compact[..<parsed.signingInputLength])
         let verified = parsed.withBytes(parsed.signature) { signature in
-            switch key.type {
+            switch type {
             case .ed25519:
-                return key.publicKeyBytes.withUnsafeBufferPointer { publicKey in
+                return keys[keyIndex].publicKeyBytes.withUnsafeBufferPointer { publicKey in
                     Ed25519.verify(signature: signature, message: message, publicKey: publicKey)
                 }
             case .p256:
@@ -25,11 +26,11 @@ struct SignaturePolicy: TokenPolicy {
         if verified {
             if let cacheKey { state.signatureCache?.insert(cacheKey) }
         } else {
-            let expected = key.type == .ed25519 ? "a 64-byte Ed25519 signature" : "a 64-byte r‖s ES256 signature"
+            let expected = type == .ed25519 ? "a 64-byte Ed25519 signature" : "a 64-byte r‖s ES256 signature"
             if parsed.signature.count != 64 {
                 failures.add(.badSignature, "the signature is \(parsed.signature.count) bytes; expected \(expected)")
             } else {
-                failures.add(.badSignature, "the signature does not verify with key \"\(key.keyID)\"")
+                failures.add(.badSignature, "the signature does not verify with key \"\(keys[keyIndex].keyID)\"")
             }
         }
     }

@@ -17,25 +17,22 @@
 /// | 11b | `step_required` | ``SecurityStepPolicy`` |
 /// | 12 | `bad_signature` | ``SignaturePolicy`` |
 enum StandardChecks {
-    /// Checks 3 to 11b in order: every token runs them first.
-    @inline(__always)
-    static var beforeSignature: some TokenPolicy {
-        PolicyList(
-            AlgorithmPolicy(),
-            HeaderPolicy(),
-            KeyLookupPolicy(),
-            KeyAlgorithmPolicy(),
-            EnvironmentPolicy(),
-            IssuerPolicy(),
-            ValidityWindowPolicy(),
-            RevocationPolicy(),
-            RequestContextPolicy(),
-            SecurityStepPolicy()
-        )
-    }
+    /// Checks 3 to 11b in order: every token runs them first. (Built once: the checks are
+    /// stateless values.)
+    static let beforeSignature: some TokenPolicy = PolicyList(
+        AlgorithmPolicy(),
+        HeaderPolicy(),
+        KeyLookupPolicy(),
+        KeyAlgorithmPolicy(),
+        EnvironmentPolicy(),
+        IssuerPolicy(),
+        ValidityWindowPolicy(),
+        RevocationPolicy(),
+        RequestContextPolicy(),
+        SecurityStepPolicy()
+    )
 
     /// Check 12, last: run right after the others for one token, or for a whole batch after
     /// its other checks, so that the signatures are verified back to back.
-    @inline(__always)
-    static var signature: some TokenPolicy { SignaturePolicy() }
+    static let signature: some TokenPolicy = SignaturePolicy()
 }

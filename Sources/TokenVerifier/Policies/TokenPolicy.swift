@@ -3,13 +3,14 @@
 /// belongs to (``PolicyList``) stops after any check that ended the run.
 ///
 /// A check that finds something later checks need (the algorithm, the key) records it in the
-/// input. Checks are stateless: what they are configured with comes from `input.options`.
-protocol TokenPolicy {
-    func check(_ input: inout CheckInput, _ failures: inout FailureList)
+/// ``CheckFindings``. Checks are stateless: what they are configured with comes from
+/// `input.options`. The input is passed borrowed: reading the token or a key copies nothing.
+protocol TokenPolicy: Sendable {
+    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList)
 }
 
 /// What every check reads: one parsed token, checked against one snapshot of the live state at
-/// one check time with the request's context, and what the checks before it found.
+/// one check time, with the request's context.
 struct CheckInput {
     /// The token, parsed (check 2 passed).
     let token: ParsedToken
@@ -18,7 +19,8 @@ struct CheckInput {
     /// Keys, revocations and security steps: one snapshot for the whole line (held by the
     /// caller for as long as the input lives, so not retained again here).
     unowned(unsafe) let state: VerifierSnapshot
-    let options: VerificationOptions
+    /// The verifier's options and caches (outlive the input; read in place, not copied).
+    unowned(unsafe) let core: VerifierCore
     /// The check time (NumericDate).
     let time: Double
     /// The request's device, object, channel and command.
@@ -28,20 +30,24 @@ struct CheckInput {
     /// The worker's per-thread crypto contexts (the worker runs the checks, so it outlives the input).
     unowned(unsafe) let crypto: VerificationWorker
 
+    /// How tokens are checked.
+    @inline(__always)
+    var options: VerificationOptions { _read { yield core.options } }
+}
+
+/// What the checks found for the checks after them.
+struct CheckFindings {
     /// Check 3 found the header's algorithm supported.
     var algorithm: SignatureAlgorithm? = nil
     /// Check 5 found the key named by `kid`: its position in `state.keys`.
     var keyIndex: Int? = nil
     /// Check 6 found that the key verifies `algorithm`: the signature can be checked.
     var keyFits = false
-
-    /// The key found by check 5.
-    var key: VerificationKey? { keyIndex.map { state.keys.keys[$0] } }
 }
 
 /// Checks run in order, as one check: concrete generic composition (a parameter pack), so the
 /// compiler sees every check and nothing is boxed on the hot path.
-struct PolicyList<each Policy: TokenPolicy>: TokenPolicy {
+struct PolicyList<each Policy: TokenPolicy>: TokenPolicy, Sendable {
     let policies: (repeat each Policy)
 
     init(_ policies: repeat each Policy) {
@@ -49,9 +55,9 @@ struct PolicyList<each Policy: TokenPolicy>: TokenPolicy {
     }
 
     @inline(__always)
-    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         for policy in repeat each policies {
-            policy.check(&input, &failures)
+            policy.check(input, &findings, &failures)
             if failures.isDone { return }
         }
     }

@@ -1,7 +1,7 @@
 /// Check 9 (`not_yet_valid`, `expired`): at check time t the token is valid iff
 /// `nbf − leeway ≤ t < exp + leeway`.
 struct ValidityWindowPolicy: TokenPolicy {
-    func check(_ input: inout CheckInput, _ failures: inout FailureList) {
+    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let token = input.token
         let time = input.time
         let leeway = input.options.leeway

@@ -3,7 +3,7 @@
 ///
 /// Make one per thread with ``TokenVerifier/makeWorker()``; the batch and async APIs keep their own.
 public final class VerificationWorker {
-    private let core: VerifierCore
+    let core: VerifierCore
     /// The key set the contexts were made for (held so that its identity stays unique).
     private var contextsKeys: KeySet?
     private var p256Contexts: [P256VerifyContext?] = []
@@ -71,11 +71,12 @@ public final class VerificationWorker {
         var prepared = Prepared(audit: options.audit)
         guard let parsed = parse(token, cache: snapshot.signatureCache, &prepared) else { return prepared }
         prepared.parsed = parsed
-        var input = CheckInput(token: parsed, compact: token, state: snapshot, options: options,
+        let input = CheckInput(token: parsed, compact: token, state: snapshot, core: core,
                                time: context.checkTime ?? options.checkTime ?? currentNumericDate(),
                                context: context, digest: prepared.digest, crypto: self)
-        StandardChecks.beforeSignature.check(&input, &prepared.failures)
-        if !prepared.failures.isDone, input.keyFits { prepared.signatureKey = input.keyIndex }
+        var findings = CheckFindings()
+        StandardChecks.beforeSignature.check(input, &findings, &prepared.failures)
+        if !prepared.failures.isDone, findings.keyFits { prepared.signatureKey = findings.keyIndex }
         return prepared
     }
 
@@ -83,11 +84,10 @@ public final class VerificationWorker {
     package func checkSignature(_ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: VerifierSnapshot) {
         guard let keyIndex = prepared.signatureKey, let parsed = prepared.parsed else { return }
         prepared.signatureKey = nil
-        var input = CheckInput(token: parsed, compact: token, state: snapshot, options: core.options, time: 0,
+        let input = CheckInput(token: parsed, compact: token, state: snapshot, core: core, time: 0,
                                context: ContextBytes(), digest: prepared.digest, crypto: self)
-        input.keyIndex = keyIndex
-        input.keyFits = true
-        StandardChecks.signature.check(&input, &prepared.failures)
+        var findings = CheckFindings(keyIndex: keyIndex, keyFits: true)
+        StandardChecks.signature.check(input, &findings, &prepared.failures)
     }
 
     /// Check 2: the token parsed, or taken from the parse cache (when the signature cache is on,

@@ -9,6 +9,8 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
     package let revocations: RevocationList
     /// The step policy and the steps devices have done (SPEC §4b).
     package let steps: SecuritySteps
+    /// Whether a step policy is loaded (read per line without copying ``steps``).
+    let stepsActive: Bool
     /// The signature cache, shared by every snapshot of one verifier.
     let signatureCache: SignatureCache?
     /// Per key of `keys`: a keyed hash of its type and public key material. A signature cache
@@ -20,6 +22,7 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
         self.keys = keys
         self.revocations = revocations
         self.steps = steps
+        self.stepsActive = steps.isActive
         self.signatureCache = signatureCache
         self.keyIdentities = signatureCache.map { cache in keys.keys.map { cache.identity(of: $0) } } ?? []
     }
