@@ -3,12 +3,13 @@ through `tokenverify verify` (mapInArrow), write the answers, and count them by 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
 import time
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from . import options as options_module
@@ -257,6 +258,7 @@ class Summary:
     reasons: dict[str, int]
     seconds: float
     at: str
+    phases: dict[str, float] = field(default_factory=dict)
 
     def line(self) -> str:
         reasons = ", ".join(f"{reason} {count}" for reason, count in self.reasons.items())
@@ -267,7 +269,8 @@ class Summary:
 
     def as_json(self) -> dict[str, Any]:
         return {"answered": self.answered, "valid": self.valid, "invalid": self.answered - self.valid,
-                "reasons": self.reasons, "seconds": round(self.seconds, 3), "at": self.at}
+                "reasons": self.reasons, "seconds": round(self.seconds, 3), "at": self.at,
+                "phases_seconds": {name: round(value, 3) for name, value in self.phases.items()}}
 
 
 def count_answers(spark: SparkSession, options: JobOptions, seconds: float, at: str) -> Summary:
@@ -309,12 +312,17 @@ def run(spark: SparkSession, options: JobOptions) -> Summary:
     """Runs the whole job; raises ConfigError before any task when the configuration is bad."""
     started = time.monotonic()
     answers, at = verify(spark, options)
+    planned = time.monotonic()
     writer = answers.write.mode("overwrite" if options.overwrite else "errorifexists")
     if options.output_format == "parquet":
         writer.parquet(options.output)
     else:
         writer.json(options.output)
-    summary = count_answers(spark, options, time.monotonic() - started, at)
+    written = time.monotonic()
+    summary = count_answers(spark, options, 0.0, at)
+    ended = time.monotonic()
+    summary = dataclasses.replace(summary, seconds=ended - started, phases={
+        "check_and_plan": planned - started, "verify_and_write": written - planned, "count": ended - written})
     write_summary(options, summary, spark)
     return summary
 

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Benchmark: one token set through the single-process command and through the Spark job in
+local[N] on the same N cores; prints both rates, their ratio, and Spark's start-up apart.
+
+    .venv-spark/bin/python Integrations/spark/bench/bench.py [--count 1000000] [--cores N]
+
+The single process is `tokenverify verify --threads N` writing its answers to a file; the job
+runs N tasks at a time, each piping its partition through `tokenverify verify --threads 1`, and
+writes Parquet. Both check the same set at the same --at. The job's time is everything
+`job.run` does (driver check, line-count pass, verify and write, counts read back); Spark's
+start-up (JVM, session) is timed separately. Figures on a shared machine are noisy: compare the
+ratio within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SPARK_DIR = Path(__file__).resolve().parent.parent
+REPO = SPARK_DIR.parent.parent
+sys.path.insert(0, str(SPARK_DIR))
+
+from tvspark import job, options  # noqa: E402
+from tvspark.ship import is_archive, unpack_locally  # noqa: E402
+
+AT = "1800000000"
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    archives = sorted(glob.glob(str(REPO / "dist" / "tokenverify-*.tar.gz")))
+    p.add_argument("--tokenverify", default=archives[-1] if archives else None,
+                   help="release archive or binary (default: the newest dist/ archive)")
+    p.add_argument("--count", type=int, default=1_000_000, help="tokens in the set (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=12)
+    p.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="N (default: every core)")
+    p.add_argument("--input", choices=("tokens", "requests"), default="requests",
+                   help="gen's bare tokens or its context requests (default: %(default)s)")
+    p.add_argument("--workdir", default="/tmp/tokenverify-spark-bench")
+    p.add_argument("--json", help="also write the figures to this file")
+    return p.parse_args()
+
+
+def timed(command: list[str], **kwargs: object) -> float:
+    started = time.monotonic()
+    subprocess.run(command, check=True, **kwargs)  # type: ignore[call-overload]
+    return time.monotonic() - started
+
+
+def main() -> int:
+    args = parse_args()
+    if not args.tokenverify:
+        print("bench: no archive in dist/; run scripts/package or pass --tokenverify", file=sys.stderr)
+        return 2
+    binary = unpack_locally(args.tokenverify) if is_archive(args.tokenverify) else args.tokenverify
+    work = Path(args.workdir)
+    gen_dir = work / f"set-{args.count}-{args.seed}"
+    if not (gen_dir / "requests.jsonl").exists():
+        shutil.rmtree(gen_dir, ignore_errors=True)
+        seconds = timed([binary, "gen", "--count", str(args.count), "--seed", str(args.seed), "--realistic",
+                         "--out", str(gen_dir)])
+        print(f"bench: generated {args.count} tokens in {seconds:.1f} s into {gen_dir}", file=sys.stderr)
+    source = gen_dir / ("tokens.txt" if args.input == "tokens" else "requests.jsonl")
+    keys, revocations = str(gen_dir / "keys.jwks"), str(gen_dir / "revocations.jsonl")
+    lines = sum(1 for line in source.open("rb") if line.strip())
+
+    single_out = work / "single-answers.jsonl"
+    with single_out.open("wb") as out:
+        single = timed([binary, "verify", "--quiet", "--threads", str(args.cores), "--keys", keys,
+                        "--revocations", revocations, "--at", AT, str(source)], stdout=out)
+    single_valid = sum(1 for line in single_out.open("rb") if b'"valid":true' in line)
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    started = time.monotonic()
+    spark = (SparkSession.builder.master(f"local[{args.cores}]").appName("tokenverify-bench")
+             .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    startup = time.monotonic() - started
+
+    output = work / "spark-out"
+    shutil.rmtree(output, ignore_errors=True)
+    job_options = options.parse(["--tokenverify", args.tokenverify, "--keys", keys, "--revocations", revocations,
+                                 "--at", AT, "--input", str(source), "--output", str(output)])
+    summary = job.run(spark, job_options)
+    spark.stop()
+    if summary.answered != lines or summary.valid != single_valid:
+        print(f"bench: the job answered {summary.answered} ({summary.valid} valid), the command {lines} "
+              f"({single_valid} valid)", file=sys.stderr)
+        return 1
+
+    figures = {
+        "tokens": lines, "cores": args.cores, "input": source.name,
+        "single_seconds": round(single, 2), "single_rate": round(lines / single),
+        "spark_startup_seconds": round(startup, 2), "spark_job_seconds": round(summary.seconds, 2),
+        "spark_phases_seconds": {name: round(value, 2) for name, value in summary.phases.items()},
+        "spark_rate": round(lines / summary.seconds),
+        "ratio": round(single / summary.seconds, 3),
+        "spark_rate_with_startup": round(lines / (summary.seconds + startup)),
+        "single_rate_per_core": round(lines / single / args.cores),
+        "spark_rate_per_core": round(lines / summary.seconds / args.cores),
+    }
+    print(f"single process (verify --threads {args.cores}): {lines} tokens in {single:.2f} s, "
+          f"{figures['single_rate']} tokens/s ({figures['single_rate_per_core']} per core)")
+    print(f"spark local[{args.cores}]: {lines} tokens in {summary.seconds:.2f} s, {figures['spark_rate']} tokens/s "
+          f"({figures['spark_rate_per_core']} per core); phases {figures['spark_phases_seconds']}")
+    print(f"ratio spark/single: {figures['ratio']:.3f}")
+    print(f"spark start-up (JVM and session, apart): {startup:.2f} s; with it: {figures['spark_rate_with_startup']} tokens/s")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
