@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from tvspark.protocol import content, is_blank, line_request, parse_answer, table_request
+import pytest
+
+from tvspark.protocol import content, is_answer_to, is_blank, line_request, table_request
 
 
 def test_a_bare_token_is_wrapped_with_the_job_id() -> None:
@@ -39,9 +41,12 @@ def test_table_requests() -> None:
     assert json.loads(table_request(6, "t", {"at": "2027-01-01T00:00:00Z"}).text)["at"] == "2027-01-01T00:00:00Z"
 
 
-def test_answers() -> None:
-    answer = parse_answer(b'{"line":2,"id":2,"valid":true,"jti":"j","sub":"s","aud":["a","b"],"kid":"k","alg":"ES256","exp":4102444800}\n')
-    assert (answer.line, answer.id) == (2, 2)
-    assert answer.columns == (True, None, None, "j", "s", '["a","b"]', "k", "ES256", 4102444800.0, None)
-    invalid = parse_answer(b'{"line":1,"valid":false,"reason":"expired","detail":"d"}')
-    assert invalid.columns[:3] == (False, "expired", "d") and invalid.id is None
+def test_answers_are_matched_by_line_and_id() -> None:
+    assert is_answer_to(b'{"line":2,"id":2,"valid":true}', 2, True)
+    assert is_answer_to(b'{"line":2,"id":"own","valid":false}', 2, False)
+    assert not is_answer_to(b'{"line":2,"id":3,"valid":true}', 2, True)
+    assert not is_answer_to(b'{"line":12,"valid":true}', 1, False)
+    assert not is_answer_to(b'{"line":2,"valid":true}', 2, True)  # our id missing
+    assert is_answer_to(b'{"valid":true, "id":2, "line":2}', 2, True)  # another member order
+    with pytest.raises(ValueError):
+        is_answer_to(b'{"line":2', 2, False)

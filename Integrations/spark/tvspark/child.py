@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Generic, Iterable, Iterator, Sequence, TypeVar
 
-from .protocol import Answer, Request, parse_answer
+from .protocol import Request, is_answer_to
 
 Meta = TypeVar("Meta")
 
@@ -49,14 +49,15 @@ class VerifyProcess(Generic[Meta]):
     """Runs `argv` (a `tokenverify verify …` command) over batches of requests.
 
     `batches` yields (meta, requests) pairs; `run` yields (meta, answers) pairs in the same order,
-    one Answer per request, each checked to be the answer to that request.
+    one answer line (bytes, without its line break) per request, each checked to be the answer to
+    that request.
     """
 
     def __init__(self, argv: Sequence[str], env: dict[str, str] | None = None) -> None:
         self.argv = list(argv)
         self.env = child_environment() if env is None else env
 
-    def run(self, batches: Iterable[tuple[Meta, Sequence[Request]]]) -> Iterator[tuple[Meta, list[Answer]]]:
+    def run(self, batches: Iterable[tuple[Meta, Sequence[Request]]]) -> Iterator[tuple[Meta, list[bytes]]]:
         process = subprocess.Popen(
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=self.env, bufsize=1 << 16,
@@ -123,13 +124,13 @@ class VerifyProcess(Generic[Meta]):
                         raise fail(f"answered {answered} lines, but {seq} or more requests were sent")
                     answered += 1
                     try:
-                        answer = parse_answer(text)
+                        matches = is_answer_to(text, seq, has_id)
                     except ValueError as error:
                         raise fail(f"unreadable answer {answered}: {error}") from error
-                    if answer.line != seq or (has_id and answer.id != seq):
-                        raise fail(f"answer {answered} is for line {answer.line} (id {answer.id!r}), "
-                                   f"expected line {seq}" + (f" (id {seq})" if has_id else ""))
-                    answers.append(answer)
+                    if not matches:
+                        raise fail(f"answer {answered} ({text[:80]!r}) is not for line {seq}"
+                                   + (f" (id {seq})" if has_id else ""))
+                    answers.append(text.rstrip(b"\r\n"))
                 yield item.meta, answers
             extra = process.stdout.read(1 << 12)
             if feed_error:

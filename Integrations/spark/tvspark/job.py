@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from . import options as options_module
 from .child import VerifyError, VerifyProcess, run_once
 from .options import JobOptions
-from .protocol import ANSWER_FIELDS, CONTEXT_COLUMNS, line_request, table_request
+from .protocol import ANSWER_FIELDS, ANSWER_SCHEMA, CONTEXT_COLUMNS, line_request, table_request
 from .ship import Shipment, is_archive, ship, unpack_locally
 
 if TYPE_CHECKING:
@@ -36,16 +36,17 @@ class ConfigError(Exception):
     """The job cannot start; the message is for the user (tokenverify's own where it has one)."""
 
 
-def answer_arrow_fields() -> list[pa.Field]:
-    import pyarrow as pa
-
-    types = {"valid": pa.bool_(), "exp": pa.float64()}
-    return [pa.field(name, types.get(name, pa.string())) for name in ANSWER_FIELDS]
+ANSWER_COLUMN = "__tokenverify_answer"  # the raw answer line, until from_json spreads it out
 
 
-def answer_ddl() -> str:
-    types = {"valid": "boolean", "exp": "double"}
-    return ", ".join(f"`{name}` {types.get(name, 'string')}" for name in ANSWER_FIELDS)
+def with_answer_columns(mapped: DataFrame, keep: Sequence[str]) -> DataFrame:
+    """The `keep` columns, then the answer's members read from the raw answer (FAILFAST: an
+    answer Spark cannot read fails the task instead of becoming nulls)."""
+    from pyspark.sql import functions as F
+
+    parsed = F.from_json(F.col(ANSWER_COLUMN), ANSWER_SCHEMA, {"mode": "FAILFAST"})
+    return mapped.select(*[F.col(f"`{name}`") for name in keep], parsed.alias(ANSWER_COLUMN)).select(
+        *[F.col(f"`{name}`") for name in keep], *[F.col(f"{ANSWER_COLUMN}.{name}") for name in ANSWER_FIELDS])
 
 
 @dataclass(frozen=True)
@@ -63,13 +64,6 @@ class TaskPlan:
     def process(self) -> VerifyProcess[Any]:
         return VerifyProcess(self.options.verify_argv(self.shipment.binary(), self.shipment.resolve,
                                                       self.at, self.threads))
-
-
-def _answer_arrays(answers: list[Any]) -> list[pa.Array]:
-    import pyarrow as pa
-
-    columns = list(zip(*(answer.columns for answer in answers))) if answers else [()] * len(ANSWER_FIELDS)
-    return [pa.array(list(values), type=field.type) for values, field in zip(columns, answer_arrow_fields())]
 
 
 def source_name(file_path: str) -> str:
@@ -132,10 +126,12 @@ def lines_partition(plan: TaskPlan, batches: Iterator[pa.RecordBatch]) -> Iterat
             yield (sources, lines), requests
 
     fail_once = _FailOnce(plan.options.fail_once_dir)
-    schema = pa.schema([pa.field("source", pa.string()), pa.field("line", pa.int64()), *answer_arrow_fields()])
+    schema = pa.schema([pa.field("source", pa.string()), pa.field("line", pa.int64()),
+                        pa.field(ANSWER_COLUMN, pa.string())])
     for (sources, lines), answers in plan.process().run(requests()):
         yield pa.RecordBatch.from_arrays(
-            [pa.array(sources, pa.string()), pa.array(lines, pa.int64()), *_answer_arrays(answers)], schema=schema)
+            [pa.array(sources, pa.string()), pa.array(lines, pa.int64()), pa.array(answers, pa.string())],
+            schema=schema)
         fail_once.after_batch()
 
 
@@ -156,8 +152,8 @@ def table_partition(plan: TaskPlan, batches: Iterator[pa.RecordBatch]) -> Iterat
 
     fail_once = _FailOnce(plan.options.fail_once_dir)
     for batch, answers in plan.process().run(requests()):
-        schema = pa.schema([*batch.schema, *answer_arrow_fields()])
-        yield pa.RecordBatch.from_arrays([*batch.columns, *_answer_arrays(answers)], schema=schema)
+        schema = pa.schema([*batch.schema, pa.field(ANSWER_COLUMN, pa.string())])
+        yield pa.RecordBatch.from_arrays([*batch.columns, pa.array(answers, pa.string())], schema=schema)
         fail_once.after_batch()
 
 
@@ -226,23 +222,25 @@ def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
         shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
         shipment = _keyed_by_given_paths(shipment, options)
         plan = TaskPlan(options, shipment, at, threads, line_offsets(lines))
-        schema = f"source string, line bigint, {answer_ddl()}"
-        return lines.mapInArrow(lambda batches: lines_partition(plan, batches), schema), at
+        mapped = lines.mapInArrow(lambda batches: lines_partition(plan, batches),
+                                  f"source string, line bigint, {ANSWER_COLUMN} string")
+        return with_answer_columns(mapped, ["source", "line"]), at
     table = read_table(spark, options)
     if options.token_column not in table.columns:
         raise ConfigError(f"the input has no column {options.token_column!r} (--token-column); "
                           f"its columns: {', '.join(table.columns)}")
-    clash = [name for name in ANSWER_FIELDS if name in table.columns]
+    clash = [name for name in (*ANSWER_FIELDS, ANSWER_COLUMN) if name in table.columns]
     if clash:
         raise ConfigError(f"the input already has columns named like the answer's: {', '.join(clash)}")
     shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
     shipment = _keyed_by_given_paths(shipment, options)
     context = tuple(name for name in CONTEXT_COLUMNS if name in table.columns)
     plan = TaskPlan(options, shipment, at, threads, {}, options.token_column, context)
-    from pyspark.sql.types import StructType
+    from pyspark.sql.types import StringType, StructField, StructType
 
-    out_schema = StructType([*table.schema.fields, *StructType.fromDDL(answer_ddl()).fields])
-    return table.mapInArrow(lambda batches: table_partition(plan, batches), out_schema), at
+    mapped = table.mapInArrow(lambda batches: table_partition(plan, batches),
+                              StructType([*table.schema.fields, StructField(ANSWER_COLUMN, StringType())]))
+    return with_answer_columns(mapped, table.columns), at
 
 
 def _keyed_by_given_paths(shipment: Shipment, options: JobOptions) -> Shipment:

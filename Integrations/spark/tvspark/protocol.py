@@ -16,10 +16,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-# The answer's members, in output order, with the Arrow/Spark type of each output column.
+# The answer's members, in output order, and the Spark schema they are read with (from_json:
+# `aud` as a string column keeps an array as its JSON text; `exp` may have a fraction).
 ANSWER_FIELDS: tuple[str, ...] = (
     "valid", "reason", "detail", "jti", "sub", "aud", "kid", "alg", "exp", "role",
 )
+ANSWER_SCHEMA = ", ".join(f"`{name}` {dict(valid='boolean', exp='double').get(name, 'string')}"
+                          for name in ANSWER_FIELDS)
 # Context members a table may carry as columns (SPEC §9).
 CONTEXT_COLUMNS: tuple[str, ...] = ("device", "object", "channel", "command", "at")
 
@@ -93,31 +96,20 @@ def table_request(seq: int, token: Any, context: Mapping[str, Any]) -> Request:
     return Request("".join(parts).encode("utf-8"), True)
 
 
-@dataclass(frozen=True)
-class Answer:
-    """One answer line, parsed: the output columns and the identity the child echoed."""
-
-    line: int
-    id: Any
-    columns: tuple[Any, ...]
-
-
-def parse_answer(text: bytes) -> Answer:
-    """Parses one answer line into its output columns (ANSWER_FIELDS order). `aud` is kept as
-    the token wrote it: a string, or a JSON array as compact text."""
+def answer_identity(text: bytes) -> tuple[Any, Any]:
+    """The `line` and `id` an answer line carries (`id` None when it has none)."""
     answer = json.loads(text)
     if not isinstance(answer, dict) or "line" not in answer or "valid" not in answer:
         raise ValueError(f"not an answer line: {text[:200]!r}")
-    aud = answer.get("aud")
-    if aud is not None and not isinstance(aud, str):
-        aud = json.dumps(aud, ensure_ascii=False, separators=(",", ":"))
-    exp = answer.get("exp")
-    return Answer(
-        line=answer["line"],
-        id=answer.get("id"),
-        columns=(
-            answer["valid"], answer.get("reason"), answer.get("detail"), answer.get("jti"),
-            answer.get("sub"), aud, answer.get("kid"), answer.get("alg"),
-            None if exp is None else float(exp), answer.get("role"),
-        ),
-    )
+    return answer["line"], answer.get("id")
+
+
+def is_answer_to(text: bytes, seq: int, has_id: bool) -> bool:
+    """True when the answer line is the answer to request `seq` (its `line`, and its `id` when
+    the job set one). The fast path reads the prefix `verify` writes (`{"line":N,"id":M,`);
+    any other shape is parsed in full."""
+    prefix = b'{"line":%d,"id":%d,' % (seq, seq) if has_id else b'{"line":%d,' % seq
+    if text.startswith(prefix):
+        return True
+    line, id_ = answer_identity(text)
+    return line == seq and (not has_id or id_ == seq)
