@@ -201,3 +201,16 @@ def test_spark_submit_runs_the_script(tool: str, binary: str, dataset: DataSet, 
     assert summary["valid"] == sum(1 for answer in want if answer["valid"])
     # spark-submit runs the script under the JVM, which passes its stderr on to its stdout
     assert f"tokenverify-spark: {len(want)} answered" in result.stdout + result.stderr
+
+
+def test_the_demo_stream_with_an_audience_list(spark: Any, tool: str, binary: str, tmp_path: Path) -> None:
+    """Data/demo: two key types, a retired key, an `aud` array (kept as JSON text)."""
+    demo = REPO / "Data" / "demo"
+    flags = ["--keys", str(demo / "keys.jwks"), "--revocations", str(demo / "revocations.jsonl"), "--at", AT]
+    source = str(demo / "requests.jsonl")
+    expected = {(source, answer["line"]): answer for answer in verify_file(binary, source, *flags)}
+    assert any(isinstance(answer.get("aud"), list) for answer in expected.values())
+    assert job.main(["--tokenverify", tool, *flags, "--input", source, "--output", str(tmp_path / "out")]) == 0
+    rows = spark.read.parquet(str(tmp_path / "out")).collect()
+    assert_same_answers(rows, expected)
+    assert any(row["aud"] and row["aud"].startswith("[") for row in rows)
