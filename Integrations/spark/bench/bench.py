@@ -44,6 +44,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="N (default: every core)")
     p.add_argument("--input", choices=("tokens", "requests"), default="requests",
                    help="gen's bare tokens or its context requests (default: %(default)s)")
+    p.add_argument("--files", type=int, default=1,
+                   help="split the input into this many files in one folder (default: %(default)s, one file)")
     p.add_argument("--workdir", default="/tmp/tokenverify-spark-bench")
     p.add_argument("--json", help="also write the figures to this file")
     return p.parse_args()
@@ -53,6 +55,22 @@ def timed(command: list[str], **kwargs: object) -> float:
     started = time.monotonic()
     subprocess.run(command, check=True, **kwargs)  # type: ignore[call-overload]
     return time.monotonic() - started
+
+
+def split_into(source: Path, folder: Path, files: int, lines: int) -> None:
+    partial = folder.with_suffix(".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    per_file = -(-lines // files)
+    with source.open("rb") as reader:
+        for index in range(files):
+            with (partial / f"part-{index:04d}.txt").open("wb") as writer:
+                for _ in range(per_file):
+                    line = reader.readline()
+                    if not line:
+                        break
+                    writer.write(line)
+    partial.rename(folder)
 
 
 def main() -> int:
@@ -71,11 +89,17 @@ def main() -> int:
     source = gen_dir / ("tokens.txt" if args.input == "tokens" else "requests.jsonl")
     keys, revocations = str(gen_dir / "keys.jwks"), str(gen_dir / "revocations.jsonl")
     lines = sum(1 for line in source.open("rb") if line.strip())
+    inputs = [source]
+    if args.files > 1:  # a folder of files, as a fleet's store would hand them over
+        folder = gen_dir / f"{source.stem}-{args.files}-files"
+        if not folder.is_dir():
+            split_into(source, folder, args.files, lines)
+        inputs = sorted(folder.iterdir())
 
     single_out = work / "single-answers.jsonl"
     with single_out.open("wb") as out:
         single = timed([binary, "verify", "--quiet", "--threads", str(args.cores), "--keys", keys,
-                        "--revocations", revocations, "--at", AT, str(source)], stdout=out)
+                        "--revocations", revocations, "--at", AT, *map(str, inputs)], stdout=out)
     single_valid = sum(1 for line in single_out.open("rb") if b'"valid":true' in line)
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -90,7 +114,8 @@ def main() -> int:
     output = work / "spark-out"
     shutil.rmtree(output, ignore_errors=True)
     job_options = options.parse(["--tokenverify", args.tokenverify, "--keys", keys, "--revocations", revocations,
-                                 "--at", AT, "--input", str(source), "--output", str(output)])
+                                 "--at", AT, "--input", str(inputs[0].parent if args.files > 1 else source),
+                                 "--output", str(output)])
     summary = job.run(spark, job_options)
     spark.stop()
     if summary.answered != lines or summary.valid != single_valid:
@@ -99,7 +124,7 @@ def main() -> int:
         return 1
 
     figures = {
-        "tokens": lines, "cores": args.cores, "input": source.name,
+        "tokens": lines, "cores": args.cores, "input": source.name, "files": args.files,
         "single_seconds": round(single, 2), "single_rate": round(lines / single),
         "spark_startup_seconds": round(startup, 2), "spark_job_seconds": round(summary.seconds, 2),
         "spark_phases_seconds": {name: round(value, 2) for name, value in summary.phases.items()},

@@ -111,9 +111,12 @@ def lines_partition(plan: TaskPlan, batches: Iterator[pa.RecordBatch]) -> Iterat
             for path, start, value in zip(paths, starts, values):
                 if (path, start) != key:
                     key = (path, start)
-                    if key not in plan.line_offsets:
+                    if start == 0:
+                        number = 0
+                    elif key in plan.line_offsets:
+                        number = plan.line_offsets[key]
+                    else:
                         raise VerifyError(f"no line count for split {key} (the input changed while the job ran?)")
-                    number = plan.line_offsets[key]
                     name = source_name(path)
                 number += 1
                 text = value.rstrip(b"\r").strip(b" \t") if value is not None else b""
@@ -180,12 +183,44 @@ def check_configuration(options: JobOptions, at: str) -> None:
         raise ConfigError(message or f"{binary} verify exited with status {result.returncode} on empty input")
 
 
-def line_offsets(lines: DataFrame) -> dict[tuple[str, int], int]:
-    """For each split of each file, the number of lines before it in its file, from one counting
-    pass: Spark reads a split's lines in order, so a row's line number is its split's offset plus
-    its place in the split."""
+def single_split_size(spark: SparkSession, inputs: Sequence[str]) -> int:
+    """A size up to which Spark reads a file as one split, never more than the one it uses: its
+    own rule (FilePartition.maxSplitBytes: min(maxPartitionBytes, max(openCostInBytes, bytes per
+    core)), from a listing of the input's sizes that reads no content), or, where the session's
+    parallelism is unknown, min(maxPartitionBytes, openCostInBytes)."""
+    from pyspark.sql import functions as F
+
+    max_partition = _bytes(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m"))
+    open_cost = _bytes(spark.conf.get("spark.sql.files.openCostInBytes", "4m"))
+    parallelism = spark.conf.get("spark.sql.files.minPartitionNum", None)
+    if parallelism is None:
+        try:
+            parallelism = spark.sparkContext.defaultParallelism  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - no SparkContext over Spark Connect
+            return min(max_partition, open_cost)
+    listing = spark.read.format("binaryFile").load(list(inputs)).agg(
+        F.sum("length").alias("bytes"), F.count(F.lit(1)).alias("files")).collect()[0]
+    total = (listing["bytes"] or 0) + (listing["files"] or 0) * open_cost
+    return min(max_partition, max(open_cost, total // max(1, int(parallelism))))
+
+
+def _bytes(text: str) -> int:
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    text = text.strip().lower().removesuffix("b")
+    return int(text[:-1]) * units[text[-1]] if text and text[-1] in units else int(text)
+
+
+def line_offsets(lines: DataFrame, single_split: int) -> dict[tuple[str, int], int]:
+    """For each split after the first of each file, the number of lines before it in its file,
+    from one pass that only counts: Spark reads a split's lines in order, so a row's line number
+    is its split's offset plus its place in the split (the first split's offset is 0). Files no
+    larger than `single_split` are one split and are left out of the pass (Spark prunes them by
+    their size before reading)."""
+    from pyspark.sql import functions as F
+
+    big = lines.where(F.col("file_size") > single_split)
     counts: dict[str, list[tuple[int, int]]] = {}
-    for row in lines.groupBy("file_path", "block_start").count().collect():
+    for row in big.groupBy("file_path", "block_start").count().collect():
         counts.setdefault(row["file_path"], []).append((row["block_start"], row["count"]))
     offsets: dict[tuple[str, int], int] = {}
     for path, splits in counts.items():
@@ -203,6 +238,7 @@ def read_lines(spark: SparkSession, inputs: Sequence[str]) -> DataFrame:
         F.col("_metadata.file_path").alias("file_path"),
         F.col("_metadata.file_block_start").alias("block_start"),
         F.col("value").cast("binary").alias("value"),
+        F.col("_metadata.file_size").alias("file_size"),
     )
 
 
@@ -221,8 +257,8 @@ def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
         lines = read_lines(spark, options.inputs)
         shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
         shipment = _keyed_by_given_paths(shipment, options)
-        plan = TaskPlan(options, shipment, at, threads, line_offsets(lines))
-        mapped = lines.mapInArrow(lambda batches: lines_partition(plan, batches),
+        plan = TaskPlan(options, shipment, at, threads, line_offsets(lines, single_split_size(spark, options.inputs)))
+        mapped = lines.select("file_path", "block_start", "value").mapInArrow(lambda batches: lines_partition(plan, batches),
                                   f"source string, line bigint, {ANSWER_COLUMN} string")
         return with_answer_columns(mapped, ["source", "line"]), at
     table = read_table(spark, options)
