@@ -183,25 +183,27 @@ def check_configuration(options: JobOptions, at: str) -> None:
         raise ConfigError(message or f"{binary} verify exited with status {result.returncode} on empty input")
 
 
-def single_split_size(spark: SparkSession, inputs: Sequence[str]) -> int:
+def single_split_size(spark: SparkSession, inputs: Sequence[str]) -> tuple[int, int | None]:
     """A size up to which Spark reads a file as one split, never more than the one it uses: its
     own rule (FilePartition.maxSplitBytes: min(maxPartitionBytes, max(openCostInBytes, bytes per
     core)), from a listing of the input's sizes that reads no content), or, where the session's
-    parallelism is unknown, min(maxPartitionBytes, openCostInBytes)."""
+    parallelism is unknown, min(maxPartitionBytes, openCostInBytes). Also the largest input
+    file's size (None when not listed)."""
     from pyspark.sql import functions as F
 
     max_partition = _bytes(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m"))
     open_cost = _bytes(spark.conf.get("spark.sql.files.openCostInBytes", "4m"))
-    parallelism = spark.conf.get("spark.sql.files.minPartitionNum", None)
-    if parallelism is None:
+    parallelism = (spark.conf.get("spark.sql.files.minPartitionNum", None)
+                   or spark.conf.get("spark.sql.leafNodeDefaultParallelism", None))
+    if not parallelism:
         try:
             parallelism = spark.sparkContext.defaultParallelism  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - no SparkContext over Spark Connect
-            return min(max_partition, open_cost)
+            return min(max_partition, open_cost), None
     listing = spark.read.format("binaryFile").load(list(inputs)).agg(
-        F.sum("length").alias("bytes"), F.count(F.lit(1)).alias("files")).collect()[0]
+        F.sum("length").alias("bytes"), F.count(F.lit(1)).alias("files"), F.max("length").alias("largest")).collect()[0]
     total = (listing["bytes"] or 0) + (listing["files"] or 0) * open_cost
-    return min(max_partition, max(open_cost, total // max(1, int(parallelism))))
+    return min(max_partition, max(open_cost, total // max(1, int(parallelism)))), listing["largest"] or 0
 
 
 def _bytes(text: str) -> int:
@@ -257,7 +259,9 @@ def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
         lines = read_lines(spark, options.inputs)
         shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
         shipment = _keyed_by_given_paths(shipment, options)
-        plan = TaskPlan(options, shipment, at, threads, line_offsets(lines, single_split_size(spark, options.inputs)))
+        single_split, largest = single_split_size(spark, options.inputs)
+        offsets = {} if largest is not None and largest <= single_split else line_offsets(lines, single_split)
+        plan = TaskPlan(options, shipment, at, threads, offsets)
         mapped = lines.select("file_path", "block_start", "value").mapInArrow(lambda batches: lines_partition(plan, batches),
                                   f"source string, line bigint, {ANSWER_COLUMN} string")
         return with_answer_columns(mapped, ["source", "line"]), at
