@@ -2,14 +2,14 @@
 """Benchmark: one token set through the single-process command and through the Spark job in
 local[N] on the same N cores; prints both rates, their ratio, and Spark's start-up apart.
 
-    .venv-spark/bin/python Integrations/spark/bench/bench.py [--count 1000000] [--cores N]
+    .venv-spark/bin/python Integrations/spark/bench/bench.py [--count 1000000] [--cores N] [--files K] [--rounds R]
 
 The single process is `tokenverify verify --threads N` writing its answers to a file; the job
 runs N tasks at a time, each piping its partition through `tokenverify verify --threads 1`, and
 writes Parquet. Both check the same set at the same --at. The job's time is everything
 `job.run` does (driver check, line-count pass, verify and write, counts read back); Spark's
-start-up (JVM, session) is timed separately. Figures on a shared machine are noisy: compare the
-ratio within one run.
+start-up (JVM, session) is timed separately. The two alternate for R rounds so that both see the
+same load; figures on a shared machine are noisy: compare the ratios within one run.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import glob
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -46,6 +47,7 @@ def parse_args() -> argparse.Namespace:
                    help="gen's bare tokens or its context requests (default: %(default)s)")
     p.add_argument("--files", type=int, default=1,
                    help="split the input into this many files in one folder (default: %(default)s, one file)")
+    p.add_argument("--rounds", type=int, default=2, help="single/spark pairs, alternating (default: %(default)s)")
     p.add_argument("--workdir", default="/tmp/tokenverify-spark-bench")
     p.add_argument("--json", help="also write the figures to this file")
     return p.parse_args()
@@ -96,12 +98,6 @@ def main() -> int:
             split_into(source, folder, args.files, lines)
         inputs = sorted(folder.iterdir())
 
-    single_out = work / "single-answers.jsonl"
-    with single_out.open("wb") as out:
-        single = timed([binary, "verify", "--quiet", "--threads", str(args.cores), "--keys", keys,
-                        "--revocations", revocations, "--at", AT, *map(str, inputs)], stdout=out)
-    single_valid = sum(1 for line in single_out.open("rb") if b'"valid":true' in line)
-
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
@@ -110,38 +106,46 @@ def main() -> int:
              .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     startup = time.monotonic() - started
+    print(f"spark start-up (JVM and session, apart): {startup:.2f} s")
 
-    output = work / "spark-out"
-    shutil.rmtree(output, ignore_errors=True)
+    rounds = []
+    single_out, output = work / "single-answers.jsonl", work / "spark-out"
     job_options = options.parse(["--tokenverify", args.tokenverify, "--keys", keys, "--revocations", revocations,
                                  "--at", AT, "--input", str(inputs[0].parent if args.files > 1 else source),
-                                 "--output", str(output)])
-    summary = job.run(spark, job_options)
+                                 "--output", str(output), "--overwrite"])
+    for number in range(1, args.rounds + 1):  # alternating, so that both see the same load
+        with single_out.open("wb") as out:
+            single = timed([binary, "verify", "--quiet", "--threads", str(args.cores), "--keys", keys,
+                            "--revocations", revocations, "--at", AT, *map(str, inputs)], stdout=out)
+        single_valid = sum(1 for line in single_out.open("rb") if b'"valid":true' in line)
+        summary = job.run(spark, job_options)
+        if summary.answered != lines or summary.valid != single_valid:
+            print(f"bench: the job answered {summary.answered} ({summary.valid} valid), the command {lines} "
+                  f"({single_valid} valid)", file=sys.stderr)
+            return 1
+        figures = {
+            "round": number, "single_seconds": round(single, 2), "single_rate": round(lines / single),
+            "spark_job_seconds": round(summary.seconds, 2),
+            "spark_phases_seconds": {name: round(value, 2) for name, value in summary.phases.items()},
+            "spark_rate": round(lines / summary.seconds), "ratio": round(single / summary.seconds, 3),
+            "single_rate_per_core": round(lines / single / args.cores),
+            "spark_rate_per_core": round(lines / summary.seconds / args.cores),
+        }
+        rounds.append(figures)
+        print(f"round {number}: single process (verify --threads {args.cores}): {single:.2f} s, "
+              f"{figures['single_rate']} tokens/s ({figures['single_rate_per_core']} per core); "
+              f"spark local[{args.cores}]: {summary.seconds:.2f} s, {figures['spark_rate']} tokens/s "
+              f"({figures['spark_rate_per_core']} per core), phases {figures['spark_phases_seconds']}; "
+              f"ratio spark/single {figures['ratio']:.3f}")
     spark.stop()
-    if summary.answered != lines or summary.valid != single_valid:
-        print(f"bench: the job answered {summary.answered} ({summary.valid} valid), the command {lines} "
-              f"({single_valid} valid)", file=sys.stderr)
-        return 1
-
-    figures = {
-        "tokens": lines, "cores": args.cores, "input": source.name, "files": args.files,
-        "single_seconds": round(single, 2), "single_rate": round(lines / single),
-        "spark_startup_seconds": round(startup, 2), "spark_job_seconds": round(summary.seconds, 2),
-        "spark_phases_seconds": {name: round(value, 2) for name, value in summary.phases.items()},
-        "spark_rate": round(lines / summary.seconds),
-        "ratio": round(single / summary.seconds, 3),
-        "spark_rate_with_startup": round(lines / (summary.seconds + startup)),
-        "single_rate_per_core": round(lines / single / args.cores),
-        "spark_rate_per_core": round(lines / summary.seconds / args.cores),
-    }
-    print(f"single process (verify --threads {args.cores}): {lines} tokens in {single:.2f} s, "
-          f"{figures['single_rate']} tokens/s ({figures['single_rate_per_core']} per core)")
-    print(f"spark local[{args.cores}]: {lines} tokens in {summary.seconds:.2f} s, {figures['spark_rate']} tokens/s "
-          f"({figures['spark_rate_per_core']} per core); phases {figures['spark_phases_seconds']}")
-    print(f"ratio spark/single: {figures['ratio']:.3f}")
-    print(f"spark start-up (JVM and session, apart): {startup:.2f} s; with it: {figures['spark_rate_with_startup']} tokens/s")
+    ratios = sorted(r["ratio"] for r in rounds)
+    print(f"{lines} tokens ({source.name}, {args.files} file(s)), {args.cores} cores, {args.rounds} rounds: "
+          f"ratio spark/single median {statistics.median(ratios):.3f} (range {ratios[0]:.3f}-{ratios[-1]:.3f}); "
+          f"spark start-up {startup:.2f} s apart")
     if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps({"tokens": lines, "cores": args.cores, "input": source.name,
+                                               "files": args.files, "spark_startup_seconds": round(startup, 2),
+                                               "rounds": rounds}, indent=2) + "\n")
     return 0
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from . import options as options_module
 from .child import VerifyError, VerifyProcess, run_once
 from .options import JobOptions
-from .protocol import ANSWER_FIELDS, ANSWER_SCHEMA, CONTEXT_COLUMNS, line_request, table_request
+from .protocol import ANSWER_FIELDS, ANSWER_SCHEMA, CONTEXT_COLUMNS, is_blank, line_request, table_request
 from .ship import Shipment, is_archive, ship, unpack_locally
 
 if TYPE_CHECKING:
@@ -119,8 +119,7 @@ def lines_partition(plan: TaskPlan, batches: Iterator[pa.RecordBatch]) -> Iterat
                         raise VerifyError(f"no line count for split {key} (the input changed while the job ran?)")
                     name = source_name(path)
                 number += 1
-                text = value.rstrip(b"\r").strip(b" \t") if value is not None else b""
-                if not text:
+                if value is None or is_blank(value):
                     continue
                 seq += 1
                 requests.append(line_request(value, seq, limit))
@@ -183,27 +182,42 @@ def check_configuration(options: JobOptions, at: str) -> None:
         raise ConfigError(message or f"{binary} verify exited with status {result.returncode} on empty input")
 
 
-def single_split_size(spark: SparkSession, inputs: Sequence[str]) -> tuple[int, int | None]:
+def input_sizes(spark: SparkSession, lines: DataFrame) -> list[int] | None:
+    """The size of every input file, from Spark's own listing (inputFiles, no job): local files
+    with os.stat, others through the JVM's Hadoop file system; None where neither is possible."""
+    sizes = []
+    for uri in lines.inputFiles():
+        if uri.startswith("file:"):
+            sizes.append(os.path.getsize(source_name(uri)))
+            continue
+        try:
+            jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
+            path = jvm.org.apache.hadoop.fs.Path(uri)
+            configuration = spark.sparkContext._jsc.hadoopConfiguration()  # type: ignore[attr-defined]
+            sizes.append(path.getFileSystem(configuration).getFileStatus(path).getLen())
+        except Exception:  # noqa: BLE001 - Spark Connect: no JVM here
+            return None
+    return sizes
+
+
+def single_split_size(spark: SparkSession, sizes: list[int] | None) -> int:
     """A size up to which Spark reads a file as one split, never more than the one it uses: its
     own rule (FilePartition.maxSplitBytes: min(maxPartitionBytes, max(openCostInBytes, bytes per
-    core)), from a listing of the input's sizes that reads no content), or, where the session's
-    parallelism is unknown, min(maxPartitionBytes, openCostInBytes). Also the largest input
-    file's size (None when not listed)."""
-    from pyspark.sql import functions as F
-
-    max_partition = _bytes(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m"))
-    open_cost = _bytes(spark.conf.get("spark.sql.files.openCostInBytes", "4m"))
+    core))) over the input's sizes, or min(maxPartitionBytes, openCostInBytes) where the sizes or
+    the session's parallelism are unknown."""
+    max_partition = _bytes(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m") or "128m")
+    open_cost = _bytes(spark.conf.get("spark.sql.files.openCostInBytes", "4m") or "4m")
     parallelism = (spark.conf.get("spark.sql.files.minPartitionNum", None)
                    or spark.conf.get("spark.sql.leafNodeDefaultParallelism", None))
     if not parallelism:
         try:
             parallelism = spark.sparkContext.defaultParallelism  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - no SparkContext over Spark Connect
-            return min(max_partition, open_cost), None
-    listing = spark.read.format("binaryFile").load(list(inputs)).agg(
-        F.sum("length").alias("bytes"), F.count(F.lit(1)).alias("files"), F.max("length").alias("largest")).collect()[0]
-    total = (listing["bytes"] or 0) + (listing["files"] or 0) * open_cost
-    return min(max_partition, max(open_cost, total // max(1, int(parallelism)))), listing["largest"] or 0
+            parallelism = None
+    if sizes is None or not parallelism:
+        return min(max_partition, open_cost)
+    total = sum(sizes) + len(sizes) * open_cost
+    return min(max_partition, max(open_cost, total // max(1, int(parallelism))))
 
 
 def _bytes(text: str) -> int:
@@ -259,8 +273,9 @@ def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
         lines = read_lines(spark, options.inputs)
         shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
         shipment = _keyed_by_given_paths(shipment, options)
-        single_split, largest = single_split_size(spark, options.inputs)
-        offsets = {} if largest is not None and largest <= single_split else line_offsets(lines, single_split)
+        sizes = input_sizes(spark, lines)
+        single_split = single_split_size(spark, sizes)
+        offsets = {} if sizes is not None and max(sizes, default=0) <= single_split else line_offsets(lines, single_split)
         plan = TaskPlan(options, shipment, at, threads, offsets)
         mapped = lines.select("file_path", "block_start", "value").mapInArrow(lambda batches: lines_partition(plan, batches),
                                   f"source string, line bigint, {ANSWER_COLUMN} string")
