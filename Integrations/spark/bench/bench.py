@@ -9,7 +9,10 @@ runs N tasks at a time, each piping its partition through `tokenverify verify --
 writes Parquet. Both check the same set at the same --at. The job's time is everything
 `job.run` does (driver check, line-count pass, verify and write, counts read back); Spark's
 start-up (JVM, session) is timed separately. The two alternate for R rounds so that both see the
-same load; figures on a shared machine are noisy: compare the ratios within one run.
+same load; figures on a shared machine are noisy: compare the ratios within one run. Each round
+also reports the CPU seconds (user + system) of this process's whole tree — the command alone,
+or the JVM, its Python workers and their children — which other load on the machine inflates
+much less than wall time.
 """
 
 from __future__ import annotations
@@ -57,6 +60,32 @@ def timed(command: list[str], **kwargs: object) -> float:
     started = time.monotonic()
     subprocess.run(command, check=True, **kwargs)  # type: ignore[call-overload]
     return time.monotonic() - started
+
+
+def tree_cpu_seconds() -> float:
+    """CPU seconds (user + system) used so far by this process and every process under it (the
+    JVM, its Python workers, their tokenverify children), those already reaped included: a
+    measure of the work done that other load on the machine does not inflate, unlike wall time."""
+    parents: dict[int, int] = {}
+    totals: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+        totals[int(entry)] = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    tree, frontier = {os.getpid()}, [os.getpid()]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in tree:
+                tree.add(pid)
+                frontier.append(pid)
+    return sum(totals.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
 
 
 def split_into(source: Path, folder: Path, files: int, lines: int) -> None:
@@ -114,11 +143,15 @@ def main() -> int:
                                  "--at", AT, "--input", str(inputs[0].parent if args.files > 1 else source),
                                  "--output", str(output), "--overwrite"])
     for number in range(1, args.rounds + 1):  # alternating, so that both see the same load
+        cpu_before = tree_cpu_seconds()
         with single_out.open("wb") as out:
             single = timed([binary, "verify", "--quiet", "--threads", str(args.cores), "--keys", keys,
                             "--revocations", revocations, "--at", AT, *map(str, inputs)], stdout=out)
+        single_cpu = tree_cpu_seconds() - cpu_before
         single_valid = sum(1 for line in single_out.open("rb") if b'"valid":true' in line)
+        cpu_before = tree_cpu_seconds()
         summary = job.run(spark, job_options)
+        spark_cpu = tree_cpu_seconds() - cpu_before
         if summary.answered != lines or summary.valid != single_valid:
             print(f"bench: the job answered {summary.answered} ({summary.valid} valid), the command {lines} "
                   f"({single_valid} valid)", file=sys.stderr)
@@ -130,17 +163,24 @@ def main() -> int:
             "spark_rate": round(lines / summary.seconds), "ratio": round(single / summary.seconds, 3),
             "single_rate_per_core": round(lines / single / args.cores),
             "spark_rate_per_core": round(lines / summary.seconds / args.cores),
+            "single_cpu_seconds": round(single_cpu, 1), "spark_cpu_seconds": round(spark_cpu, 1),
+            "single_tokens_per_cpu_second": round(lines / single_cpu),
+            "spark_tokens_per_cpu_second": round(lines / spark_cpu),
+            "cpu_ratio": round(single_cpu / spark_cpu, 3),
         }
         rounds.append(figures)
         print(f"round {number}: single process (verify --threads {args.cores}): {single:.2f} s, "
               f"{figures['single_rate']} tokens/s ({figures['single_rate_per_core']} per core); "
               f"spark local[{args.cores}]: {summary.seconds:.2f} s, {figures['spark_rate']} tokens/s "
               f"({figures['spark_rate_per_core']} per core), phases {figures['spark_phases_seconds']}; "
-              f"ratio spark/single {figures['ratio']:.3f}")
+              f"ratio spark/single {figures['ratio']:.3f}; CPU seconds single {single_cpu:.1f}, spark {spark_cpu:.1f} "
+              f"({figures['single_tokens_per_cpu_second']} vs {figures['spark_tokens_per_cpu_second']} tokens per "
+              f"CPU second, ratio {figures['cpu_ratio']:.3f})")
     spark.stop()
     ratios = sorted(r["ratio"] for r in rounds)
     print(f"{lines} tokens ({source.name}, {args.files} file(s)), {args.cores} cores, {args.rounds} rounds: "
-          f"ratio spark/single median {statistics.median(ratios):.3f} (range {ratios[0]:.3f}-{ratios[-1]:.3f}); "
+          f"ratio spark/single median {statistics.median(ratios):.3f} (range {ratios[0]:.3f}-{ratios[-1]:.3f}), "
+          f"by CPU seconds median {statistics.median(r['cpu_ratio'] for r in rounds):.3f}; "
           f"spark start-up {startup:.2f} s apart")
     if args.json:
         Path(args.json).write_text(json.dumps({"tokens": lines, "cores": args.cores, "input": source.name,
