@@ -62,7 +62,8 @@ class VerifyProcess(Generic[Meta]):
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=self.env, bufsize=1 << 16,
         )
-        assert process.stdin and process.stdout and process.stderr
+        stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
+        assert stdin is not None and stdout is not None and stderr is not None
         pending: queue.Queue[Any] = queue.Queue()
         feed_error: list[BaseException] = []
         stderr_tail = bytearray()
@@ -80,18 +81,18 @@ class VerifyProcess(Generic[Meta]):
                     pending.put(_Batch(meta, seq + 1, has_id))
                     seq += len(has_id)
                     if chunk:
-                        process.stdin.write(chunk)
+                        stdin.write(chunk)
             except BaseException as error:  # noqa: BLE001 - handed to the reading thread
                 feed_error.append(error)
             finally:
                 try:
-                    process.stdin.close()
+                    stdin.close()
                 except OSError:
                     pass
                 pending.put(_DONE)
 
         def drain_stderr() -> None:
-            for chunk in iter(lambda: process.stderr.read1(4096), b""):
+            for chunk in iter(lambda: stderr.read(4096), b""):
                 stderr_tail.extend(chunk)
                 del stderr_tail[:-_STDERR_KEEP]
 
@@ -119,7 +120,7 @@ class VerifyProcess(Generic[Meta]):
                 answers = []
                 for offset, has_id in enumerate(item.has_id):
                     seq = item.first_seq + offset
-                    text = process.stdout.readline()
+                    text = stdout.readline()
                     if not text:
                         raise fail(f"answered {answered} lines, but {seq} or more requests were sent")
                     answered += 1
@@ -132,7 +133,7 @@ class VerifyProcess(Generic[Meta]):
                                    + (f" (id {seq})" if has_id else ""))
                     answers.append(text.rstrip(b"\r\n"))
                 yield item.meta, answers
-            extra = process.stdout.read(1 << 12)
+            extra = stdout.read(1 << 12)
             if feed_error:
                 raise fail(f"the input failed after {answered} requests")
             if extra:
@@ -145,7 +146,7 @@ class VerifyProcess(Generic[Meta]):
             if process.poll() is None:
                 process.kill()
                 process.wait()
-            for stream in (process.stdout, process.stderr):
+            for stream in (stdout, stderr):
                 stream.close()
 
 

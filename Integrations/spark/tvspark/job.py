@@ -10,7 +10,7 @@ import sys
 import time
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from . import options as options_module
 from .child import VerifyError, VerifyProcess, run_once
@@ -90,7 +90,7 @@ class _FailOnce:
             raise RuntimeError("tokenverify-spark: forced failure of partition 0, attempt 0 (--test-fail-once)")
 
 
-def lines_partition(plan: TaskPlan, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+def lines_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """file_path, block_start, value (one row per line of a file split, in file order) in;
     source, line and the answer's columns out, one row per non-blank line."""
     import pyarrow as pa
@@ -137,7 +137,7 @@ def lines_partition(plan: TaskPlan, batches: Iterator[pa.RecordBatch]) -> Iterat
         fail_once.after_batch()
 
 
-def table_partition(plan: TaskPlan, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+def table_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """A table's rows in; the same rows with the answer's columns added out."""
     import pyarrow as pa
 
@@ -191,7 +191,7 @@ def input_sizes(spark: SparkSession, lines: DataFrame) -> list[int] | None:
             sizes.append(os.path.getsize(source_name(uri)))
             continue
         try:
-            jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
+            jvm: Any = spark.sparkContext._jvm  # type: ignore[attr-defined]
             path = jvm.org.apache.hadoop.fs.Path(uri)
             configuration = spark.sparkContext._jsc.hadoopConfiguration()  # type: ignore[attr-defined]
             sizes.append(path.getFileSystem(configuration).getFileStatus(path).getLen())
@@ -207,17 +207,18 @@ def single_split_size(spark: SparkSession, sizes: list[int] | None) -> int:
     the session's parallelism are unknown."""
     max_partition = _bytes(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m") or "128m")
     open_cost = _bytes(spark.conf.get("spark.sql.files.openCostInBytes", "4m") or "4m")
-    parallelism = (spark.conf.get("spark.sql.files.minPartitionNum", None)
-                   or spark.conf.get("spark.sql.leafNodeDefaultParallelism", None))
+    configured = (spark.conf.get("spark.sql.files.minPartitionNum", None)
+                  or spark.conf.get("spark.sql.leafNodeDefaultParallelism", None))
+    parallelism: int | None = int(configured) if configured else None
     if not parallelism:
         try:
-            parallelism = spark.sparkContext.defaultParallelism  # type: ignore[attr-defined]
+            parallelism = int(spark.sparkContext.defaultParallelism)  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - no SparkContext over Spark Connect
             parallelism = None
     if sizes is None or not parallelism:
         return min(max_partition, open_cost)
     total = sum(sizes) + len(sizes) * open_cost
-    return min(max_partition, max(open_cost, total // max(1, int(parallelism))))
+    return min(max_partition, max(open_cost, total // max(1, parallelism)))
 
 
 def _bytes(text: str) -> int:
@@ -354,7 +355,7 @@ def write_summary(options: JobOptions, summary: Summary, spark: SparkSession) ->
         with open(local, "w", encoding="utf-8") as file:
             file.write(text)
         return
-    jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]  # a remote file system (hdfs://, s3a://)
+    jvm: Any = spark.sparkContext._jvm  # type: ignore[attr-defined]  # a remote file system (hdfs://, s3a://)
     path = jvm.org.apache.hadoop.fs.Path(target)
     stream = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).create(path, True)  # type: ignore[attr-defined]
     stream.write(bytearray(text.encode("utf-8")))
