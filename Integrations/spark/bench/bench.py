@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Benchmark: one token set through the single-process command and through the Spark job in
+local[N] on the same N cores; prints both rates, their ratio, and Spark's start-up apart.
+
+    .venv-spark/bin/python Integrations/spark/bench/bench.py [--count 1000000] [--cores N] [--files K] [--rounds R]
+
+The single process is `tokenverify verify --threads N` writing its answers to a file; the job
+runs N tasks at a time, each piping its partition through `tokenverify verify --threads 1`, and
+writes Parquet. Both check the same set at the same --at. The job's time is everything
+`job.run` does (driver check, line-count pass, verify and write, counts read back); Spark's
+start-up (JVM, session) is timed separately. The two alternate for R rounds so that both see the
+same load; figures on a shared machine are noisy: compare the ratios within one run. Each round
+also reports the CPU seconds (user + system) of this process's whole tree — the command alone,
+or the JVM, its Python workers and their children — which other load on the machine inflates
+much less than wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SPARK_DIR = Path(__file__).resolve().parent.parent
+REPO = SPARK_DIR.parent.parent
+sys.path.insert(0, str(SPARK_DIR))
+
+from tvspark import job, options  # noqa: E402
+from tvspark.ship import is_archive, unpack_locally  # noqa: E402
+
+AT = "1800000000"
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    archives = sorted(glob.glob(str(REPO / "dist" / "tokenverify-*.tar.gz")))
+    p.add_argument("--tokenverify", default=archives[-1] if archives else None,
+                   help="release archive or binary (default: the newest dist/ archive)")
+    p.add_argument("--count", type=int, default=1_000_000, help="tokens in the set (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=12)
+    p.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="N (default: every core)")
+    p.add_argument("--input", choices=("tokens", "requests"), default="requests",
+                   help="gen's bare tokens or its context requests (default: %(default)s)")
+    p.add_argument("--files", type=int, default=1,
+                   help="split the input into this many files in one folder (default: %(default)s, one file)")
+    p.add_argument("--rounds", type=int, default=2, help="single/spark pairs, alternating (default: %(default)s)")
+    p.add_argument("--workdir", default="/tmp/tokenverify-spark-bench")
+    p.add_argument("--json", help="also write the figures to this file")
+    return p.parse_args()
+
+
+def timed(command: list[str], **kwargs: object) -> float:
+    started = time.monotonic()
+    subprocess.run(command, check=True, **kwargs)  # type: ignore[call-overload]
+    return time.monotonic() - started
+
+
+def tree_cpu_seconds() -> float:
+    """CPU seconds (user + system) used so far by this process and every process under it (the
+    JVM, its Python workers, their tokenverify children), those already reaped included: a
+    measure of the work done that other load on the machine does not inflate, unlike wall time."""
+    parents: dict[int, int] = {}
+    totals: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+        totals[int(entry)] = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    tree, frontier = {os.getpid()}, [os.getpid()]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in tree:
+                tree.add(pid)
+                frontier.append(pid)
+    return sum(totals.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
+
+
+def split_into(source: Path, folder: Path, files: int, lines: int) -> None:
+    partial = folder.with_suffix(".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    per_file = -(-lines // files)
+    with source.open("rb") as reader:
+        for index in range(files):
+            with (partial / f"part-{index:04d}.txt").open("wb") as writer:
+                for _ in range(per_file):
+                    line = reader.readline()
+                    if not line:
+                        break
+                    writer.write(line)
+    partial.rename(folder)
+
+
+def main() -> int:
+    args = parse_args()
+    if not args.tokenverify:
+        print("bench: no archive in dist/; run scripts/package or pass --tokenverify", file=sys.stderr)
+        return 2
+    binary = unpack_locally(args.tokenverify) if is_archive(args.tokenverify) else args.tokenverify
+    work = Path(args.workdir)
+    gen_dir = work / f"set-{args.count}-{args.seed}"
+    if not (gen_dir / "requests.jsonl").exists():
+        shutil.rmtree(gen_dir, ignore_errors=True)
+        seconds = timed([binary, "gen", "--count", str(args.count), "--seed", str(args.seed), "--realistic",
+                         "--out", str(gen_dir)])
+        print(f"bench: generated {args.count} tokens in {seconds:.1f} s into {gen_dir}", file=sys.stderr)
+    source = gen_dir / ("tokens.txt" if args.input == "tokens" else "requests.jsonl")
+    keys, revocations = str(gen_dir / "keys.jwks"), str(gen_dir / "revocations.jsonl")
+    lines = sum(1 for line in source.open("rb") if line.strip())
+    inputs = [source]
+    if args.files > 1:  # a folder of files, as a fleet's store would hand them over
+        folder = gen_dir / f"{source.stem}-{args.files}-files"
+        if not folder.is_dir():
+            split_into(source, folder, args.files, lines)
+        inputs = sorted(folder.iterdir())
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    started = time.monotonic()
+    spark = (SparkSession.builder.master(f"local[{args.cores}]").appName("tokenverify-bench")
+             .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    startup = time.monotonic() - started
+    print(f"spark start-up (JVM and session, apart): {startup:.2f} s")
+
+    rounds = []
+    single_out, output = work / "single-answers.jsonl", work / "spark-out"
+    job_options = options.parse(["--tokenverify", args.tokenverify, "--keys", keys, "--revocations", revocations,
+                                 "--at", AT, "--input", str(inputs[0].parent if args.files > 1 else source),
+                                 "--output", str(output), "--overwrite"])
+    for number in range(1, args.rounds + 1):  # alternating, so that both see the same load
+        cpu_before = tree_cpu_seconds()
+        with single_out.open("wb") as out:
+            single = timed([binary, "verify", "--quiet", "--threads", str(args.cores), "--keys", keys,
+                            "--revocations", revocations, "--at", AT, *map(str, inputs)], stdout=out)
+        single_cpu = tree_cpu_seconds() - cpu_before
+        single_valid = sum(1 for line in single_out.open("rb") if b'"valid":true' in line)
+        cpu_before = tree_cpu_seconds()
+        summary = job.run(spark, job_options)
+        spark_cpu = tree_cpu_seconds() - cpu_before
+        if summary.answered != lines or summary.valid != single_valid:
+            print(f"bench: the job answered {summary.answered} ({summary.valid} valid), the command {lines} "
+                  f"({single_valid} valid)", file=sys.stderr)
+            return 1
+        figures = {
+            "round": number, "single_seconds": round(single, 2), "single_rate": round(lines / single),
+            "spark_job_seconds": round(summary.seconds, 2),
+            "spark_phases_seconds": {name: round(value, 2) for name, value in summary.phases.items()},
+            "spark_rate": round(lines / summary.seconds), "ratio": round(single / summary.seconds, 3),
+            "single_rate_per_core": round(lines / single / args.cores),
+            "spark_rate_per_core": round(lines / summary.seconds / args.cores),
+            "single_cpu_seconds": round(single_cpu, 1), "spark_cpu_seconds": round(spark_cpu, 1),
+            "single_tokens_per_cpu_second": round(lines / single_cpu),
+            "spark_tokens_per_cpu_second": round(lines / spark_cpu),
+            "cpu_ratio": round(single_cpu / spark_cpu, 3),
+        }
+        rounds.append(figures)
+        print(f"round {number}: single process (verify --threads {args.cores}): {single:.2f} s, "
+              f"{figures['single_rate']} tokens/s ({figures['single_rate_per_core']} per core); "
+              f"spark local[{args.cores}]: {summary.seconds:.2f} s, {figures['spark_rate']} tokens/s "
+              f"({figures['spark_rate_per_core']} per core), phases {figures['spark_phases_seconds']}; "
+              f"ratio spark/single {figures['ratio']:.3f}; CPU seconds single {single_cpu:.1f}, spark {spark_cpu:.1f} "
+              f"({figures['single_tokens_per_cpu_second']} vs {figures['spark_tokens_per_cpu_second']} tokens per "
+              f"CPU second, ratio {figures['cpu_ratio']:.3f})")
+    spark.stop()
+    ratios = sorted(r["ratio"] for r in rounds)
+    print(f"{lines} tokens ({source.name}, {args.files} file(s)), {args.cores} cores, {args.rounds} rounds: "
+          f"ratio spark/single median {statistics.median(ratios):.3f} (range {ratios[0]:.3f}-{ratios[-1]:.3f}), "
+          f"by CPU seconds median {statistics.median(r['cpu_ratio'] for r in rounds):.3f}; "
+          f"spark start-up {startup:.2f} s apart")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"tokens": lines, "cores": args.cores, "input": source.name,
+                                               "files": args.files, "spark_startup_seconds": round(startup, 2),
+                                               "rounds": rounds}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

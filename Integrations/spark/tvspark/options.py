@@ -1,0 +1,114 @@
+"""The job's command line and the `tokenverify verify` command line it derives for each child."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from .protocol import DEFAULT_MAX_LINE_BYTES
+
+INPUT_FORMATS = ("lines", "parquet", "csv")
+OUTPUT_FORMATS = ("parquet", "json")
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    tokenverify: str
+    keys: list[str]
+    inputs: list[str]
+    output: str
+    revocations: list[str] = field(default_factory=list)
+    step_policy: str | None = None
+    device_steps: list[str] = field(default_factory=list)
+    at: str | None = None
+    env: str | None = None
+    issuer: str | None = None
+    leeway: str | None = None
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    input_format: str = "lines"
+    token_column: str = "token"
+    output_format: str = "parquet"
+    overwrite: bool = False
+    child_threads: int | None = None
+    fail_once_dir: str | None = None  # tests only: partition 0's first attempt fails once
+
+    def shipped_files(self) -> list[str]:
+        """Every file the children read, in a fixed order."""
+        files = [*self.keys, *self.revocations, *self.device_steps]
+        if self.step_policy:
+            files.append(self.step_policy)
+        return files
+
+    def verify_argv(self, binary: str, resolve: Callable[[str], str], at: str, threads: int) -> list[str]:
+        """`tokenverify verify` with this job's flags; `resolve` maps each file given on the job's
+        command line to the path where this process finds it (the driver's own path, or the
+        SparkFiles copy on an executor). No revocation reloading: a batch job reads one snapshot."""
+        argv = [binary, "verify", "--quiet", "--reload-interval", "0", "--threads", str(threads),
+                "--at", at, "--max-line-bytes", str(self.max_line_bytes)]
+        for path in self.keys:
+            argv += ["--keys", resolve(path)]
+        for path in self.revocations:
+            argv += ["--revocations", resolve(path)]
+        if self.step_policy:
+            argv += ["--step-policy", resolve(self.step_policy)]
+        for path in self.device_steps:
+            argv += ["--device-steps", resolve(path)]
+        if self.env is not None:
+            argv += ["--env", self.env]
+        if self.issuer is not None:
+            argv += ["--issuer", self.issuer]
+        if self.leeway is not None:
+            argv += ["--leeway", self.leeway]
+        return argv
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tokenverify_spark.py",
+        description="Verify every token of a set of files or a table on Apache Spark: each "
+                    "partition is piped through one `tokenverify verify` process on its executor.",
+        epilog="Run with spark-submit [spark options] tokenverify_spark.py …; see "
+               "Integrations/spark/README.md.",
+    )
+    p.add_argument("--tokenverify", required=True, metavar="ARCHIVE_OR_BINARY",
+                   help="the release archive (scripts/package) or a tokenverify binary")
+    p.add_argument("--keys", action="append", required=True, metavar="K.jwks", help="JWKS key file (repeatable)")
+    p.add_argument("--revocations", action="append", default=[], metavar="R.jsonl",
+                   help="revocation list (repeatable)")
+    p.add_argument("--step-policy", metavar="P.json", help="step policy, forwarded to verify")
+    p.add_argument("--device-steps", action="append", default=[], metavar="D.jsonl",
+                   help="device steps, forwarded to verify (repeatable)")
+    p.add_argument("--at", metavar="T", help="check time, NumericDate or RFC 3339 (default: the job's "
+                                             "start, the same for every task)")
+    p.add_argument("--env", metavar="E", help="accept only this environment (int or prod)")
+    p.add_argument("--issuer", metavar="I", help="require this iss")
+    p.add_argument("--leeway", metavar="S", help="clock skew allowed on nbf and exp, in seconds")
+    p.add_argument("--max-line-bytes", type=int, default=DEFAULT_MAX_LINE_BYTES, metavar="B",
+                   help="longest accepted line, forwarded to verify (default: %(default)s)")
+    p.add_argument("--input", action="append", required=True, metavar="PATH",
+                   help="input file or folder (repeatable)")
+    p.add_argument("--input-format", choices=INPUT_FORMATS, default="lines",
+                   help="lines: every non-blank line is a token or a JSON request (default); "
+                        "parquet, csv: a table with a token column and optional device, object, "
+                        "channel, command, at columns")
+    p.add_argument("--token-column", default="token", help="the token column of a table (default: token)")
+    p.add_argument("--output", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--output-format", choices=OUTPUT_FORMATS, default="parquet")
+    p.add_argument("--overwrite", action="store_true", help="replace DIR if it exists")
+    p.add_argument("--child-threads", type=int, metavar="N",
+                   help="verify threads of each child (default: spark.task.cpus)")
+    p.add_argument("--test-fail-once", dest="fail_once_dir", help=argparse.SUPPRESS)
+    return p
+
+
+def parse(argv: Sequence[str]) -> JobOptions:
+    args = parser().parse_args(list(argv))
+    return JobOptions(
+        tokenverify=args.tokenverify, keys=args.keys, inputs=args.input, output=args.output,
+        revocations=args.revocations, step_policy=args.step_policy, device_steps=args.device_steps,
+        at=args.at, env=args.env, issuer=args.issuer, leeway=args.leeway,
+        max_line_bytes=args.max_line_bytes, input_format=args.input_format,
+        token_column=args.token_column, output_format=args.output_format, overwrite=args.overwrite,
+        child_threads=args.child_threads, fail_once_dir=args.fail_once_dir,
+    )
