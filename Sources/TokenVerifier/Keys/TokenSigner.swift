@@ -36,7 +36,7 @@ public final class TokenSigner {
     /// Appends the compact token over `claims` (JSON object bytes, used as they are) to `output`.
     /// With `presentedClaims`, the signature is still made over `claims` but the token carries
     /// `presentedClaims` as its payload (a tampered token, for test sets).
-    public func appendToken(claims: UnsafeBufferPointer<UInt8>, to output: inout [UInt8],
+    package func appendToken(claims: UnsafeBufferPointer<UInt8>, to output: inout [UInt8],
                             presentedClaims: UnsafeBufferPointer<UInt8>? = nil) {
         let start = output.count
         output.append(contentsOf: encodedHeader)
