@@ -161,14 +161,7 @@ def test_a_csv_table_to_json_lines(spark: Any, tool: str, binary: str, dataset: 
         assert {name: row[name] for name in ANSWER_FIELDS if name in row} == want, row["ref"]
 
 
-def verify_lists(binary: str, flag: str) -> bool:
-    result = subprocess.run([binary, "verify", "--help"], capture_output=True, text=True)
-    return flag in result.stdout
-
-
 def test_step_files_are_forwarded(spark: Any, tool: str, binary: str, dataset: DataSet, tmp_path: Path) -> None:
-    if not (verify_lists(binary, "--step-policy") and verify_lists(binary, "--device-steps")):
-        pytest.skip("this tokenverify's verify has no --step-policy/--device-steps yet (issue 11)")
     policy = tmp_path / "policy.json"
     policy.write_text('{"unlock":["trustedPhone","deviceActivation"],"*":["trustedPhone"]}')
     steps = tmp_path / "steps.jsonl"
