@@ -6,16 +6,7 @@ import TestSupport
 /// RFC 6979 nonces for ES256 (`TokenSigner`, used by `gen`), against RFC 6979 Appendix A.2.5
 /// (P-256, SHA-256), and tokens that the verifier accepts.
 @Suite struct DeterministicES256Tests {
-    static func hex(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            bytes.append(UInt8(text[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }
+    static func hex(_ text: String) -> [UInt8] { hexBytes(text) }
 
     static let privateKey = hex("C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B120F6721")
 

@@ -87,36 +87,37 @@ public enum Base64URL {
     }
 
     static func encode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var output: [UInt8] = []
+        append(input, to: &output)
+        return output
+    }
+
+    /// Appends the unpadded base64url of `input` to `output` (no temporary array).
+    package static func append(_ input: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         let count = input.count
-        let outputCount = (count / 3) * 4 + [0, 2, 3][count % 3]
-        if outputCount == 0 { return [] }   // never write into the shared empty-array storage
-        return encodeTable.withUnsafeBufferPointer { table in
-            [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
+        let encodedCount = (count / 3) * 4 + [0, 2, 3][count % 3]
+        if encodedCount == 0 { return }
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: encodedCount))
+        encodeTable.withUnsafeBufferPointer { table in
+            output.withUnsafeMutableBufferPointer { buffer in
                 var inIndex = 0
-                var outIndex = 0
+                var outIndex = start
                 while inIndex + 3 <= count {
                     let word = UInt32(input[inIndex]) << 16 | UInt32(input[inIndex + 1]) << 8 | UInt32(input[inIndex + 2])
-                    out[outIndex] = table[Int(word >> 18)]
-                    out[outIndex + 1] = table[Int(word >> 12 & 0x3F)]
-                    out[outIndex + 2] = table[Int(word >> 6 & 0x3F)]
-                    out[outIndex + 3] = table[Int(word & 0x3F)]
+                    buffer[outIndex] = table[Int(word >> 18)]
+                    buffer[outIndex + 1] = table[Int(word >> 12 & 0x3F)]
+                    buffer[outIndex + 2] = table[Int(word >> 6 & 0x3F)]
+                    buffer[outIndex + 3] = table[Int(word & 0x3F)]
                     inIndex += 3
                     outIndex += 4
                 }
                 let rest = count - inIndex
-                if rest > 0 {
-                    let a = UInt32(input[inIndex])
-                    let b = rest == 2 ? UInt32(input[inIndex + 1]) : 0
-                    let word = a << 16 | b << 8
-                    out[outIndex] = table[Int(word >> 18)]
-                    out[outIndex + 1] = table[Int(word >> 12 & 0x3F)]
-                    outIndex += 2
-                    if rest == 2 {
-                        out[outIndex] = table[Int(word >> 6 & 0x3F)]
-                        outIndex += 1
-                    }
-                }
-                initialized = outIndex
+                guard rest > 0 else { return }
+                let word = UInt32(input[inIndex]) << 16 | (rest == 2 ? UInt32(input[inIndex + 1]) << 8 : 0)
+                buffer[outIndex] = table[Int(word >> 18)]
+                buffer[outIndex + 1] = table[Int(word >> 12 & 0x3F)]
+                if rest == 2 { buffer[outIndex + 2] = table[Int(word >> 6 & 0x3F)] }
             }
         }
     }

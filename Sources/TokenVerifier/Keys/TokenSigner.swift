@@ -42,7 +42,7 @@ public final class TokenSigner {
         output.append(contentsOf: encodedHeader)
         output.append(UInt8(ascii: "."))
         let payloadStart = output.count
-        Self.appendBase64URL(claims, to: &output)
+        Base64URL.append(claims, to: &output)
         let end = output.count
         output.withUnsafeBufferPointer { buffer in
             let input = UnsafeBufferPointer(rebasing: buffer[start..<end])
@@ -50,10 +50,10 @@ public final class TokenSigner {
         }
         if let presentedClaims {
             output.removeSubrange(payloadStart..<end)
-            Self.appendBase64URL(presentedClaims, to: &output)
+            Base64URL.append(presentedClaims, to: &output)
         }
         output.append(UInt8(ascii: "."))
-        signature.withUnsafeBufferPointer { Self.appendBase64URL($0, to: &output) }
+        signature.withUnsafeBufferPointer { Base64URL.append($0, to: &output) }
     }
 
     private func sign(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) {
@@ -81,34 +81,4 @@ public final class TokenSigner {
         return (signature, nonce)
     }
 
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    /// Appends unpadded base64url of `input` to `output` without a temporary array.
-    static func appendBase64URL(_ input: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-        let count = input.count
-        let encodedCount = (count / 3) * 4 + [0, 2, 3][count % 3]
-        let start = output.count
-        output.append(contentsOf: repeatElement(0, count: encodedCount))
-        alphabet.withUnsafeBufferPointer { table in
-            output.withUnsafeMutableBufferPointer { buffer in
-                var inIndex = 0
-                var outIndex = start
-                while inIndex + 3 <= count {
-                    let word = UInt32(input[inIndex]) << 16 | UInt32(input[inIndex + 1]) << 8 | UInt32(input[inIndex + 2])
-                    buffer[outIndex] = table[Int(word >> 18)]
-                    buffer[outIndex + 1] = table[Int(word >> 12 & 0x3F)]
-                    buffer[outIndex + 2] = table[Int(word >> 6 & 0x3F)]
-                    buffer[outIndex + 3] = table[Int(word & 0x3F)]
-                    inIndex += 3
-                    outIndex += 4
-                }
-                let rest = count - inIndex
-                guard rest > 0 else { return }
-                let word = UInt32(input[inIndex]) << 16 | (rest == 2 ? UInt32(input[inIndex + 1]) << 8 : 0)
-                buffer[outIndex] = table[Int(word >> 18)]
-                buffer[outIndex + 1] = table[Int(word >> 12 & 0x3F)]
-                if rest == 2 { buffer[outIndex + 2] = table[Int(word >> 6 & 0x3F)] }
-            }
-        }
-    }
 }
