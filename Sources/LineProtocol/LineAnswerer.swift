@@ -32,7 +32,7 @@ public final class LineAnswerer {
     /// answer line per input line to `output`, in order. Returns each line's reason (nil: valid).
     ///
     /// The lines are checked against one snapshot of the live state, in three passes: parsing and
-    /// checks 1–11 for every line, then the signatures one after another (the crypto library's
+    /// checks 1–11b for every line, then the signatures one after another (the crypto library's
     /// code and tables stay in cache from one verify to the next), then the answers. Each line's
     /// state lives in one slot of a temporary buffer and is changed in place between the passes.
     public func answer(_ lines: [InputLine], to output: inout [UInt8]) -> [Reason?] {
