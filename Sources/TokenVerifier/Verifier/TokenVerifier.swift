@@ -39,42 +39,22 @@ public final class TokenVerifier: Sendable {
     /// Puts every part `update` names in force together, in one atomic swap: no line sees some
     /// of them and not the others.
     public func apply(_ update: LiveStateUpdate) {
-        core.replace { old in
-            var snapshot = old
-            if let keys = update.keys { snapshot = snapshot.replacing(keys: keys) }
-            if let revocations = update.revocations { snapshot = snapshot.replacing(revocations: revocations) }
-            if update.stepPolicy != nil || update.deviceSteps != nil {
-                snapshot = snapshot.replacing(steps: SecuritySteps(policy: update.stepPolicy ?? old.steps.policy,
-                                                                   done: update.deviceSteps ?? old.steps.done))
-            }
-            return snapshot
-        }
+        core.replace { $0.applying(update) }
     }
 
     /// The security steps in force.
     public var securitySteps: SecuritySteps { core.snapshot.steps }
 
-    /// Puts a new step policy in force (nil: none, no steps are checked), atomically, with the
-    /// device steps in force.
-    public func replaceStepPolicy(_ policy: StepPolicy?) {
-        core.replace { $0.replacing(steps: SecuritySteps(policy: policy, done: $0.steps.done)) }
-    }
-
-    /// Puts new device steps in force, atomically, under the step policy in force.
-    public func replaceDeviceSteps(_ done: DeviceSteps) {
-        core.replace { $0.replacing(steps: SecuritySteps(policy: $0.steps.policy, done: done)) }
-    }
-
     /// Puts a new revocation list in force, atomically.
     public func replaceRevocations(_ list: RevocationList) {
-        core.replace { $0.replacing(revocations: list) }
+        apply(LiveStateUpdate(revocations: list))
     }
 
     /// Puts a new key set in force, atomically. Signature cache entries stay warm for keys whose
     /// material is unchanged; a token of a key that left the set is `unknown_key` from now on, and
     /// one whose key material changed is verified again with the new key.
     public func replaceKeys(_ keys: KeySet) {
-        core.replace { $0.replacing(keys: keys) }
+        apply(LiveStateUpdate(keys: keys))
     }
 
     /// A worker for one thread: verify many tokens with it without sharing it between threads.

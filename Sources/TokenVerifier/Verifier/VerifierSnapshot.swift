@@ -18,28 +18,25 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
     /// while that exact key is in the set, and can never answer for other key material.
     private let keyIdentities: [KeyedHash.Digest]
 
-    init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, signatureCache: SignatureCache?) {
+    init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, signatureCache: SignatureCache?,
+         keyIdentities: [KeyedHash.Digest]? = nil) {
         self.keys = keys
         self.revocations = revocations
         self.steps = steps
         self.stepsActive = steps.isActive
         self.signatureCache = signatureCache
-        self.keyIdentities = signatureCache.map { cache in keys.keys.map { cache.identity(of: $0) } } ?? []
+        self.keyIdentities = keyIdentities ?? signatureCache.map { cache in keys.keys.map { cache.identity(of: $0) } } ?? []
     }
 
-    /// This snapshot with another key set (same cache: entries of unchanged keys stay warm).
-    func replacing(keys: KeySet) -> VerifierSnapshot {
-        VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, signatureCache: signatureCache)
-    }
-
-    /// This snapshot with another revocation list.
-    func replacing(revocations: RevocationList) -> VerifierSnapshot {
-        VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, signatureCache: signatureCache)
-    }
-
-    /// This snapshot with other security steps.
-    func replacing(steps: SecuritySteps) -> VerifierSnapshot {
-        VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, signatureCache: signatureCache)
+    /// This snapshot with the parts `update` names replaced (the same signature cache: entries of
+    /// unchanged keys stay warm).
+    func applying(_ update: LiveStateUpdate) -> VerifierSnapshot {
+        var steps = self.steps
+        if update.stepPolicy != nil || update.deviceSteps != nil {
+            steps = SecuritySteps(policy: update.stepPolicy ?? steps.policy, done: update.deviceSteps ?? steps.done)
+        }
+        return VerifierSnapshot(keys: update.keys ?? keys, revocations: update.revocations ?? revocations, steps: steps,
+                                signatureCache: signatureCache, keyIdentities: update.keys == nil ? keyIdentities : nil)
     }
 
     /// The signature cache key of a token (its digest) checked with the key at `keyIndex`.
