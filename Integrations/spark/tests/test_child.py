@@ -11,17 +11,18 @@ from conftest import AT, DataSet, verify_file
 
 from tvspark.child import VerifyError, VerifyProcess
 from tvspark.protocol import line_request
+from tvspark.request_batch import RequestBatch
 
 
-def batches(lines: list[bytes], size: int) -> list[tuple[int, list]]:
+def batches(lines: list[bytes], size: int) -> list[tuple[int, RequestBatch]]:
     requests = [line_request(line, seq) for seq, line in enumerate(lines, 1)]
-    return [(start, requests[start:start + size]) for start in range(0, len(requests), size)]
+    return [(start, RequestBatch.of(requests[start:start + size], start + 1)) for start in range(0, len(requests), size)]
 
 
 def test_answers_come_back_matched_in_batches(binary: str, dataset: DataSet) -> None:
     lines = [line for line in Path(dataset.files[2]).read_bytes().splitlines() if line.strip()]
     argv = [binary, "verify", "--quiet", "--keys", dataset.keys, "--revocations", dataset.revocations, "--at", AT]
-    got = [answer for _, answers in VerifyProcess(argv).run(batches(lines, 17)) for answer in answers]
+    got = [answer for _, answers in VerifyProcess(argv).run(batches(lines, 17)) for answer in answers.lines()]
     want = verify_file(binary, dataset.files[2], "--keys", dataset.keys, "--revocations", dataset.revocations, "--at", AT)
     assert len(got) == len(lines) == len(want)
     for seq, (answer, expected) in enumerate(zip(got, want), 1):

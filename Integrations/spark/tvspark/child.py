@@ -1,9 +1,9 @@
 """One `tokenverify verify` child process per partition, fed and drained at the same time.
 
-A feeder thread pulls the partition's input batches, writes their request lines to the child's
-stdin and queues what each batch needs for its output; the calling thread reads the answers from
-stdout, checks each one against the line (and `id`) it was sent as, and yields the batch with its
-answers. Neither pipe can fill up and block the other side, and the child is never asked to hold
+A feeder thread pulls the partition's request batches, writes them to the child's stdin and
+queues each batch for the output; the calling thread reads as many answer lines from stdout as the
+batch had requests, checks them against the lines (and `id`s) they answer, and yields them with
+the batch. Neither pipe can fill up and block the other side, and the child is never asked to hold
 more than its own queues. Any disagreement in counts or identities fails the task loudly.
 """
 
@@ -13,10 +13,10 @@ import os
 import queue
 import subprocess
 import threading
-from dataclasses import dataclass
 from typing import Any, Generic, Iterable, Iterator, Sequence, TypeVar
 
-from .protocol import Request, is_answer_to
+from .answer_batch import AnswerBatch, AnswerError, AnswerReader, first_mismatch
+from .request_batch import RequestBatch
 
 Meta = TypeVar("Meta")
 
@@ -25,13 +25,6 @@ _STDERR_KEEP = 16384
 
 class VerifyError(RuntimeError):
     """The child failed, or its answers do not match the requests it was sent."""
-
-
-@dataclass
-class _Batch(Generic[Meta]):
-    meta: Meta
-    first_seq: int
-    has_id: list[bool]
 
 
 _DONE = object()
@@ -48,22 +41,24 @@ def child_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
 class VerifyProcess(Generic[Meta]):
     """Runs `argv` (a `tokenverify verify …` command) over batches of requests.
 
-    `batches` yields (meta, requests) pairs; `run` yields (meta, answers) pairs in the same order,
-    one answer line (bytes, without its line break) per request, each checked to be the answer to
-    that request.
+    `batches` yields (meta, RequestBatch) pairs, numbered on from 1; `run` yields (meta,
+    AnswerBatch) pairs in the same order, one answer line per request, each checked to be the
+    answer to its request.
     """
 
     def __init__(self, argv: Sequence[str], env: dict[str, str] | None = None) -> None:
         self.argv = list(argv)
         self.env = child_environment() if env is None else env
 
-    def run(self, batches: Iterable[tuple[Meta, Sequence[Request]]]) -> Iterator[tuple[Meta, list[bytes]]]:
+    def run(self, batches: Iterable[tuple[Meta, RequestBatch]]) -> Iterator[tuple[Meta, AnswerBatch]]:
         process = subprocess.Popen(
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=self.env, bufsize=1 << 16,
         )
         stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
         assert stdin is not None and stdout is not None and stderr is not None
+        for pipe in (stdin, stdout):
+            _widen(pipe)
         pending: queue.Queue[Any] = queue.Queue()
         feed_error: list[BaseException] = []
         stderr_tail = bytearray()
@@ -72,16 +67,12 @@ class VerifyProcess(Generic[Meta]):
             seq = 0
             try:
                 for meta, requests in batches:
-                    chunk = bytearray()
-                    has_id = []
-                    for request in requests:
-                        chunk += request.text
-                        chunk += b"\n"
-                        has_id.append(request.has_id)
-                    pending.put(_Batch(meta, seq + 1, has_id))
-                    seq += len(has_id)
-                    if chunk:
-                        stdin.write(chunk)
+                    if requests.first_seq != seq + 1:
+                        raise ValueError(f"a batch starts at line {requests.first_seq}, not {seq + 1}")
+                    pending.put((meta, requests))
+                    seq += requests.count
+                    if requests.count:
+                        stdin.write(requests.payload)
             except BaseException as error:  # noqa: BLE001 - handed to the reading thread
                 feed_error.append(error)
             finally:
@@ -111,29 +102,29 @@ class VerifyProcess(Generic[Meta]):
             cause = f"; feeding it failed: {feed_error[0]!r}" if feed_error else ""
             return VerifyError(f"tokenverify verify ({' '.join(self.argv)}): {message}{detail}{cause}")
 
+        reader = AnswerReader(stdout)
         answered = 0
         try:
             while True:
                 item = pending.get()
                 if item is _DONE:
                     break
-                answers = []
-                for offset, has_id in enumerate(item.has_id):
-                    seq = item.first_seq + offset
-                    text = stdout.readline()
-                    if not text:
-                        raise fail(f"answered {answered} lines, but {seq} or more requests were sent")
-                    answered += 1
-                    try:
-                        matches = is_answer_to(text, seq, has_id)
-                    except ValueError as error:
-                        raise fail(f"unreadable answer {answered}: {error}") from error
-                    if not matches:
-                        raise fail(f"answer {answered} ({text[:80]!r}) is not for line {seq}"
-                                   + (f" (id {seq})" if has_id else ""))
-                    answers.append(text.rstrip(b"\r\n"))
-                yield item.meta, answers
-            extra = stdout.read(1 << 12)
+                meta, requests = item
+                answers = reader.take(requests.count)
+                try:  # the answers that came, before their count: a wrong one says more than a missing one
+                    wrong = first_mismatch(answers, requests.head(answers.count))
+                except AnswerError as error:
+                    raise fail(str(error)) from error
+                if wrong is not None:
+                    seq = requests.first_seq + wrong
+                    raise fail(f"answer {answered + wrong + 1} ({answers.line(wrong)[:80]!r}) is not for line {seq}"
+                               + (f" (id {seq})" if requests.has_id[wrong] else ""))
+                answered += answers.count
+                if answers.count < requests.count:
+                    raise fail(f"answered {answered} lines, but {requests.first_seq + answers.count} or more "
+                               "requests were sent")
+                yield meta, answers
+            extra = reader.remainder(1 << 12)
             if feed_error:
                 raise fail(f"the input failed after {answered} requests")
             if extra:
@@ -148,6 +139,17 @@ class VerifyProcess(Generic[Meta]):
                 process.wait()
             for stream in (stdout, stderr):
                 stream.close()
+
+
+def _widen(pipe: Any, size: int = 1 << 20) -> None:
+    """Asks for a larger pipe buffer (Linux; up to /proc/sys/fs/pipe-max-size), so that the child
+    and the task move their data in fewer, larger reads and writes. Best effort."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(pipe.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), size)
+    except (OSError, ImportError, ValueError):
+        pass
 
 
 def run_once(argv: Sequence[str], env: dict[str, str] | None = None, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:

@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 from . import options as options_module
 from .child import VerifyError, VerifyProcess, run_once
 from .options import JobOptions
-from .protocol import ANSWER_FIELDS, ANSWER_SCHEMA, CONTEXT_COLUMNS, is_blank, line_request, table_request
+from .protocol import ANSWER_FIELDS, ANSWER_SCHEMA, CONTEXT_COLUMNS
 from .ship import Shipment, is_archive, ship, unpack_locally
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
+
+    from .request_batch import RequestBatch
 
 # Reason codes in check order (SPEC §5), for the summary's order; unknown codes follow.
 REASON_ORDER = (
@@ -34,19 +36,6 @@ REASON_ORDER = (
 
 class ConfigError(Exception):
     """The job cannot start; the message is for the user (tokenverify's own where it has one)."""
-
-
-ANSWER_COLUMN = "__tokenverify_answer"  # the raw answer line, until from_json spreads it out
-
-
-def with_answer_columns(mapped: DataFrame, keep: Sequence[str]) -> DataFrame:
-    """The `keep` columns, then the answer's members read from the raw answer (FAILFAST: an
-    answer Spark cannot read fails the task instead of becoming nulls)."""
-    from pyspark.sql import functions as F
-
-    parsed = F.from_json(F.col(ANSWER_COLUMN), ANSWER_SCHEMA, {"mode": "FAILFAST"})
-    return mapped.select(*[F.col(f"`{name}`") for name in keep], parsed.alias(ANSWER_COLUMN)).select(
-        *[F.col(f"`{name}`") for name in keep], *[F.col(f"{ANSWER_COLUMN}.{name}") for name in ANSWER_FIELDS])
 
 
 @dataclass(frozen=True)
@@ -93,47 +82,53 @@ class _FailOnce:
 def lines_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """file_path, block_start, value (one row per line of a file split, in file order) in;
     source, line and the answer's columns out, one row per non-blank line."""
+    import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    limit = plan.options.max_line_bytes
+    from .answer_batch import ANSWER_ARROW_FIELDS, answer_columns
+    from .request_batch import line_requests
 
-    def requests() -> Iterator[tuple[tuple[list[str], list[int]], list[Any]]]:
-        key: tuple[str, int] | None = None
-        number = 0
-        seq = 0
+    def requests() -> Iterator[tuple[tuple[pa.Array, pa.Array], RequestBatch]]:
+        split: tuple[str, int] | None = None
+        number = 0  # the line number of the split's last row so far
+        seq = 1
         for batch in batches:
-            paths = batch.column(0).to_pylist()
-            starts = batch.column(1).to_pylist()
-            values = batch.column(2).to_pylist()
-            sources: list[str] = []
-            lines: list[int] = []
-            requests: list[Any] = []
-            for path, start, value in zip(paths, starts, values):
-                if (path, start) != key:
-                    key = (path, start)
-                    if start == 0:
+            rows = batch.num_rows
+            paths, values = batch.column(0), batch.column(2)
+            starts = batch.column(1).to_numpy(zero_copy_only=False)
+            # runs of rows from one file split (a partition may read several splits in turn)
+            changes = np.zeros(rows, bool)
+            if rows > 1:
+                changes[1:] = pc.not_equal(paths.slice(1), paths.slice(0, rows - 1)).to_numpy(zero_copy_only=False)
+                changes[1:] |= starts[1:] != starts[:-1]
+            firsts = np.flatnonzero(changes | (np.arange(rows) == 0))
+            ends = np.append(firsts[1:], rows)
+            numbers = np.empty(rows, np.int64)
+            names = []
+            for first, end in zip(firsts, ends):
+                here = (paths[int(first)].as_py(), int(starts[first]))
+                if here != split:
+                    split = here
+                    if here[1] == 0:
                         number = 0
-                    elif key in plan.line_offsets:
-                        number = plan.line_offsets[key]
+                    elif here in plan.line_offsets:
+                        number = plan.line_offsets[here]
                     else:
-                        raise VerifyError(f"no line count for split {key} (the input changed while the job ran?)")
-                    name = source_name(path)
-                number += 1
-                if value is None or is_blank(value):
-                    continue
-                seq += 1
-                requests.append(line_request(value, seq, limit))
-                sources.append(name)
-                lines.append(number)
-            yield (sources, lines), requests
+                        raise VerifyError(f"no line count for split {here} (the input changed while the job ran?)")
+                names.append(source_name(here[0]))
+                numbers[first:end] = np.arange(number + 1, number + 1 + end - first)
+                number += int(end - first)
+            keep, request_batch = line_requests(values, seq, plan.options.max_line_bytes)
+            seq += request_batch.count
+            run_of_row = np.repeat(np.arange(len(firsts)), ends - firsts)
+            sources = pa.array(names, pa.string()).take(pa.array(run_of_row[keep]))
+            yield (sources, pa.array(numbers[keep])), request_batch
 
     fail_once = _FailOnce(plan.options.fail_once_dir)
-    schema = pa.schema([pa.field("source", pa.string()), pa.field("line", pa.int64()),
-                        pa.field(ANSWER_COLUMN, pa.string())])
+    schema = pa.schema([pa.field("source", pa.string()), pa.field("line", pa.int64()), *ANSWER_ARROW_FIELDS])
     for (sources, lines), answers in plan.process().run(requests()):
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(sources, pa.string()), pa.array(lines, pa.int64()), pa.array(answers, pa.string())],
-            schema=schema)
+        yield pa.RecordBatch.from_arrays([sources, lines, *answer_columns(answers).columns], schema=schema)
         fail_once.after_batch()
 
 
@@ -141,21 +136,20 @@ def table_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterat
     """A table's rows in; the same rows with the answer's columns added out."""
     import pyarrow as pa
 
-    def requests() -> Iterator[tuple[pa.RecordBatch, list[Any]]]:
-        seq = 0
+    from .answer_batch import ANSWER_ARROW_FIELDS, answer_columns
+    from .request_batch import table_requests
+
+    def requests() -> Iterator[tuple[pa.RecordBatch, RequestBatch]]:
+        seq = 1
         for batch in batches:
-            tokens = batch.column(plan.token_column).to_pylist()
-            context = {name: batch.column(name).to_pylist() for name in plan.context_columns}
-            requests = []
-            for row, token in enumerate(tokens):
-                seq += 1
-                requests.append(table_request(seq, token, {name: values[row] for name, values in context.items()}))
-            yield batch, requests
+            request_batch = table_requests(batch, plan.token_column, plan.context_columns, seq)
+            seq += request_batch.count
+            yield batch, request_batch
 
     fail_once = _FailOnce(plan.options.fail_once_dir)
     for batch, answers in plan.process().run(requests()):
-        schema = pa.schema([*batch.schema, pa.field(ANSWER_COLUMN, pa.string())])
-        yield pa.RecordBatch.from_arrays([*batch.columns, pa.array(answers, pa.string())], schema=schema)
+        schema = pa.schema([*batch.schema, *ANSWER_ARROW_FIELDS])
+        yield pa.RecordBatch.from_arrays([*batch.columns, *answer_columns(answers).columns], schema=schema)
         fail_once.after_batch()
 
 
@@ -278,25 +272,25 @@ def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
         single_split = single_split_size(spark, sizes)
         offsets = {} if sizes is not None and max(sizes, default=0) <= single_split else line_offsets(lines, single_split)
         plan = TaskPlan(options, shipment, at, threads, offsets)
-        mapped = lines.select("file_path", "block_start", "value").mapInArrow(lambda batches: lines_partition(plan, batches),
-                                  f"source string, line bigint, {ANSWER_COLUMN} string")
-        return with_answer_columns(mapped, ["source", "line"]), at
+        answers = lines.select("file_path", "block_start", "value").mapInArrow(
+            lambda batches: lines_partition(plan, batches), f"source string, line bigint, {ANSWER_SCHEMA}")
+        return answers, at
     table = read_table(spark, options)
     if options.token_column not in table.columns:
         raise ConfigError(f"the input has no column {options.token_column!r} (--token-column); "
                           f"its columns: {', '.join(table.columns)}")
-    clash = [name for name in (*ANSWER_FIELDS, ANSWER_COLUMN) if name in table.columns]
+    clash = [name for name in ANSWER_FIELDS if name in table.columns]
     if clash:
         raise ConfigError(f"the input already has columns named like the answer's: {', '.join(clash)}")
     shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
     shipment = _keyed_by_given_paths(shipment, options)
     context = tuple(name for name in CONTEXT_COLUMNS if name in table.columns)
     plan = TaskPlan(options, shipment, at, threads, {}, options.token_column, context)
-    from pyspark.sql.types import StringType, StructField, StructType
+    from pyspark.sql.types import StructType
 
-    mapped = table.mapInArrow(lambda batches: table_partition(plan, batches),
-                              StructType([*table.schema.fields, StructField(ANSWER_COLUMN, StringType())]))
-    return with_answer_columns(mapped, table.columns), at
+    answer_fields = StructType.fromDDL(ANSWER_SCHEMA).fields
+    return table.mapInArrow(lambda batches: table_partition(plan, batches),
+                            StructType([*table.schema.fields, *answer_fields])), at
 
 
 def _keyed_by_given_paths(shipment: Shipment, options: JobOptions) -> Shipment:

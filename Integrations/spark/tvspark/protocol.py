@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-# The answer's members, in output order, and the Spark schema they are read with (from_json:
-# `aud` as a string column keeps an array as its JSON text; `exp` may have a fraction).
+# The answer's members, in output order, and their Spark types (`aud`: the string, or an array
+# as its JSON text; `exp`: a double, since a NumericDate may have a fraction).
 ANSWER_FIELDS: tuple[str, ...] = (
     "valid", "reason", "detail", "jti", "sub", "aud", "kid", "alg", "exp", "role",
 )
@@ -73,7 +73,9 @@ def line_request(raw: bytes, seq: int, max_line_bytes: int = DEFAULT_MAX_LINE_BY
     return Request(wrapped, True)
 
 
-def _json_value(name: str, value: Any) -> str:
+def json_value(name: str, value: Any) -> str:
+    """A table cell as the JSON text of a request member (`at` written as a number when it
+    spells one, dates in RFC 3339)."""
     if name == "at" and isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
         return value.strip()  # a CSV cell "1800000000" is the NumericDate it spells
     if hasattr(value, "isoformat"):
@@ -87,11 +89,11 @@ def _json_value(name: str, value: Any) -> str:
 def table_request(seq: int, token: Any, context: Mapping[str, Any]) -> Request:
     """The request for one table row: its token (None gives `"token":null`, a malformed
     request) and the context columns that are not null."""
-    parts = [f'{{"id":{seq},"token":{_json_value("token", token)}']
+    parts = [f'{{"id":{seq},"token":{json_value("token", token)}']
     for name in CONTEXT_COLUMNS:
         value = context.get(name)
         if value is not None:
-            parts.append(f',"{name}":{_json_value(name, value)}')
+            parts.append(f',"{name}":{json_value(name, value)}')
     parts.append("}")
     return Request("".join(parts).encode("utf-8"), True)
 
