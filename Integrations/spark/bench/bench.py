@@ -68,10 +68,10 @@ def timed(command: list[str], **kwargs: object) -> float:
     return time.monotonic() - started
 
 
-def tree_cpu_seconds() -> float:
-    """CPU seconds (user + system) used so far by this process and every process under it (the
-    JVM, its Python workers, their tokenverify children), those already reaped included: a
-    measure of the work done that other load on the machine does not inflate, unlike wall time."""
+def tree_cpu() -> dict[int, tuple[float, int]]:
+    """CPU seconds (user + system) used so far by this process and by every process under it
+    (the JVM, its Python workers, their tokenverify children), each with the children it has
+    reaped, and each one's parent, by process id."""
     parents: dict[int, int] = {}
     totals: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -91,7 +91,26 @@ def tree_cpu_seconds() -> float:
             if ppid == parent and pid not in tree:
                 tree.add(pid)
                 frontier.append(pid)
-    return sum(totals.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
+    ticks = os.sysconf("SC_CLK_TCK")
+    return {pid: (totals[pid] / ticks, parents[pid]) for pid in tree if pid in totals}
+
+
+def cpu_since(before: dict[int, tuple[float, int]]) -> float:
+    """The CPU seconds the process tree used since `before`: a measure of the work done that
+    other load on the machine does not inflate, unlike wall time. A process that ended in
+    between (an idle Python worker, a finished child) was reaped by an ancestor that is still
+    here, whose count of reaped children now holds its whole life: its count at `before` is
+    taken off so that only the time in between stays."""
+    after = tree_cpu()
+    used = sum(seconds - before.get(pid, (0.0, 0))[0] for pid, (seconds, _) in after.items())
+    for pid, (seconds, parent) in before.items():
+        if pid in after:
+            continue
+        while parent in before and parent not in after:
+            parent = before[parent][1]
+        if parent in after:
+            used -= seconds
+    return used
 
 
 def split_into(source: Path, folder: Path, files: int, lines: int) -> None:
@@ -150,15 +169,15 @@ def main() -> int:
                                  "--at", AT, "--input", str(inputs[0].parent if args.files > 1 else source),
                                  "--output", str(output), "--overwrite"])
     for number in range(1, args.rounds + 1):  # alternating, so that both see the same load
-        cpu_before = tree_cpu_seconds()
+        cpu_before = tree_cpu()
         with single_out.open("wb") as out:
             single = timed([binary, "verify", "--quiet", "--threads", str(args.cores), "--keys", keys,
                             "--revocations", revocations, "--at", AT, *map(str, inputs)], stdout=out)
-        single_cpu = tree_cpu_seconds() - cpu_before
+        single_cpu = cpu_since(cpu_before)
         single_valid = sum(1 for line in single_out.open("rb") if b'"valid":true' in line)
-        cpu_before = tree_cpu_seconds()
+        cpu_before = tree_cpu()
         summary = job.run(spark, job_options)
-        spark_cpu = tree_cpu_seconds() - cpu_before
+        spark_cpu = cpu_since(cpu_before)
         if summary.answered != lines or summary.valid != single_valid:
             print(f"bench: the job answered {summary.answered} ({summary.valid} valid), the command {lines} "
                   f"({single_valid} valid)", file=sys.stderr)

@@ -286,9 +286,10 @@ def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
     shipment = _keyed_by_given_paths(shipment, options)
     context = tuple(name for name in CONTEXT_COLUMNS if name in table.columns)
     plan = TaskPlan(options, shipment, at, threads, {}, options.token_column, context)
-    from pyspark.sql.types import StructType
+    from pyspark.sql.types import BooleanType, DoubleType, StringType, StructField, StructType
 
-    answer_fields = StructType.fromDDL(ANSWER_SCHEMA).fields
+    types = {"valid": BooleanType(), "exp": DoubleType()}
+    answer_fields = [StructField(name, types.get(name, StringType())) for name in ANSWER_FIELDS]
     return table.mapInArrow(lambda batches: table_partition(plan, batches),
                             StructType([*table.schema.fields, *answer_fields])), at
 
