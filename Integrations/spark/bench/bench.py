@@ -27,6 +27,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -68,10 +69,10 @@ def timed(command: list[str], **kwargs: object) -> float:
     return time.monotonic() - started
 
 
-def tree_cpu() -> dict[int, tuple[float, int]]:
-    """CPU seconds (user + system) used so far by this process and by every process under it
-    (the JVM, its Python workers, their tokenverify children), each with the children it has
-    reaped, and each one's parent, by process id."""
+def _tree_cpu() -> dict[int, tuple[float, int]]:
+    """For each process of this process's tree (this process, the JVM, its Python workers, their
+    tokenverify children): the CPU seconds (user + system) it and the children it reaped have
+    used so far, and its parent."""
     parents: dict[int, int] = {}
     totals: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -95,22 +96,58 @@ def tree_cpu() -> dict[int, tuple[float, int]]:
     return {pid: (totals[pid] / ticks, parents[pid]) for pid in tree if pid in totals}
 
 
-def cpu_since(before: dict[int, tuple[float, int]]) -> float:
-    """The CPU seconds the process tree used since `before`: a measure of the work done that
-    other load on the machine does not inflate, unlike wall time. A process that ended in
-    between (an idle Python worker, a finished child) was reaped by an ancestor that is still
-    here, whose count of reaped children now holds its whole life: its count at `before` is
-    taken off so that only the time in between stays."""
-    after = tree_cpu()
-    used = sum(seconds - before.get(pid, (0.0, 0))[0] for pid, (seconds, _) in after.items())
-    for pid, (seconds, parent) in before.items():
-        if pid in after:
-            continue
-        while parent in before and parent not in after:
-            parent = before[parent][1]
-        if parent in after:
-            used -= seconds
-    return used
+def _ignores_sigchld(pid: int) -> bool:
+    """True when the process lets the kernel reap its children (SIGCHLD ignored), so that their
+    times never reach its own count of reaped children (PySpark's daemon does this)."""
+    try:
+        with open(f"/proc/{pid}/status") as file:
+            for line in file:
+                if line.startswith("SigIgn:"):
+                    return bool(int(line.split()[1], 16) & (1 << (17 - 1)))  # SIGCHLD is 17
+    except OSError:
+        pass
+    return False
+
+
+class TreeCPU:
+    """The CPU seconds this process's tree uses while the `with` block runs: a measure of the
+    work done that other load on the machine does not inflate, unlike wall time.
+
+    The tree is read a few times a second. A process still there at the end counts what it and
+    its reaped children used since the start. A process that ended in between counts up to its
+    last reading, unless its parent is still there and reaped it (its whole life is then in the
+    parent's count, less what it had used before the start). PySpark's daemon ignores SIGCHLD, so
+    its workers' times never reach it: they are counted by their own readings, and lose what
+    they used after the last one (a fraction of a second, when a worker ends)."""
+
+    def __init__(self, interval: float = 0.25) -> None:
+        self.interval = interval
+        self.seconds = 0.0
+
+    def __enter__(self) -> TreeCPU:
+        self.start = _tree_cpu()
+        self.last = dict(self.start)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="tree-cpu", daemon=True)
+        self.thread.start()
+        return self
+
+    def _watch(self) -> None:
+        while not self.done.wait(self.interval):
+            self.last.update(_tree_cpu())
+
+    def __exit__(self, *_: object) -> None:
+        self.done.set()
+        self.thread.join()
+        end = _tree_cpu()
+        used = 0.0
+        for pid, (seconds, parent) in {**self.last, **end}.items():
+            before = self.start.get(pid, (0.0, 0))[0]
+            if pid in end or parent not in end or _ignores_sigchld(parent):
+                used += seconds - before
+            else:
+                used -= before  # reaped by a parent still here: its life is in the parent's count
+        self.seconds = used
 
 
 def split_into(source: Path, folder: Path, files: int, lines: int) -> None:
@@ -169,15 +206,14 @@ def main() -> int:
                                  "--at", AT, "--input", str(inputs[0].parent if args.files > 1 else source),
                                  "--output", str(output), "--overwrite"])
     for number in range(1, args.rounds + 1):  # alternating, so that both see the same load
-        cpu_before = tree_cpu()
-        with single_out.open("wb") as out:
+        with single_out.open("wb") as out, TreeCPU() as cpu:
             single = timed([binary, "verify", "--quiet", "--threads", str(args.cores), "--keys", keys,
                             "--revocations", revocations, "--at", AT, *map(str, inputs)], stdout=out)
-        single_cpu = cpu_since(cpu_before)
+        single_cpu = cpu.seconds
         single_valid = sum(1 for line in single_out.open("rb") if b'"valid":true' in line)
-        cpu_before = tree_cpu()
-        summary = job.run(spark, job_options)
-        spark_cpu = cpu_since(cpu_before)
+        with TreeCPU() as cpu:
+            summary = job.run(spark, job_options)
+        spark_cpu = cpu.seconds
         if summary.answered != lines or summary.valid != single_valid:
             print(f"bench: the job answered {summary.answered} ({summary.valid} valid), the command {lines} "
                   f"({single_valid} valid)", file=sys.stderr)

@@ -95,6 +95,8 @@ def lines_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterat
         seq = 1
         for batch in batches:
             rows = batch.num_rows
+            if not rows:
+                continue
             paths, values = batch.column(0), batch.column(2)
             starts = batch.column(1).to_numpy(zero_copy_only=False)
             # runs of rows from one file split (a partition may read several splits in turn)
