@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
+from .arrow_bytes import concatenated, decimal_texts, literal, value_bounds
 from .protocol import ANSWER_FIELDS, is_answer_to
 from .request_batch import RequestBatch
 
@@ -84,12 +85,11 @@ class AnswerReader:
 
 
 def _prefixes(requests: RequestBatch) -> pa.Array:
-    numbers = pc.cast(pa.array(np.arange(requests.first_seq, requests.first_seq + requests.count, dtype=np.int64)),
-                      pa.string())
-    empty = pa.scalar("")
-    with_id = pc.binary_join_element_wise('{"line":', numbers, ',"id":', numbers, ",", empty)
-    line_only = pc.binary_join_element_wise('{"line":', numbers, ",", empty)
-    return pc.if_else(pa.array(requests.has_id), with_id, line_only).cast(pa.large_string())
+    """What `verify` writes first for each request: `{"line":N,"id":N,` or `{"line":N,`."""
+    numbers = decimal_texts(requests.first_seq, requests.count)
+    with_id = concatenated(literal(b'{"line":'), numbers, literal(b',"id":'), numbers, literal(b","))
+    line_only = concatenated(literal(b'{"line":'), numbers, literal(b","))
+    return pc.if_else(pa.array(requests.has_id), with_id, line_only)
 
 
 def first_mismatch(answers: AnswerBatch, requests: RequestBatch) -> int | None:
@@ -98,10 +98,7 @@ def first_mismatch(answers: AnswerBatch, requests: RequestBatch) -> int | None:
         raise ValueError(f"{answers.count} answers for {requests.count} requests")
     if not answers.count:
         return None
-    prefixes = _prefixes(requests)
-    bounds = np.frombuffer(prefixes.buffers()[1], np.int64)[prefixes.offset:prefixes.offset + len(prefixes) + 1]
-    expected = np.frombuffer(prefixes.buffers()[2], np.uint8)[int(bounds[0]):int(bounds[-1])]
-    bounds = bounds - bounds[0]
+    bounds, expected = value_bounds(_prefixes(requests))
     lengths = np.diff(bounds)
     data = np.frombuffer(answers.data, np.uint8)
     # byte j of prefix k sits at starts[k] + j in the answers; past an answer's end the compare
@@ -137,10 +134,9 @@ def _answer_table(answers: AnswerBatch) -> pa.Table:
     by_arrow = np.setdiff1d(np.arange(answers.count), by_python, assume_unique=True)
     lines = pa.LargeBinaryArray.from_buffers(pa.large_binary(), answers.count,
                                              [None, pa.py_buffer(answers.starts), pa.py_buffer(answers.data)])
-    arrow_part = lines.take(pa.array(by_arrow))
-    offsets = np.frombuffer(arrow_part.buffers()[1], np.int64)[:len(arrow_part) + 1]
-    arrow_data = arrow_part.buffers()[2].to_pybytes()[int(offsets[0]):int(offsets[-1])] if len(arrow_part) else b""
-    arrow_table = _read_or_fall_back(arrow_data, AnswerBatch(arrow_data, offsets - offsets[0]))
+    offsets, arrow_bytes = value_bounds(lines.take(pa.array(by_arrow)))
+    arrow_data = arrow_bytes.tobytes()
+    arrow_table = _read_or_fall_back(arrow_data, AnswerBatch(arrow_data, offsets))
     python_table = python_columns([answers.line(int(index)) for index in by_python])
     merged = pa.concat_tables([arrow_table, python_table])
     order = np.argsort(np.concatenate([by_arrow, by_python]), kind="stable")

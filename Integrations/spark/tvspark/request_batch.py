@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrow_bytes import as_large_binary, concatenated, decimal_texts, literal, value_bounds, values_bytes
 from .protocol import CONTEXT_COLUMNS, Request, is_blank, json_value, line_request
 
 # Bytes of a bare token that can be wrapped as a JSON string without escaping or trimming.
@@ -54,47 +55,18 @@ class RequestBatch:
         return RequestBatch(payload, first_seq, np.fromiter((r.has_id for r in requests), bool, len(requests)))
 
 
-def _binary(array: pa.Array) -> pa.Array:
-    """The array as binary with 64-bit offsets (the joins below may outgrow 2 GiB in a batch of
-    long lines)."""
-    return array if array.type == pa.large_binary() else array.cast(pa.large_binary())
-
-
-def _scalar(text: bytes) -> pa.Scalar:
-    return pa.scalar(text, pa.large_binary())
-
-
-def _joined(*parts: pa.Array | pa.Scalar) -> pa.Array:
-    return pc.binary_join_element_wise(*parts, _scalar(b""))
-
-
-def _payload(lines: pa.Array) -> memoryview:
-    """The bytes of a large_binary array's values, back to back, without a copy."""
-    offsets = np.frombuffer(lines.buffers()[1], np.int64)[lines.offset:lines.offset + len(lines) + 1]
-    data = lines.buffers()[2]
-    if data is None or len(lines) == 0:
-        return memoryview(b"")
-    return memoryview(data)[int(offsets[0]):int(offsets[-1])]
-
-
-def _numbers(first_seq: int, count: int) -> pa.Array:
-    return pc.cast(pa.array(np.arange(first_seq, first_seq + count, dtype=np.int64)), pa.string()).cast(pa.large_binary())
-
-
 def _all_bytes_in(lines: pa.Array, allowed: bytes) -> bool:
     """True when every byte of every value is one of `allowed` (one pass over the whole batch)."""
-    payload = _payload(lines)
-    return not bytes(payload).translate(None, allowed) if len(payload) else True
+    return not value_bounds(lines)[1].tobytes().translate(None, allowed)
 
 
 def line_requests(values: pa.Array, first_seq: int, max_line_bytes: int) -> tuple[np.ndarray, RequestBatch]:
     """Which input lines are answered (the non-blank ones), and their requests, numbered from
     `first_seq` in order: `protocol.line_request` for every such line."""
-    lines = _binary(values.fill_null(b"") if values.null_count else values)
+    lines = as_large_binary(values.fill_null(b"") if values.null_count else values)
     count = len(lines)
-    offsets = np.frombuffer(lines.buffers()[1], np.int64)[lines.offset:lines.offset + count + 1]
+    offsets, data = value_bounds(lines)
     lengths = np.diff(offsets)
-    data = np.frombuffer(lines.buffers()[2], np.uint8) if lines.buffers()[2] is not None else np.zeros(0, np.uint8)
     nonempty = lengths > 0
     first_byte = np.zeros(count, np.uint8)
     first_byte[nonempty] = data[offsets[:-1][nonempty]]
@@ -119,9 +91,9 @@ def line_requests(values: pa.Array, first_seq: int, max_line_bytes: int) -> tupl
     has_id = token[kept]
     sent: pa.Array | None = None
     if has_id.any():
-        sent = _joined(_scalar(b'{"id":'), _numbers(first_seq, len(kept)), _scalar(b',"token":"'), wanted, _scalar(b'"}\n'))
+        sent = concatenated(literal(b'{"id":'), decimal_texts(first_seq, len(kept)), literal(b',"token":"'), wanted, literal(b'"}\n'))
     if not has_id.all():
-        as_read = _joined(wanted, _scalar(b"\n"))
+        as_read = concatenated(wanted, literal(b"\n"))
         sent = as_read if sent is None else pc.if_else(pa.array(has_id), sent, as_read)
     by_row_kept = [(row, line) for row, line in zip(rows, python_lines) if keep[row]]
     if by_row_kept:
@@ -131,7 +103,7 @@ def line_requests(values: pa.Array, first_seq: int, max_line_bytes: int) -> tupl
         mask[position] = True
         sent = pc.replace_with_mask(sent, pa.array(mask), pa.array([r.text + b"\n" for r in built], pa.large_binary()))
         has_id[position] = [r.has_id for r in built]
-    return keep, RequestBatch(_payload(sent), first_seq, has_id)
+    return keep, RequestBatch(values_bytes(sent), first_seq, has_id)
 
 
 def json_texts(name: str, column: pa.Array) -> pa.Array:
@@ -141,7 +113,7 @@ def json_texts(name: str, column: pa.Array) -> pa.Array:
     if pa.types.is_integer(kind):
         return pc.cast(column, pa.string()).cast(pa.large_binary())
     if (pa.types.is_string(kind) or pa.types.is_large_string(kind)) and name != "at":
-        quoted = _joined(_scalar(b'"'), _binary(column), _scalar(b'"'))
+        quoted = concatenated(literal(b'"'), as_large_binary(column), literal(b'"'))
         plain = pc.fill_null(pc.match_substring_regex(column, _PLAIN_STRING), True)
         if pc.all(plain).as_py():
             return quoted
@@ -160,14 +132,14 @@ def table_requests(batch: pa.RecordBatch, token_column: str, context_columns: Se
     """One request for every row of a table batch, numbered from `first_seq`:
     `protocol.table_request` for every row."""
     count = batch.num_rows
-    token = pc.fill_null(json_texts("token", batch.column(token_column)), _scalar(b"null"))
-    parts: list[pa.Array | pa.Scalar] = [_scalar(b'{"id":'), _numbers(first_seq, count), _scalar(b',"token":'), token]
+    token = pc.fill_null(json_texts("token", batch.column(token_column)), literal(b"null"))
+    parts: list[pa.Array | pa.Scalar] = [literal(b'{"id":'), decimal_texts(first_seq, count), literal(b',"token":'), token]
     for name in CONTEXT_COLUMNS:
         if name in context_columns:
-            member = _joined(_scalar(b',"%s":' % name.encode()), json_texts(name, batch.column(name)))
-            parts.append(pc.fill_null(member, _scalar(b"")))
-    sent = _joined(*parts, _scalar(b"}\n"))
-    return RequestBatch(_payload(sent), first_seq, np.ones(count, bool))
+            member = concatenated(literal(b',"%s":' % name.encode()), json_texts(name, batch.column(name)))
+            parts.append(pc.fill_null(member, literal(b"")))
+    sent = concatenated(*parts, literal(b"}\n"))
+    return RequestBatch(values_bytes(sent), first_seq, np.ones(count, bool))
 
 
 def table_requests_by_row(batch: pa.RecordBatch, token_column: str, context_columns: Sequence[str],
