@@ -70,6 +70,11 @@ extension TokenVerify {
         @Option(name: .long, help: ArgumentHelp("Signature cache slots (0 turns the cache off).", valueName: "count"))
         var cacheSlots: Int = 1 << 18
 
+        @Option(name: .customLong("es256-table-memory"), help: ArgumentHelp(
+            "Memory for ES256 keys' precomputed tables, built in the background after the keys load (159,872 bytes per key; default 64 MiB = 419 keys; keys beyond it, and until their table is ready, verify through EVP_PKEY_verify; 0 turns the tables off).",
+            valueName: "bytes"))
+        var es256TableMemory: Int = 64 << 20
+
         @Option(name: .long, help: ArgumentHelp("How often revocation files are checked for changes (0: only on SIGHUP).", valueName: "seconds"))
         var reloadInterval: Double = 0.25
 
@@ -82,6 +87,7 @@ extension TokenVerify {
             if maxLineBytes < 16 { throw ValidationError("--max-line-bytes must be at least 16") }
             if !reloadInterval.isFinite || reloadInterval < 0 { throw ValidationError("--reload-interval must be a non-negative number of seconds") }
             if cacheSlots < 0 { throw ValidationError("--cache-slots must not be negative") }
+            if es256TableMemory < 0 { throw ValidationError("--es256-table-memory must not be negative") }
             if !leeway.isFinite || leeway < 0 { throw ValidationError("--leeway must be a non-negative number of seconds") }
             if let at, NumericDate.parse(at) == nil {
                 throw ValidationError("--at must be a NumericDate (seconds) or an RFC 3339 date-time, not \"\(at)\"")
@@ -154,7 +160,7 @@ extension TokenVerify {
 
             let options = VerificationOptions(
                 environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
-                audit: audit, signatureCacheSlots: cacheSlots)
+                audit: audit, signatureCacheSlots: cacheSlots, es256TableMemory: es256TableMemory)
             let verifier = TokenVerifier(keys: keySet, revocations: revocationList, steps: steps, options: options)
             ProcessSignals.install()
             let watcher = LiveStateWatcher(verifier: verifier, sources: liveSources(), interval: reloadInterval, log: { printError($0) })

@@ -34,6 +34,22 @@ void tv_p256_verify_context_free(void *context);
 /// with SHA-256 over `message`; 0 otherwise (including r or s zero or not below the group order).
 int tv_p256_verify(void *context, const uint8_t *message, size_t message_length, const uint8_t *signature);
 
+/// A per-key precomputed table for ES256 verification (see p256_table.c): a copy of the P-256
+/// group whose generator is the public point (x, y) with OpenSSL's comb table built for it. NULL
+/// when OpenSSL offers no precomputed method for the group (the caller then keeps EVP) or the
+/// point is not valid. Slow (tens of milliseconds); read-only afterwards, shared by all threads.
+void *tv_p256_table_new(const uint8_t *x, const uint8_t *y);
+void tv_p256_table_free(void *table);
+
+/// A worker's scratch for table verification (BN_CTX, numbers and points made once); one thread at a time.
+void *tv_p256_table_scratch_new(void);
+void tv_p256_table_scratch_free(void *scratch);
+
+/// Same contract and verdict as `tv_p256_verify`, through the key's table: 1 when `signature`
+/// (64 bytes r‖s) is a valid ECDSA SHA-256 signature of `message`, 0 otherwise.
+int tv_p256_table_verify(void *table, void *scratch, const uint8_t *message, size_t message_length,
+                         const uint8_t *signature);
+
 /// Signs `message` (ECDSA with SHA-256) and writes the 64-byte r‖s form. Returns 1 on success.
 int tv_p256_sign(void *private_key, const uint8_t *message, size_t message_length, uint8_t *signature);
 

@@ -1,23 +1,47 @@
 internal import CTokenCrypto
+import Atomics
 
-/// A P-256 public key decoded once into an OpenSSL `EVP_PKEY`.
+/// A P-256 public key decoded once into an OpenSSL `EVP_PKEY`, and its precomputed table once
+/// that is built (``P256TableBuilder``).
 final class P256PublicKey: @unchecked Sendable {
     // Immutable after init; OpenSSL allows concurrent use of one EVP_PKEY by many contexts.
     fileprivate let handle: UnsafeMutableRawPointer
+    private let x: [UInt8]
+    private let y: [UInt8]
+    /// The key's table, published once when ready; read with one atomic load per verification.
+    private let readyTable = ManagedAtomicLazyReference<P256KeyTable>()
 
     /// Nil when (x, y) is not a point on P-256 or a coordinate is not 32 bytes.
     init?(x: [UInt8], y: [UInt8]) {
         guard x.count == 32, y.count == 32, let handle = tv_p256_public_key_new(x, y) else { return nil }
         self.handle = handle
+        self.x = x
+        self.y = y
     }
 
     deinit { tv_p256_key_free(handle) }
+
+    /// The key's table, when it is ready.
+    @inline(__always)
+    var table: P256KeyTable? { readyTable.load() }
+
+    /// Builds and publishes the key's table unless it has one; true when a table was built here.
+    /// False too when OpenSSL offers no table for P-256: the key keeps verifying through EVP.
+    func buildTable() -> Bool {
+        guard readyTable.load() == nil, let table = P256KeyTable(x: x, y: y) else { return false }
+        return readyTable.storeIfNilThenLoad(table) === table
+    }
 }
 
-/// An OpenSSL verify context for one key, for one thread at a time.
+/// An OpenSSL verify context for one key, for one thread at a time: through the key's table once
+/// it is ready, through EVP_PKEY_verify until then (both give the same verdict on every input).
 final class P256VerifyContext {
     private let key: P256PublicKey
     private let handle: UnsafeMutableRawPointer
+    /// The scratch for table verification, made when the key's table is first seen.
+    private var tableScratch: UnsafeMutableRawPointer?
+    /// Signatures this context checked through the key's table (for the tests).
+    private(set) var tableVerifications = 0
 
     init(key: P256PublicKey) {
         guard let handle = tv_p256_verify_context_new(key.handle) else {
@@ -27,14 +51,36 @@ final class P256VerifyContext {
         self.handle = handle
     }
 
-    deinit { tv_p256_verify_context_free(handle) }
+    deinit {
+        tv_p256_verify_context_free(handle)
+        tv_p256_table_scratch_free(tableScratch)
+    }
 
     /// Verifies a 64-byte r‖s `signature` of `message` (hashed with SHA-256 here). A signature of
     /// another length, or with r or s zero or not below the group order, is invalid.
     @inline(__always)
     func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         guard signature.count == 64 else { return false }
+        if let table = key.table, let scratch = scratch() {
+            tableVerifications &+= 1
+            return withExtendedLifetime(table) {
+                tv_p256_table_verify(table.handle, scratch, message.baseAddress, message.count, signature.baseAddress) == 1
+            }
+        }
+        return verifyWithEVP(signature: signature, message: message)
+    }
+
+    /// The standard path, EVP_PKEY_verify, whatever the key's table (for the comparisons).
+    func verifyWithEVP(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard signature.count == 64 else { return false }
         return tv_p256_verify(handle, message.baseAddress, message.count, signature.baseAddress) == 1
+    }
+
+    @inline(__always)
+    private func scratch() -> UnsafeMutableRawPointer? {
+        if let tableScratch { return tableScratch }
+        tableScratch = tv_p256_table_scratch_new()
+        return tableScratch
     }
 }
 

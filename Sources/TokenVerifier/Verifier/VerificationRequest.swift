@@ -92,14 +92,18 @@ public struct VerificationOptions: Sendable {
     public var audit: Bool
     /// Slots in the signature cache (rounded up to a power of two); 0 turns the cache off.
     public var signatureCacheSlots: Int
+    /// Bytes for ES256 keys' precomputed tables (159,872 bytes per key, built in the background;
+    /// keys beyond the cap verify through EVP_PKEY_verify); 0 turns the tables off. Default 64 MiB.
+    public var es256TableMemory: Int
 
     public init(environment: Environment? = nil, issuer: String? = nil, leeway: Double = 0, checkTime: Double? = nil,
-                audit: Bool = false, signatureCacheSlots: Int = 1 << 18) {
+                audit: Bool = false, signatureCacheSlots: Int = 1 << 18, es256TableMemory: Int = 64 << 20) {
         self.environment = environment
         self.issuer = issuer
         self.leeway = leeway
         self.checkTime = checkTime
         self.audit = audit
         self.signatureCacheSlots = signatureCacheSlots
+        self.es256TableMemory = es256TableMemory
     }
 }

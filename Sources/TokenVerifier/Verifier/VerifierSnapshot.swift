@@ -56,6 +56,14 @@ final class VerifierCore: Sendable {
         self.options = options
         let cache = options.signatureCacheSlots > 0 ? SignatureCache(slots: options.signatureCacheSlots) : nil
         current = ManagedAtomic(VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, signatureCache: cache))
+        buildTables(for: keys)
+    }
+
+    /// Starts building the ES256 tables of a key set put in force (stops if it is replaced).
+    private func buildTables(for keys: KeySet) {
+        P256TableBuilder.start(for: keys, memoryCap: options.es256TableMemory) { [weak self] keys in
+            self?.snapshot.keys === keys
+        }
     }
 
     /// The snapshot in force.
@@ -69,7 +77,10 @@ final class VerifierCore: Sendable {
         while true {
             let new = change(old)
             let (exchanged, found) = current.compareExchange(expected: old, desired: new, ordering: .acquiringAndReleasing)
-            if exchanged { return }
+            if exchanged {
+                if new.keys !== old.keys { buildTables(for: new.keys) }
+                return
+            }
             old = found
         }
     }

@@ -1,0 +1,173 @@
+// ES256 verification with a per-key precomputed table (issue 21).
+//
+// OpenSSL's EVP_PKEY_verify computes u1·G + u2·Q: G has a built-in comb table in the nistz256
+// code, while Q is multiplied with a window rebuilt on every call. OpenSSL can give Q the same
+// kind of table: a copy of the named P-256 group whose generator is set to Q, on which
+// EC_GROUP_precompute_mult builds the comb table for Q. Verification then is u1·G with the
+// standard group (its built-in table), u2·Q with the key's group (the key's table), one point
+// addition and the comparison of the x-coordinate with r. All curve arithmetic stays in OpenSSL.
+//
+// These EC_GROUP functions are deprecated in OpenSSL 3 but present. A table is made only when the
+// copied group really holds a precomputed table afterwards (EC_GROUP_have_precompute_mult);
+// otherwise `tv_p256_table_new` returns NULL and the caller keeps the EVP path.
+#define OPENSSL_SUPPRESS_DEPRECATED 1
+
+#include "CTokenCrypto.h"
+
+#include <openssl/bn.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/obj_mac.h>
+#include <openssl/sha.h>
+
+// A key's table: the copied group with generator Q and the comb table for it. Read-only after
+// construction, so any number of threads may verify with it at once.
+struct p256_table {
+    EC_GROUP *group_q;
+};
+
+// The standard named group, made once: its generator uses OpenSSL's built-in table.
+static EC_GROUP *standard_group = NULL;
+static CRYPTO_ONCE standard_group_once = CRYPTO_ONCE_STATIC_INIT;
+
+static void make_standard_group(void) {
+    standard_group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+}
+
+static const EC_GROUP *standard(void) {
+    return CRYPTO_THREAD_run_once(&standard_group_once, make_standard_group) ? standard_group : NULL;
+}
+
+void *tv_p256_table_new(const uint8_t *x, const uint8_t *y) {
+    struct p256_table *table = NULL;
+    EC_GROUP *group_q = NULL;
+    EC_POINT *q = NULL;
+    BIGNUM *bx = BN_bin2bn(x, 32, NULL);
+    BIGNUM *by = BN_bin2bn(y, 32, NULL);
+    BN_CTX *ctx = BN_CTX_new();
+    const EC_GROUP *base = standard();
+    if (bx == NULL || by == NULL || ctx == NULL || base == NULL) goto done;
+    // EC_GROUP_dup keeps the group's method (nistz256 where OpenSSL uses it).
+    group_q = EC_GROUP_dup(base);
+    if (group_q == NULL) goto done;
+    q = EC_POINT_new(group_q);
+    if (q == NULL || EC_POINT_set_affine_coordinates(group_q, q, bx, by, ctx) != 1) goto done;
+    if (EC_POINT_is_at_infinity(group_q, q) || EC_POINT_is_on_curve(group_q, q, ctx) != 1) goto done;
+    if (EC_GROUP_set_generator(group_q, q, EC_GROUP_get0_order(base), EC_GROUP_get0_cofactor(base)) != 1) goto done;
+    if (EC_GROUP_precompute_mult(group_q, ctx) != 1) goto done;
+    // Only a group that really holds a precomputed table is worth keeping.
+    if (EC_GROUP_have_precompute_mult(group_q) != 1) goto done;
+    table = OPENSSL_zalloc(sizeof *table);
+    if (table == NULL) goto done;
+    table->group_q = group_q;
+    group_q = NULL;
+done:
+    EC_POINT_free(q);
+    EC_GROUP_free(group_q);
+    BN_CTX_free(ctx);
+    BN_free(bx);
+    BN_free(by);
+    ERR_clear_error();
+    return table;
+}
+
+void tv_p256_table_free(void *opaque) {
+    struct p256_table *table = opaque;
+    if (table == NULL) return;
+    EC_GROUP_free(table->group_q);
+    OPENSSL_free(table);
+}
+
+// SHA-256, fetched once (as in p256.c).
+static EVP_MD *table_sha256_md = NULL;
+static CRYPTO_ONCE table_sha256_once = CRYPTO_ONCE_STATIC_INIT;
+
+static void fetch_table_sha256(void) { table_sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL); }
+
+// A worker's scratch for table verification: made once per worker, used by one thread at a time.
+struct p256_table_scratch {
+    BN_CTX *ctx;
+    EVP_MD_CTX *digest;
+    BIGNUM *r, *s, *e, *w, *u1, *u2, *x;
+    EC_POINT *u1g, *u2q;
+};
+
+void tv_p256_table_scratch_free(void *opaque) {
+    struct p256_table_scratch *scratch = opaque;
+    if (scratch == NULL) return;
+    BN_CTX_free(scratch->ctx);
+    EVP_MD_CTX_free(scratch->digest);
+    BN_free(scratch->r);
+    BN_free(scratch->s);
+    BN_free(scratch->e);
+    BN_free(scratch->w);
+    BN_free(scratch->u1);
+    BN_free(scratch->u2);
+    BN_free(scratch->x);
+    EC_POINT_free(scratch->u1g);
+    EC_POINT_free(scratch->u2q);
+    OPENSSL_free(scratch);
+}
+
+void *tv_p256_table_scratch_new(void) {
+    const EC_GROUP *group = standard();
+    if (group == NULL || !CRYPTO_THREAD_run_once(&table_sha256_once, fetch_table_sha256) || table_sha256_md == NULL) {
+        return NULL;
+    }
+    struct p256_table_scratch *scratch = OPENSSL_zalloc(sizeof *scratch);
+    if (scratch == NULL) return NULL;
+    scratch->ctx = BN_CTX_new();
+    scratch->digest = EVP_MD_CTX_new();
+    scratch->r = BN_new();
+    scratch->s = BN_new();
+    scratch->e = BN_new();
+    scratch->w = BN_new();
+    scratch->u1 = BN_new();
+    scratch->u2 = BN_new();
+    scratch->x = BN_new();
+    scratch->u1g = EC_POINT_new(group);
+    scratch->u2q = EC_POINT_new(group);
+    if (scratch->ctx == NULL || scratch->digest == NULL || scratch->r == NULL || scratch->s == NULL ||
+        scratch->e == NULL || scratch->w == NULL || scratch->u1 == NULL || scratch->u2 == NULL ||
+        scratch->x == NULL || scratch->u1g == NULL || scratch->u2q == NULL) {
+        tv_p256_table_scratch_free(scratch);
+        return NULL;
+    }
+    return scratch;
+}
+
+// u1·G + u2·Q and the comparison of its x-coordinate (mod n) with r; the scratch holds r, s and e.
+static int check_signature(const struct p256_table *table, struct p256_table_scratch *scratch) {
+    const EC_GROUP *group = standard();
+    const BIGNUM *order = EC_GROUP_get0_order(group);
+    BN_CTX *ctx = scratch->ctx;
+    if (BN_mod_inverse(scratch->w, scratch->s, order, ctx) == NULL) return 0;
+    if (BN_mod_mul(scratch->u1, scratch->e, scratch->w, order, ctx) != 1) return 0;
+    if (BN_mod_mul(scratch->u2, scratch->r, scratch->w, order, ctx) != 1) return 0;
+    // u1 may be 0 (e ≡ 0 mod n): 0·G is the point at infinity, which the addition handles.
+    if (EC_POINT_mul(group, scratch->u1g, scratch->u1, NULL, NULL, ctx) != 1) return 0;
+    if (EC_POINT_mul(table->group_q, scratch->u2q, scratch->u2, NULL, NULL, ctx) != 1) return 0;
+    if (EC_POINT_add(group, scratch->u1g, scratch->u1g, scratch->u2q, ctx) != 1) return 0;
+    if (EC_POINT_is_at_infinity(group, scratch->u1g)) return 0;
+    if (EC_POINT_get_affine_coordinates(group, scratch->u1g, scratch->x, NULL, ctx) != 1) return 0;
+    if (BN_nnmod(scratch->x, scratch->x, order, ctx) != 1) return 0;
+    return BN_cmp(scratch->x, scratch->r) == 0;
+}
+
+int tv_p256_table_verify(void *table, void *opaque_scratch, const uint8_t *message, size_t message_length,
+                         const uint8_t *signature) {
+    struct p256_table_scratch *scratch = opaque_scratch;
+    if (!tv_p256_scalar_in_range(signature) || !tv_p256_scalar_in_range(signature + 32)) return 0;
+    uint8_t digest[SHA256_DIGEST_LENGTH];
+    unsigned int digest_length = 0;
+    int ok = EVP_DigestInit_ex2(scratch->digest, table_sha256_md, NULL) == 1 &&
+             EVP_DigestUpdate(scratch->digest, message, message_length) == 1 &&
+             EVP_DigestFinal_ex(scratch->digest, digest, &digest_length) == 1 && digest_length == sizeof digest &&
+             BN_bin2bn(signature, 32, scratch->r) != NULL && BN_bin2bn(signature + 32, 32, scratch->s) != NULL &&
+             BN_bin2bn(digest, sizeof digest, scratch->e) != NULL &&
+             check_signature(table, scratch);
+    ERR_clear_error();
+    return ok ? 1 : 0;
+}

@@ -1,0 +1,69 @@
+import Testing
+@testable import TokenVerifier
+import TestSupport
+
+/// The per-key tables in a verifier: built in the background once keys load, taken by the
+/// workers once ready, rebuilt for a rotated key set, and bounded by the memory cap.
+@Suite(.serialized) struct P256TableLiveStateTests {
+    let first = SigningKey.generate(algorithm: .es256, keyID: "es-a")
+    let second = SigningKey.generate(algorithm: .es256, keyID: "es-b")
+    let ed = SigningKey.generate(algorithm: .ed25519, keyID: "ed-a")
+
+    func keySet(_ keys: [SigningKey]) throws -> KeySet {
+        try KeySet(keys: keys.map { try Fixtures.publicKey($0) })
+    }
+
+    func options(tableMemory: Int = 64 << 20) -> VerificationOptions {
+        VerificationOptions(checkTime: Fixtures.now, signatureCacheSlots: 0, es256TableMemory: tableMemory)
+    }
+
+    /// The verdict on a token of `key`, and whether the worker checked it through the key's table.
+    func verify(_ key: SigningKey, with worker: VerificationWorker) -> (valid: Bool, throughTable: Bool) {
+        let result = worker.verify(VerificationRequest(token: Fixtures.token(key)))
+        let snapshot = worker.snapshot()
+        guard let index = snapshot.keys.index(of: key.keyID) else { return (result.isValid, false) }
+        return (result.isValid, worker.p256Context(for: index, in: snapshot).tableVerifications > 0)
+    }
+
+    @Test func workersTakeTheTableOnceReady() throws {
+        let verifier = TokenVerifier(keys: try keySet([ed, first, second]), options: options())
+        P256TableBuilder.waitUntilIdle()
+        #expect(verifier.keys.keys.allSatisfy { $0.p256 == nil || $0.p256!.table != nil })
+        let worker = verifier.makeWorker()
+        #expect(verify(first, with: worker) == (true, true))
+        #expect(verify(second, with: worker) == (true, true))
+        let tampered = replacingSegment(Fixtures.token(first), 1, with: b64(Fixtures.claims(["role": "\"admin\""])))
+        #expect(worker.verify(VerificationRequest(token: tampered)).reason == .badSignature)
+    }
+
+    @Test func aRotatedKeySetGetsNewTables() throws {
+        let verifier = TokenVerifier(keys: try keySet([first]), options: options())
+        P256TableBuilder.waitUntilIdle()
+        let worker = verifier.makeWorker()
+        #expect(verify(first, with: worker) == (true, true))
+        let oldKey = try #require(verifier.keys.keys[0].p256)
+        verifier.replaceKeys(try keySet([second]))
+        P256TableBuilder.waitUntilIdle()
+        #expect(try #require(verifier.keys.keys[0].p256).table != nil)
+        #expect(verify(second, with: worker) == (true, true))
+        // The removed key's token meets no key (and so no table) any more.
+        #expect(worker.verify(VerificationRequest(token: Fixtures.token(first))).reason == .unknownKey)
+        #expect(oldKey.table != nil) // still alive only through this test's reference
+    }
+
+    @Test func theMemoryCapLeavesLaterKeysOnEVP() throws {
+        let verifier = TokenVerifier(keys: try keySet([first, second]), options: options(tableMemory: P256KeyTable.bytesPerTable))
+        P256TableBuilder.waitUntilIdle()
+        #expect(verifier.keys.keys.map { $0.p256!.table != nil } == [true, false])
+        let worker = verifier.makeWorker()
+        #expect(verify(first, with: worker) == (true, true))
+        #expect(verify(second, with: worker) == (true, false))
+    }
+
+    @Test func zeroTurnsTheTablesOff() throws {
+        let verifier = TokenVerifier(keys: try keySet([first]), options: options(tableMemory: 0))
+        P256TableBuilder.waitUntilIdle()
+        #expect(verifier.keys.keys[0].p256!.table == nil)
+        #expect(verify(first, with: verifier.makeWorker()) == (true, false))
+    }
+}

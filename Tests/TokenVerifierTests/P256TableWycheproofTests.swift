@@ -1,0 +1,56 @@
+import Testing
+@testable import TokenVerifier
+import TestSupport
+
+/// Every Wycheproof ECDSA P-256 SHA-256 vector through EVP_PKEY_verify and through the key's
+/// precomputed table: equal verdicts, and equal to Wycheproof's where it says valid or invalid.
+@Suite struct P256TableWycheproofTests {
+    struct Tally {
+        var vectors = 0, compared = 0, refusedEncodings = 0, valid = 0
+    }
+
+    func run(_ file: String, signature: ([UInt8]) -> [UInt8]?) throws -> Tally {
+        var tally = Tally()
+        for group in try SignatureBackendTests().loadVectors(file) {
+            let point = hexBytes((group["publicKey"] as! [String: Any])["uncompressed"] as! String)
+            let paths = try #require(P256PathComparison(x: Array(point[1..<33]), y: Array(point[33..<65])))
+            for test in group["tests"] as! [[String: Any]] {
+                tally.vectors += 1
+                let result = test["result"] as! String
+                let label = "tcId \(test["tcId"]!): \(test["comment"]!)"
+                guard let raw = signature(hexBytes(test["sig"] as! String)) else {
+                    // Not an encoding of two integers that fit 32 bytes: no r‖s, so refused.
+                    #expect(result != "valid", "\(label): a valid vector did not convert")
+                    tally.refusedEncodings += 1
+                    continue
+                }
+                let verdicts = paths.verdicts(signature: raw, message: hexBytes(test["msg"] as! String))
+                #expect(verdicts.evp == verdicts.table, "\(label): EVP \(verdicts.evp), table \(verdicts.table)")
+                if result != "acceptable" { #expect(verdicts.table == (result == "valid"), "\(label): expected \(result)") }
+                tally.compared += 1
+                if verdicts.table { tally.valid += 1 }
+            }
+        }
+        return tally
+    }
+
+    @Test func p1363Vectors() throws {
+        let tally = try run("ecdsa_secp256r1_sha256_p1363_test.json") { $0 }
+        #expect(tally.vectors == 262 && tally.compared == 262)
+        #expect(tally.valid > 0)
+    }
+
+    @Test func derVectorsThroughRawForm() throws {
+        let tally = try run("ecdsa_secp256r1_sha256_test.json", signature: derSignatureToRawForm)
+        #expect(tally.vectors == 484)
+        #expect(tally.compared > 100 && tally.refusedEncodings > 100, "compared \(tally.compared), refused \(tally.refusedEncodings)")
+        #expect(tally.valid > 0)
+    }
+
+    @Test func derConversion() {
+        #expect(derSignatureToRawForm([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02]) == [UInt8](repeating: 0, count: 31) + [1] + [UInt8](repeating: 0, count: 31) + [2])
+        #expect(derSignatureToRawForm([0x30, 0x07, 0x02, 0x02, 0x00, 0x01, 0x02, 0x01, 0x02]) == nil) // non-minimal
+        #expect(derSignatureToRawForm([0x30, 0x06, 0x02, 0x01, 0x81, 0x02, 0x01, 0x02]) == nil) // negative
+        #expect(derSignatureToRawForm([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02, 0x00]) == nil) // trailing
+    }
+}
