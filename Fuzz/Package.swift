@@ -13,6 +13,7 @@ let package = Package(
         .executableTarget(name: "FuzzToken", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(name: "FuzzRequestLine", dependencies: ["FuzzSupport", .product(name: "LineProtocol", package: "tokenverify")]),
         .executableTarget(name: "FuzzKeySet", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
+        .executableTarget(name: "FuzzSignature", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(name: "FuzzRevocations", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
     ]
 )

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import TokenVerifier
 
-/// Replays the committed key-set and revocation fuzz corpora (`Fuzz/corpus`, grown by `Fuzz/run`;
+/// Replays the committed key-set, revocation and signature fuzz corpora (`Fuzz/corpus`, grown by `Fuzz/run`;
 /// the token and request-line corpora are replayed by LineProtocolTests) through the same
 /// entry points as the harnesses, so that every input the fuzzers kept, crashers included once
 /// fixed, stays a regression test in the ordinary test run.
@@ -31,5 +31,21 @@ import TestSupport
                 #expect(error.description.hasPrefix("corpus.jsonl"))
             }
         }
+    }
+}
+
+extension FuzzCorpusTests {
+    /// The signature corpus through both ES256 paths (EVP and the per-key table), as the
+    /// FuzzSignature harness does: equal verdicts on every input.
+    @Test func signatureCorpus() throws {
+        let inputs = try Repository.fuzzCorpus("FuzzSignature")
+        #expect(inputs.count >= 10, "the signature corpus is missing or nearly empty")
+        var signedAndValid = 0
+        for input in inputs {
+            let verdicts = input.withUnsafeBufferPointer { ES256PathCheck.verdicts($0) }
+            #expect(verdicts.evp == verdicts.table, "EVP \(verdicts.evp), table \(verdicts.table) on \(input)")
+            if verdicts.signedHere, verdicts.table { signedAndValid += 1 }
+        }
+        #expect(signedAndValid >= 3, "the corpus reaches valid signatures")
     }
 }
