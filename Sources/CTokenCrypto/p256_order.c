@@ -110,3 +110,83 @@ void tv_order_inverse(uint64_t r[4], const uint64_t a[4], const uint64_t rr[4]) 
     }
     tv_order_mont_mul(r, result, one);    // out of Montgomery form
 }
+
+// Variable-time inversion for public values (a signature's s): the binary extended Euclidean
+// algorithm on four limbs, with x1·a ≡ u and x2·a ≡ v (mod n) kept throughout. Several times
+// faster than the fixed-sequence inversion above, which the signer needs for its secret nonce.
+static inline int is_one(const uint64_t a[4]) { return a[0] == 1 && (a[1] | a[2] | a[3]) == 0; }
+
+static inline int at_least(const uint64_t a[4], const uint64_t b[4]) {
+    for (int i = 3; i >= 0; i--) {
+        if (a[i] != b[i]) return a[i] > b[i];
+    }
+    return 1;
+}
+
+// a -= b, returning the borrow.
+static inline uint64_t subtract(uint64_t a[4], const uint64_t b[4]) {
+    uint64_t borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        u128 t = (u128)a[i] - b[i] - borrow;
+        a[i] = (uint64_t)t;
+        borrow = (uint64_t)(t >> 64) & 1;
+    }
+    return borrow;
+}
+
+// a += b, returning the carry.
+static inline uint64_t add(uint64_t a[4], const uint64_t b[4]) {
+    uint64_t carry = 0;
+    for (int i = 0; i < 4; i++) {
+        u128 t = (u128)a[i] + b[i] + carry;
+        a[i] = (uint64_t)t;
+        carry = (uint64_t)(t >> 64);
+    }
+    return carry;
+}
+
+// a = a / 2 with `high` as the bit above the top limb.
+static inline void halve(uint64_t a[4], uint64_t high) {
+    for (int i = 0; i < 3; i++) a[i] = (a[i] >> 1) | (a[i + 1] << 63);
+    a[3] = (a[3] >> 1) | (high << 63);
+}
+
+// x = x / 2 mod n, for x < n.
+static inline void halve_modulo(uint64_t x[4]) {
+    uint64_t high = 0;
+    if (x[0] & 1) high = add(x, N);
+    halve(x, high);
+}
+
+// a = a - b mod n, for a, b < n.
+static inline void subtract_modulo(uint64_t a[4], const uint64_t b[4]) {
+    if (subtract(a, b)) add(a, N);
+}
+
+void tv_order_inverse_public(uint64_t r[4], const uint64_t a[4]) {
+    uint64_t u[4], v[4], x1[4] = {1, 0, 0, 0}, x2[4] = {0, 0, 0, 0};
+    memcpy(u, a, sizeof u);
+    memcpy(v, N, sizeof v);
+    if ((u[0] | u[1] | u[2] | u[3]) == 0) { // no inverse; callers never ask
+        memset(r, 0, 4 * sizeof r[0]);
+        return;
+    }
+    while (!is_one(u) && !is_one(v)) {
+        while ((u[0] & 1) == 0) {
+            halve(u, 0);
+            halve_modulo(x1);
+        }
+        while ((v[0] & 1) == 0) {
+            halve(v, 0);
+            halve_modulo(x2);
+        }
+        if (at_least(u, v)) {
+            subtract(u, v);
+            subtract_modulo(x1, x2);
+        } else {
+            subtract(v, u);
+            subtract_modulo(x2, x1);
+        }
+    }
+    memcpy(r, is_one(u) ? x1 : x2, 4 * sizeof r[0]);
+}

@@ -5,7 +5,9 @@
 // kind of table: a copy of the named P-256 group whose generator is set to Q, on which
 // EC_GROUP_precompute_mult builds the comb table for Q. Verification then is u1·G with the
 // standard group (its built-in table), u2·Q with the key's group (the key's table), one point
-// addition and the comparison of the x-coordinate with r. All curve arithmetic stays in OpenSSL.
+// addition and the comparison of the x-coordinate with r. All curve arithmetic stays in OpenSSL;
+// the scalars w = s⁻¹, u1 = e·w and u2 = r·w modulo n use p256_order.c (as the signer does), since
+// OpenSSL keeps its fast inversion modulo n internal and BN_mod_inverse cost a third of a verify.
 //
 // These EC_GROUP functions are deprecated in OpenSSL 3 but present. A table is made only when the
 // copied group really holds a precomputed table afterwards (EC_GROUP_have_precompute_mult);
@@ -13,6 +15,7 @@
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 
 #include "CTokenCrypto.h"
+#include "p256_order.h"
 
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
@@ -28,12 +31,31 @@ struct p256_table {
     EC_GROUP *group_q;
 };
 
-// The standard named group, made once: its generator uses OpenSSL's built-in table.
+// The standard named group, made once: its generator uses OpenSSL's built-in table. With it,
+// R² mod n for the Montgomery arithmetic modulo the order, and the field prime p.
 static EC_GROUP *standard_group = NULL;
+static uint64_t order_rr[4];
+static BIGNUM *field_prime = NULL;
 static CRYPTO_ONCE standard_group_once = CRYPTO_ONCE_STATIC_INIT;
 
 static void make_standard_group(void) {
-    standard_group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+    EC_GROUP *group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+    BN_CTX *ctx = BN_CTX_new();
+    BIGNUM *rr = BN_new(), *p = BN_new();
+    uint8_t rr_bytes[32];
+    if (group != NULL && ctx != NULL && rr != NULL && p != NULL && tv_order_self_check() && BN_set_word(rr, 1) == 1 &&
+        BN_lshift(rr, rr, 512) == 1 && BN_nnmod(rr, rr, EC_GROUP_get0_order(group), ctx) == 1 &&
+        BN_bn2binpad(rr, rr_bytes, 32) == 32 && EC_GROUP_get_curve(group, p, NULL, NULL, ctx) == 1) {
+        tv_order_from_bytes(order_rr, rr_bytes);
+        field_prime = p;
+        p = NULL;
+        standard_group = group;
+        group = NULL;
+    }
+    EC_GROUP_free(group);
+    BN_free(rr);
+    BN_free(p);
+    BN_CTX_free(ctx);
 }
 
 static const EC_GROUP *standard(void) {
@@ -90,7 +112,7 @@ static void fetch_table_sha256(void) { table_sha256_md = EVP_MD_fetch(NULL, "SHA
 struct p256_table_scratch {
     BN_CTX *ctx;
     EVP_MD_CTX *digest;
-    BIGNUM *r, *s, *e, *w, *u1, *u2, *x;
+    BIGNUM *r, *u1, *u2, *x, *z, *t;
     EC_POINT *u1g, *u2q;
 };
 
@@ -100,12 +122,11 @@ void tv_p256_table_scratch_free(void *opaque) {
     BN_CTX_free(scratch->ctx);
     EVP_MD_CTX_free(scratch->digest);
     BN_free(scratch->r);
-    BN_free(scratch->s);
-    BN_free(scratch->e);
-    BN_free(scratch->w);
     BN_free(scratch->u1);
     BN_free(scratch->u2);
     BN_free(scratch->x);
+    BN_free(scratch->z);
+    BN_free(scratch->t);
     EC_POINT_free(scratch->u1g);
     EC_POINT_free(scratch->u2q);
     OPENSSL_free(scratch);
@@ -121,39 +142,60 @@ void *tv_p256_table_scratch_new(void) {
     scratch->ctx = BN_CTX_new();
     scratch->digest = EVP_MD_CTX_new();
     scratch->r = BN_new();
-    scratch->s = BN_new();
-    scratch->e = BN_new();
-    scratch->w = BN_new();
     scratch->u1 = BN_new();
     scratch->u2 = BN_new();
     scratch->x = BN_new();
+    scratch->z = BN_new();
+    scratch->t = BN_new();
     scratch->u1g = EC_POINT_new(group);
     scratch->u2q = EC_POINT_new(group);
-    if (scratch->ctx == NULL || scratch->digest == NULL || scratch->r == NULL || scratch->s == NULL ||
-        scratch->e == NULL || scratch->w == NULL || scratch->u1 == NULL || scratch->u2 == NULL ||
-        scratch->x == NULL || scratch->u1g == NULL || scratch->u2q == NULL) {
+    if (scratch->ctx == NULL || scratch->digest == NULL || scratch->r == NULL || scratch->u1 == NULL ||
+        scratch->u2 == NULL || scratch->x == NULL || scratch->z == NULL || scratch->t == NULL || scratch->u1g == NULL || scratch->u2q == NULL) {
         tv_p256_table_scratch_free(scratch);
         return NULL;
     }
     return scratch;
 }
 
-// u1·G + u2·Q and the comparison of its x-coordinate (mod n) with r; the scratch holds r, s and e.
-static int check_signature(const struct p256_table *table, struct p256_table_scratch *scratch) {
-    const EC_GROUP *group = standard();
-    const BIGNUM *order = EC_GROUP_get0_order(group);
+// Whether the point u1g = (X : Y : Z) in Jacobian coordinates (not at infinity) has an affine
+// x = X/Z² with x mod n = r. As x < p < 2n, that is x = r, or x = r + n when r + n < p; compared
+// as X = r·Z² (mod p) and X = (r + n)·Z², which spares the field inversion of the affine form.
+static int x_matches(const EC_GROUP *group, struct p256_table_scratch *scratch) {
     BN_CTX *ctx = scratch->ctx;
-    if (BN_mod_inverse(scratch->w, scratch->s, order, ctx) == NULL) return 0;
-    if (BN_mod_mul(scratch->u1, scratch->e, scratch->w, order, ctx) != 1) return 0;
-    if (BN_mod_mul(scratch->u2, scratch->r, scratch->w, order, ctx) != 1) return 0;
+    BIGNUM *x = scratch->x, *z = scratch->z, *t = scratch->t;
+    if (EC_POINT_get_Jprojective_coordinates_GFp(group, scratch->u1g, x, NULL, z, ctx) != 1) return 0;
+    if (BN_mod_sqr(z, z, field_prime, ctx) != 1) return 0;
+    if (BN_mod_mul(t, scratch->r, z, field_prime, ctx) != 1) return 0;
+    if (BN_cmp(t, x) == 0) return 1;
+    if (BN_add(t, scratch->r, EC_GROUP_get0_order(group)) != 1 || BN_cmp(t, field_prime) >= 0) return 0;
+    if (BN_mod_mul(t, t, z, field_prime, ctx) != 1) return 0;
+    return BN_cmp(t, x) == 0;
+}
+
+// u1·G + u2·Q and the comparison of its x-coordinate (mod n) with r, for r and s in [1, n−1].
+static int check_signature(const struct p256_table *table, struct p256_table_scratch *scratch,
+                           const uint8_t *signature, const uint8_t *digest) {
+    const EC_GROUP *group = standard();
+    BN_CTX *ctx = scratch->ctx;
+    // w = s⁻¹, u1 = e·w, u2 = r·w (mod n); e is the digest reduced modulo n.
+    uint64_t r[4], s[4], e[4], w[4], u1[4], u2[4];
+    uint8_t u1_bytes[32], u2_bytes[32];
+    tv_order_from_bytes(r, signature);
+    tv_order_from_bytes(s, signature + 32);
+    tv_order_from_bytes(e, digest);
+    tv_order_inverse_public(w, s);
+    tv_order_mul(u1, e, w, order_rr);
+    tv_order_mul(u2, r, w, order_rr);
+    tv_order_to_bytes(u1_bytes, u1);
+    tv_order_to_bytes(u2_bytes, u2);
+    if (BN_bin2bn(signature, 32, scratch->r) == NULL || BN_bin2bn(u1_bytes, 32, scratch->u1) == NULL ||
+        BN_bin2bn(u2_bytes, 32, scratch->u2) == NULL) return 0;
     // u1 may be 0 (e ≡ 0 mod n): 0·G is the point at infinity, which the addition handles.
     if (EC_POINT_mul(group, scratch->u1g, scratch->u1, NULL, NULL, ctx) != 1) return 0;
     if (EC_POINT_mul(table->group_q, scratch->u2q, scratch->u2, NULL, NULL, ctx) != 1) return 0;
     if (EC_POINT_add(group, scratch->u1g, scratch->u1g, scratch->u2q, ctx) != 1) return 0;
     if (EC_POINT_is_at_infinity(group, scratch->u1g)) return 0;
-    if (EC_POINT_get_affine_coordinates(group, scratch->u1g, scratch->x, NULL, ctx) != 1) return 0;
-    if (BN_nnmod(scratch->x, scratch->x, order, ctx) != 1) return 0;
-    return BN_cmp(scratch->x, scratch->r) == 0;
+    return x_matches(group, scratch);
 }
 
 int tv_p256_table_verify(void *table, void *opaque_scratch, const uint8_t *message, size_t message_length,
@@ -165,9 +207,7 @@ int tv_p256_table_verify(void *table, void *opaque_scratch, const uint8_t *messa
     int ok = EVP_DigestInit_ex2(scratch->digest, table_sha256_md, NULL) == 1 &&
              EVP_DigestUpdate(scratch->digest, message, message_length) == 1 &&
              EVP_DigestFinal_ex(scratch->digest, digest, &digest_length) == 1 && digest_length == sizeof digest &&
-             BN_bin2bn(signature, 32, scratch->r) != NULL && BN_bin2bn(signature + 32, 32, scratch->s) != NULL &&
-             BN_bin2bn(digest, sizeof digest, scratch->e) != NULL &&
-             check_signature(table, scratch);
+             check_signature(table, scratch, signature, digest);
     ERR_clear_error();
     return ok ? 1 : 0;
 }

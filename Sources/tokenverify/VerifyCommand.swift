@@ -71,7 +71,7 @@ extension TokenVerify {
         var cacheSlots: Int = 1 << 18
 
         @Option(name: .customLong("es256-table-memory"), help: ArgumentHelp(
-            "Memory for ES256 keys' precomputed tables, built in the background after the keys load (159,872 bytes per key; default 64 MiB = 419 keys; keys beyond it, and until their table is ready, verify through EVP_PKEY_verify; 0 turns the tables off).",
+            "Memory for ES256 keys' precomputed tables, built in the background after the keys load (about 160 KB per key; default 64 MiB = 419 keys; keys beyond it, and until their table is ready, verify through EVP_PKEY_verify; 0 turns the tables off).",
             valueName: "bytes"))
         var es256TableMemory: Int = 64 << 20
 

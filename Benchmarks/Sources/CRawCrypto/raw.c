@@ -1,9 +1,19 @@
 #include "CRawCrypto.h"
 
+#include <openssl/core_names.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
+
+// The per-key table path of tokenverify (Sources/CTokenCrypto/p256_table.c), linked into
+// tokenbench with the TokenVerifier library; declared here because CTokenCrypto is not a product.
+void *tv_p256_table_new(const uint8_t *x, const uint8_t *y);
+void tv_p256_table_free(void *table);
+void *tv_p256_table_scratch_new(void);
+void tv_p256_table_scratch_free(void *scratch);
+int tv_p256_table_verify(void *table, void *scratch, const uint8_t *message, size_t message_length, const uint8_t *signature);
 
 struct raw_bench {
     int algorithm;
@@ -20,7 +30,33 @@ struct raw_bench {
     EVP_PKEY *pkey;
     EVP_PKEY_CTX *context;
     EVP_MD *sha256;
+    /* ES256 per key: the key's table, a scratch, and the signatures as r‖s (in `signatures`) */
+    void *table;
+    void *scratch;
 };
+
+/* The per-key path's parts for the bench's key: its table, a scratch and the r‖s signatures. */
+static int set_up_per_key(raw_bench *bench) {
+    uint8_t x[32], y[32];
+    BIGNUM *bx = NULL, *by = NULL;
+    int ok = EVP_PKEY_get_bn_param(bench->pkey, OSSL_PKEY_PARAM_EC_PUB_X, &bx) == 1 &&
+             EVP_PKEY_get_bn_param(bench->pkey, OSSL_PKEY_PARAM_EC_PUB_Y, &by) == 1 &&
+             BN_bn2binpad(bx, x, 32) == 32 && BN_bn2binpad(by, y, 32) == 32;
+    BN_free(bx);
+    BN_free(by);
+    bench->table = ok ? tv_p256_table_new(x, y) : NULL;
+    bench->scratch = tv_p256_table_scratch_new();
+    bench->signatures = malloc(64 * (size_t)bench->variants);
+    ok = bench->table && bench->scratch && bench->signatures;
+    for (int v = 0; ok && v < bench->variants; v++) {
+        const unsigned char *der = bench->ders + 80 * v;
+        ECDSA_SIG *sig = d2i_ECDSA_SIG(NULL, &der, (long)bench->der_lengths[v]);
+        ok = sig && BN_bn2binpad(ECDSA_SIG_get0_r(sig), bench->signatures + 64 * v, 32) == 32 &&
+             BN_bn2binpad(ECDSA_SIG_get0_s(sig), bench->signatures + 64 * v + 32, 32) == 32;
+        ECDSA_SIG_free(sig);
+    }
+    return ok;
+}
 
 raw_bench *raw_bench_new(int algorithm, const uint8_t *message, size_t length, int variants) {
     if (sodium_init() < 0 || variants < 1) return NULL;
@@ -57,7 +93,8 @@ raw_bench *raw_bench_new(int algorithm, const uint8_t *message, size_t length, i
         EVP_MD_CTX_free(sign);
     }
     bench->context = ok ? EVP_PKEY_CTX_new(bench->pkey, NULL) : NULL;
-    if (!bench->context || EVP_PKEY_verify_init(bench->context) != 1) {
+    if (!bench->context || EVP_PKEY_verify_init(bench->context) != 1 ||
+        (algorithm == RAW_ES256_PER_KEY && !set_up_per_key(bench))) {
         raw_bench_free(bench);
         return NULL;
     }
@@ -71,6 +108,8 @@ long raw_bench_run(raw_bench *bench, long count) {
         const uint8_t *m = bench->messages + (size_t)v * bench->length;
         if (bench->algorithm == RAW_ED25519) {
             verified += crypto_sign_verify_detached(bench->signatures + 64 * v, m, bench->length, bench->public_key) == 0;
+        } else if (bench->algorithm == RAW_ES256_PER_KEY) {
+            verified += tv_p256_table_verify(bench->table, bench->scratch, m, bench->length, bench->signatures + 64 * v);
         } else {
             unsigned char digest[32];
             unsigned int digest_length = 0;
@@ -83,6 +122,8 @@ long raw_bench_run(raw_bench *bench, long count) {
 
 void raw_bench_free(raw_bench *bench) {
     if (!bench) return;
+    tv_p256_table_free(bench->table);
+    tv_p256_table_scratch_free(bench->scratch);
     EVP_PKEY_CTX_free(bench->context);
     EVP_PKEY_free(bench->pkey);
     EVP_MD_free(bench->sha256);

@@ -58,8 +58,12 @@ struct Interleaved {
     /// notes; without, the other way round.
     func measure(_ workload: Workload, name: String, threads: Int, repetitions: Int, perCPUSecond: Bool) throws -> Report.Scenario {
         let output = workDirectory + "/interleaved.answers.jsonl"
-        var raw = [rawRate(workload, threads: threads)]
+        // ES256 also against the per-key table path's bare rate, measured beside the raw one.
+        let perKey: RawRate.Algorithm? = workload.algorithm == .es256 ? .es256PerKey : nil
+        var raw = [rawRate(workload.algorithm, workload, threads: threads)]
+        var perKeyRaw = perKey.map { [rawRate($0, workload, threads: threads)] } ?? []
         var throughput: [Double] = [], wall: [Double] = [], cpu: [Double] = [], seconds = 0.0
+        var perKeyRatios: [Double] = []
         for _ in 0..<repetitions {
             let verifier = workload.freshVerifier()
             let cpuBefore = processCPUSeconds()
@@ -68,11 +72,15 @@ struct Interleaved {
             guard run.lines == workload.lines else {
                 throw ValidationError("\(name): \(run.lines) answers for \(workload.lines) requests")
             }
-            raw.append(rawRate(workload, threads: threads))
-            let (before, after) = (raw[raw.count - 2], raw[raw.count - 1])
+            raw.append(rawRate(workload.algorithm, workload, threads: threads))
             throughput.append(run.rate)
-            wall.append(run.rate / ((before.wall + after.wall) / 2))
-            cpu.append(cpuRate / ((before.perCPUSecond + after.perCPUSecond) / 2))
+            wall.append(run.rate / Self.meanOfLastTwo(raw, \.wall))
+            cpu.append(cpuRate / Self.meanOfLastTwo(raw, \.perCPUSecond))
+            if let perKey {
+                perKeyRaw.append(rawRate(perKey, workload, threads: threads))
+                perKeyRatios.append(perCPUSecond ? cpuRate / Self.meanOfLastTwo(perKeyRaw, \.perCPUSecond)
+                                                 : run.rate / Self.meanOfLastTwo(perKeyRaw, \.wall))
+            }
             seconds += run.seconds
         }
         try? FileManager.default.removeItem(atPath: output)
@@ -82,14 +90,24 @@ struct Interleaved {
                                        efficiency: Statistics.median(gated))
         scenario.samples = .init(throughput: throughput, rawRate: raw.map(\.wall), efficiency: gated)
         scenario.notes[perCPUSecond ? "wallTimeEfficiency" : "cpuTimeEfficiency"] = Statistics.median(other)
+        if perKey != nil {
+            scenario.perKeyRawRate = Statistics.median(perKeyRaw.map(\.wall))
+            scenario.perKeyEfficiency = Statistics.median(perKeyRatios)
+        }
         return scenario
     }
 
-    /// Raw verifies per second of wall time and per second of this process's CPU time.
-    private func rawRate(_ workload: Workload, threads: Int) -> (wall: Double, perCPUSecond: Double) {
+    /// The mean of the last two rates (the raw runs right before and right after a verifier run).
+    private static func meanOfLastTwo(_ rates: [(wall: Double, perCPUSecond: Double)],
+                                      _ figure: KeyPath<(wall: Double, perCPUSecond: Double), Double>) -> Double {
+        (rates[rates.count - 2][keyPath: figure] + rates[rates.count - 1][keyPath: figure]) / 2
+    }
+
+    /// Raw verifies of `algorithm` per second of wall time and per second of this process's CPU time.
+    private func rawRate(_ algorithm: RawRate.Algorithm, _ workload: Workload, threads: Int) -> (wall: Double, perCPUSecond: Double) {
         let cpuBefore = processCPUSeconds()
         let start = monotonicNanoseconds()
-        let wall = RawRate.measure(workload.algorithm, threads: threads, seconds: rawSeconds, messageLength: workload.messageLength, variants: rawVariants)
+        let wall = RawRate.measure(algorithm, threads: threads, seconds: rawSeconds, messageLength: workload.messageLength, variants: rawVariants)
         let verifies = wall * Double(monotonicNanoseconds() - start) / 1e9
         return (wall, verifies / (processCPUSeconds() - cpuBefore))
     }

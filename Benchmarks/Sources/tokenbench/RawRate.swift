@@ -5,15 +5,28 @@ import Foundation
 /// The raw verify rate of a signature back end: libsodium's `crypto_sign_verify_detached`, or
 /// OpenSSL's SHA-256 and `EVP_PKEY_verify` with a context set up once, called in a tight loop on
 /// `threads` threads at once. This is the ceiling the verifier's efficiency is measured against.
+/// `es256-per-key` is the bare rate of tokenverify's ES256 per-key table path (SHA-256 and
+/// `tv_p256_table_verify`), the second reference for ES256.
 enum RawRate {
-    enum Algorithm: String, Codable, ExpressibleByArgument { case ed25519, es256 }
+    enum Algorithm: String, Codable, ExpressibleByArgument {
+        case ed25519, es256
+        case es256PerKey = "es256-per-key"
+
+        var code: Int32 {
+            switch self {
+            case .ed25519: Int32(RAW_ED25519)
+            case .es256: Int32(RAW_ES256)
+            case .es256PerKey: Int32(RAW_ES256_PER_KEY)
+            }
+        }
+    }
 
     /// Verifies per second on `threads` threads, over messages of `messageLength` bytes, for
     /// about `seconds`: cycling through `variants` different signatures (1: the same signature
     /// over and over, as `openssl speed` measures).
     static func measure(_ algorithm: Algorithm, threads: Int, seconds: Double, messageLength: Int, variants: Int = 256) -> Double {
         let message = [UInt8](repeating: 0x61, count: messageLength)
-        let code: Int32 = algorithm == .ed25519 ? Int32(RAW_ED25519) : Int32(RAW_ES256)
+        let code = algorithm.code
         // Per thread: verifies done, and when it stopped.
         let slots = UnsafeMutableBufferPointer<(count: Int, end: UInt64)>.allocate(capacity: threads)
         slots.initialize(repeating: (0, 0))

@@ -48,7 +48,7 @@ enum StreamRunner {
         latency(lines: lines, rate: rate) { requestRead, answerWrite in
             let message = [UInt8](repeating: 0x61, count: messageLength)
             let bench = message.withUnsafeBufferPointer {
-                raw_bench_new(algorithm == .ed25519 ? Int32(RAW_ED25519) : Int32(RAW_ES256), $0.baseAddress, $0.count, 256)
+                raw_bench_new(algorithm.code, $0.baseAddress, $0.count, 256)
             }
             defer { raw_bench_free(bench) }
             var reader = AnswerReader(descriptor: requestRead)

@@ -92,7 +92,7 @@ public struct VerificationOptions: Sendable {
     public var audit: Bool
     /// Slots in the signature cache (rounded up to a power of two); 0 turns the cache off.
     public var signatureCacheSlots: Int
-    /// Bytes for ES256 keys' precomputed tables (159,872 bytes per key, built in the background;
+    /// Bytes for ES256 keys' precomputed tables (about 160 KB per key, built in the background;
     /// keys beyond the cap verify through EVP_PKEY_verify); 0 turns the tables off. Default 64 MiB.
     public var es256TableMemory: Int
 

@@ -100,6 +100,11 @@ public struct Report: Codable, Sendable {
         public var rawRate: Double?
         /// throughput ÷ rawRate (the median of the repetitions' efficiencies, with samples).
         public var efficiency: Double?
+        /// ES256 only: the bare rate of tokenverify's per-key table path (SHA-256 and the table
+        /// verify, no parsing or checks), measured in the same run beside ``rawRate``.
+        public var perKeyRawRate: Double?
+        /// ES256 only: throughput ÷ perKeyRawRate, counted as ``efficiency`` is.
+        public var perKeyEfficiency: Double?
         public var latency: Latency?
         public var samples: Samples?
         public var instructions: Instructions?

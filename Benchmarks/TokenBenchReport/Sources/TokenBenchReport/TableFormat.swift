@@ -3,6 +3,7 @@ import Foundation
 /// The human table (`--format table`) and the cells the Markdown table shares with it.
 public enum TableFormat {
     public static let header = ["scenario", "threads", "tokens", "tokens/s", "raw/s", "efficiency", "spread",
+                                "per-key raw/s", "per-key eff.",
                                 "instr/token", "sig instr/token", "p50 µs", "p99 µs", "p99.9 µs", "max µs",
                                 "floor p50/p99", "latency mode", "notes"]
 
@@ -15,6 +16,7 @@ public enum TableFormat {
             return [
                 scenario.name, "\(scenario.threads)", "\(scenario.tokens)", number(scenario.throughput), number(scenario.rawRate),
                 number(scenario.efficiency, 3), spread.map { String(format: "%.3f", $0) } ?? "-",
+                number(scenario.perKeyRawRate), number(scenario.perKeyEfficiency, 3),
                 number(scenario.instructions?.perToken), number(scenario.instructions?.signatureLibraryPerToken),
                 number(latency?.p50Microseconds), number(latency?.p99Microseconds),
                 number(latency?.p999Microseconds), number(latency?.maxMicroseconds),
@@ -31,7 +33,7 @@ public enum TableFormat {
 
     /// The report as aligned columns, then the baseline comparison and the verdict, if any.
     public static func render(_ report: Report, comparisons: [Comparison]? = nil, verdict: String? = nil) -> String {
-        var text = align([header] + rows(report), leftColumns: [0, 14, 15])
+        var text = align([header] + rows(report), leftColumns: [0, 16, 17])
         if let comparisons, !comparisons.isEmpty {
             let lines = comparisons.map { row in
                 [row.scenario, row.figure.label, Comparison.format(row.baseline), Comparison.format(row.current),
