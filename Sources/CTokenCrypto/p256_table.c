@@ -160,7 +160,7 @@ void *tv_p256_table_scratch_new(void) {
 // Whether the point u1g = (X : Y : Z) in Jacobian coordinates (not at infinity) has an affine
 // x = X/Z² with x mod n = r. As x < p < 2n, that is x = r, or x = r + n when r + n < p; compared
 // as X = r·Z² (mod p) and X = (r + n)·Z², which spares the field inversion of the affine form.
-static int x_matches(const EC_GROUP *group, struct p256_table_scratch *scratch) {
+static int tv_p256_table_x_matches(const EC_GROUP *group, struct p256_table_scratch *scratch) {
     BN_CTX *ctx = scratch->ctx;
     BIGNUM *x = scratch->x, *z = scratch->z, *t = scratch->t;
     if (EC_POINT_get_Jprojective_coordinates_GFp(group, scratch->u1g, x, NULL, z, ctx) != 1) return 0;
@@ -173,7 +173,7 @@ static int x_matches(const EC_GROUP *group, struct p256_table_scratch *scratch) 
 }
 
 // u1·G + u2·Q and the comparison of its x-coordinate (mod n) with r, for r and s in [1, n−1].
-static int check_signature(const struct p256_table *table, struct p256_table_scratch *scratch,
+static int tv_p256_table_check_signature(const struct p256_table *table, struct p256_table_scratch *scratch,
                            const uint8_t *signature, const uint8_t *digest) {
     const EC_GROUP *group = standard();
     BN_CTX *ctx = scratch->ctx;
@@ -195,7 +195,7 @@ static int check_signature(const struct p256_table *table, struct p256_table_scr
     if (EC_POINT_mul(table->group_q, scratch->u2q, scratch->u2, NULL, NULL, ctx) != 1) return 0;
     if (EC_POINT_add(group, scratch->u1g, scratch->u1g, scratch->u2q, ctx) != 1) return 0;
     if (EC_POINT_is_at_infinity(group, scratch->u1g)) return 0;
-    return x_matches(group, scratch);
+    return tv_p256_table_x_matches(group, scratch);
 }
 
 int tv_p256_table_verify(void *table, void *opaque_scratch, const uint8_t *message, size_t message_length,
@@ -207,7 +207,7 @@ int tv_p256_table_verify(void *table, void *opaque_scratch, const uint8_t *messa
     int ok = EVP_DigestInit_ex2(scratch->digest, table_sha256_md, NULL) == 1 &&
              EVP_DigestUpdate(scratch->digest, message, message_length) == 1 &&
              EVP_DigestFinal_ex(scratch->digest, digest, &digest_length) == 1 && digest_length == sizeof digest &&
-             check_signature(table, scratch, signature, digest);
+             tv_p256_table_check_signature(table, scratch, signature, digest);
     ERR_clear_error();
     return ok ? 1 : 0;
 }

@@ -32,8 +32,11 @@ struct Interleaved {
 
         /// A verifier with an empty signature cache, as `tokenverify verify` starts: a second
         /// repetition over the same tokens must not be answered from the first one's cache.
+        /// ES256 keys' tables are ready before it runs (the steady state, as a long stream sees).
         func freshVerifier() -> TokenVerifier {
-            TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000))
+            let verifier = TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000))
+            verifier.waitForES256Tables()
+            return verifier
         }
     }
 

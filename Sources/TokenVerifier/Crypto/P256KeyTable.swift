@@ -54,3 +54,12 @@ enum P256TableBuilder {
         queue.sync {}
     }
 }
+
+extension TokenVerifier {
+    /// Blocks until the ES256 per-key tables scheduled so far (for this verifier's key set and
+    /// any other) are built or skipped: for benchmarks and tests that measure the steady state.
+    /// Verification never needs it; a key without its table verifies through EVP_PKEY_verify.
+    public func waitForES256Tables() {
+        P256TableBuilder.waitUntilIdle()
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Reads a callgrind output file (`callgrind.out.*`) into instructions per object file.
+/// Reads a callgrind output file (`callgrind.out.*`) into instructions per object file, and per
+/// function within each object.
 ///
 /// Only self cost is summed: a cost line right after `calls=` is the inclusive cost of that
 /// call and is skipped (it is already counted where the callee's own lines are). Names may be
@@ -8,6 +9,14 @@ import Foundation
 public struct CallgrindProfile: Sendable {
     /// Instructions (the first event, `Ir`) per object file.
     public var instructionsByObject: [String: UInt64] = [:]
+    /// Instructions per (object file, function name).
+    public var instructionsByFunction: [FunctionKey: UInt64] = [:]
+
+    /// A function in an object file.
+    public struct FunctionKey: Hashable, Sendable {
+        public var object: String
+        public var function: String
+    }
     /// The file's own `totals:` or `summary:` line, when present.
     public var declaredTotal: UInt64?
 
@@ -21,9 +30,18 @@ public struct CallgrindProfile: Sendable {
         }.values.reduce(0, +)
     }
 
+    /// Instructions in functions whose name starts with one of `prefixes`, in objects whose file
+    /// name matches none of `excluded` (so that they are not counted twice with those).
+    public func instructions(inFunctionsPrefixed prefixes: [String], outsideObjectsNamed excluded: [String]) -> UInt64 {
+        instructionsByFunction.filter { key, _ in
+            let file = key.object.split(separator: "/").last.map(String.init) ?? key.object
+            return prefixes.contains { key.function.hasPrefix($0) } && !excluded.contains { file.hasPrefix($0) }
+        }.values.reduce(0, +)
+    }
+
     public init(parsing text: String) throws {
-        var objectNames: [String: String] = [:]
-        var currentObject = "???"
+        var objectNames: [String: String] = [:], functionNames: [String: String] = [:]
+        var currentObject = "???", currentFunction = "???"
         var skipNextCost = false
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: true) {
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
@@ -34,8 +52,13 @@ public struct CallgrindProfile: Sendable {
                 guard fields.count >= 2 else { continue }
                 guard let cost = UInt64(fields[1]) else { throw ParseError.badCostLine(String(line)) }
                 instructionsByObject[currentObject, default: 0] += cost
+                instructionsByFunction[FunctionKey(object: currentObject, function: currentFunction), default: 0] += cost
             } else if line.hasPrefix("ob=") {
                 currentObject = Self.resolve(line.dropFirst(3), &objectNames)
+            } else if line.hasPrefix("fn=") {
+                currentFunction = Self.resolve(line.dropFirst(3), &functionNames)
+            } else if line.hasPrefix("cfn=") {
+                _ = Self.resolve(line.dropFirst(4), &functionNames)  // defines a name; the caller stays in `fn`
             } else if line.hasPrefix("cob=") {
                 _ = Self.resolve(line.dropFirst(4), &objectNames)  // defines a name; the caller stays in `ob`
             } else if line.hasPrefix("calls=") {

@@ -119,4 +119,31 @@ final class FormatTests: XCTestCase {
         XCTAssertEqual(profile.total, 5427)
         XCTAssertEqual(profile.declaredTotal, 5427)
     }
+
+    func testCallgrindProfileSumsSelfCostPerFunction() throws {
+        let text = """
+            events: Ir
+            ob=(1) /usr/bin/tokenbench
+            fn=(1) main
+            0 100
+            cfn=(2) tv_p256_table_verify
+            calls=1 0
+            0 900
+            fn=(2)
+            0 400
+            cob=(2) /usr/lib/x86_64-linux-gnu/libcrypto.so.3
+            cfn=(3) tv_order_lookalike
+            calls=1 0
+            0 300
+            fn=(4) tv_order_inverse_public
+            0 200
+            ob=(2)
+            fn=(3)
+            0 300
+            """
+        let profile = try CallgrindProfile(parsing: text)
+        XCTAssertEqual(profile.total, 1000)
+        XCTAssertEqual(profile.instructions(inFunctionsPrefixed: ["tv_order_", "tv_p256_table_"], outsideObjectsNamed: ["libcrypto"]), 600)
+        XCTAssertEqual(profile.instructions(inFunctionsPrefixed: ["main"], outsideObjectsNamed: []), 100)
+    }
 }
