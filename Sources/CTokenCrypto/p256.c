@@ -1,4 +1,5 @@
 #include "CTokenCrypto.h"
+#include "p256_digest.h"
 
 #include <string.h>
 #include <openssl/bn.h>
@@ -101,14 +102,24 @@ void *tv_p256_private_key_new(const uint8_t *d_bytes, uint8_t *x, uint8_t *y) {
 
 void tv_p256_key_free(void *key) { EVP_PKEY_free((EVP_PKEY *)key); }
 
-// SHA-256, fetched once: OpenSSL 3's one-shot SHA256() fetches the algorithm on every call.
 static EVP_MD *sha256_md = NULL;
 static CRYPTO_ONCE sha256_once = CRYPTO_ONCE_STATIC_INIT;
 
 static void fetch_sha256(void) { sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL); }
 
-static const EVP_MD *sha256(void) {
+const EVP_MD *tv_p256_sha256(void) {
     return CRYPTO_THREAD_run_once(&sha256_once, fetch_sha256) ? sha256_md : NULL;
+}
+
+int tv_p256_digest(EVP_MD_CTX *context, const uint8_t *message, size_t message_length, uint8_t digest[32]) {
+    unsigned int digest_length = 0;
+    if (EVP_DigestInit_ex2(context, tv_p256_sha256(), NULL) != 1 ||
+        EVP_DigestUpdate(context, message, message_length) != 1 ||
+        EVP_DigestFinal_ex(context, digest, &digest_length) != 1 || digest_length != SHA256_DIGEST_LENGTH) {
+        ERR_clear_error();
+        return 0;
+    }
+    return 1;
 }
 
 // A worker's verify state for one key: the key's verify context, initialised once, and a
@@ -120,7 +131,7 @@ struct verify_context {
 
 void *tv_p256_verify_context_new(void *key) {
     struct verify_context *context = OPENSSL_zalloc(sizeof *context);
-    if (context == NULL || sha256() == NULL) goto fail;
+    if (context == NULL || tv_p256_sha256() == NULL) goto fail;
     context->pkey = EVP_PKEY_CTX_new_from_pkey(NULL, (EVP_PKEY *)key, NULL);
     context->digest = EVP_MD_CTX_new();
     if (context->pkey == NULL || context->digest == NULL) goto fail;
@@ -158,13 +169,7 @@ int tv_p256_verify(void *opaque, const uint8_t *message, size_t message_length, 
     struct verify_context *context = opaque;
     if (!tv_p256_scalar_in_range(signature) || !tv_p256_scalar_in_range(signature + 32)) return 0;
     uint8_t digest[SHA256_DIGEST_LENGTH];
-    unsigned int digest_length = 0;
-    if (EVP_DigestInit_ex2(context->digest, sha256(), NULL) != 1 ||
-        EVP_DigestUpdate(context->digest, message, message_length) != 1 ||
-        EVP_DigestFinal_ex(context->digest, digest, &digest_length) != 1 || digest_length != sizeof digest) {
-        ERR_clear_error();
-        return 0;
-    }
+    if (!tv_p256_digest(context->digest, message, message_length, digest)) return 0;
     uint8_t der[72];
     size_t body = der_integer(der + 2, signature);
     body += der_integer(der + 2 + body, signature + 32);

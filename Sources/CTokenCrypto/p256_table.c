@@ -15,6 +15,7 @@
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 
 #include "CTokenCrypto.h"
+#include "p256_digest.h"
 #include "p256_order.h"
 
 #include <openssl/bn.h>
@@ -102,12 +103,6 @@ void tv_p256_table_free(void *opaque) {
     OPENSSL_free(table);
 }
 
-// SHA-256, fetched once (as in p256.c).
-static EVP_MD *table_sha256_md = NULL;
-static CRYPTO_ONCE table_sha256_once = CRYPTO_ONCE_STATIC_INIT;
-
-static void fetch_table_sha256(void) { table_sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL); }
-
 // A worker's scratch for table verification: made once per worker, used by one thread at a time.
 struct p256_table_scratch {
     BN_CTX *ctx;
@@ -134,9 +129,7 @@ void tv_p256_table_scratch_free(void *opaque) {
 
 void *tv_p256_table_scratch_new(void) {
     const EC_GROUP *group = standard();
-    if (group == NULL || !CRYPTO_THREAD_run_once(&table_sha256_once, fetch_table_sha256) || table_sha256_md == NULL) {
-        return NULL;
-    }
+    if (group == NULL || tv_p256_sha256() == NULL) return NULL;
     struct p256_table_scratch *scratch = OPENSSL_zalloc(sizeof *scratch);
     if (scratch == NULL) return NULL;
     scratch->ctx = BN_CTX_new();
@@ -203,10 +196,7 @@ int tv_p256_table_verify(void *table, void *opaque_scratch, const uint8_t *messa
     struct p256_table_scratch *scratch = opaque_scratch;
     if (!tv_p256_scalar_in_range(signature) || !tv_p256_scalar_in_range(signature + 32)) return 0;
     uint8_t digest[SHA256_DIGEST_LENGTH];
-    unsigned int digest_length = 0;
-    int ok = EVP_DigestInit_ex2(scratch->digest, table_sha256_md, NULL) == 1 &&
-             EVP_DigestUpdate(scratch->digest, message, message_length) == 1 &&
-             EVP_DigestFinal_ex(scratch->digest, digest, &digest_length) == 1 && digest_length == sizeof digest &&
+    int ok = tv_p256_digest(scratch->digest, message, message_length, digest) &&
              tv_p256_table_check_signature(table, scratch, signature, digest);
     ERR_clear_error();
     return ok ? 1 : 0;
