@@ -36,6 +36,22 @@ import TestSupport
         #expect(worker.verify(VerificationRequest(token: tampered)).reason == .badSignature)
     }
 
+    @Test func manyThreadsShareOneKeysTable() throws {
+        let verifier = TokenVerifier(keys: try keySet([first, second]), options: options())
+        verifier.waitForES256Tables()
+        let good = (0..<400).map { Fixtures.token($0 % 2 == 0 ? first : second, claims: Fixtures.claims(["jti": "\"t-\($0)\""])) }
+        let bad = good.map { token in
+            var signature = Array(token.split(separator: ".")[2])
+            signature[10] = signature[10] == "A" ? "B" : "A"
+            return replacingSegment(token, 2, with: String(signature))
+        }
+        let results = verifier.verify((good + bad).map { VerificationRequest(token: $0) }, threads: 4, chunkSize: 16)
+        let validCount = results.prefix(good.count).filter(\.isValid).count
+        let badSignatures = results.suffix(bad.count).filter { $0.reason == .badSignature }.count
+        #expect(validCount == good.count)
+        #expect(badSignatures == bad.count)
+    }
+
     @Test func aRotatedKeySetGetsNewTables() throws {
         let verifier = TokenVerifier(keys: try keySet([first]), options: options())
         P256TableBuilder.waitUntilIdle()
