@@ -72,6 +72,8 @@ void *tv_p256_table_new(const uint8_t *x, const uint8_t *y) {
     BN_CTX *ctx = BN_CTX_new();
     const EC_GROUP *base = standard();
     if (bx == NULL || by == NULL || ctx == NULL || base == NULL) goto done;
+    // OpenSSL reduces a coordinate modulo p without refusing it: refuse it here, as the EVP key does.
+    if (BN_cmp(bx, field_prime) >= 0 || BN_cmp(by, field_prime) >= 0) goto done;
     // EC_GROUP_dup keeps the group's method (nistz256 where OpenSSL uses it).
     group_q = EC_GROUP_dup(base);
     if (group_q == NULL) goto done;

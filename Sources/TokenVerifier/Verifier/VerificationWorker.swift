@@ -42,7 +42,14 @@ public final class VerificationWorker {
     /// The snapshot of the live state that one line, or one batch of lines, is checked against.
     @inline(__always)
     package func snapshot() -> VerifierSnapshot {
-        core.snapshot
+        let snapshot = core.snapshot
+        // Contexts made for a key set no longer in force would keep its keys and their ES256
+        // tables alive: drop them as soon as this worker sees the new set.
+        if let keys = contextsKeys, keys !== snapshot.keys {
+            contextsKeys = nil
+            p256Contexts = []
+        }
+        return snapshot
     }
 
     /// A token checked up to, not including, its signature.
