@@ -7,14 +7,15 @@ import Musl
 extension ParsedToken {
     // MARK: - Parsing
 
-    /// Parses a compact token: three canonical base64url segments, a header object and a claims
-    /// object of strict JSON with no duplicate member, and claims of the right types.
+    /// Parses a token: with two dots, a compact JWS (three canonical base64url segments, a header
+    /// object and a claims object of strict JSON with no duplicate member, and claims of the right
+    /// types); with no dot, a CWT (``parseCOSE(_:)``).
     package static func parse(_ token: UnsafeBufferPointer<UInt8>) -> Result<ParsedToken, CompactToken.ParseError> {
         func failure(_ description: String) -> Result<ParsedToken, CompactToken.ParseError> {
             .failure(CompactToken.ParseError(description: description))
         }
         guard let firstDot = firstIndex(of: UInt8(ascii: "."), in: token, from: 0) else {
-            return failure("a token has three base64url segments separated by dots; found one")
+            return parseCOSE(token)
         }
         guard let secondDot = firstIndex(of: UInt8(ascii: "."), in: token, from: firstDot + 1) else {
             return failure("a token has three base64url segments separated by dots; found two")
