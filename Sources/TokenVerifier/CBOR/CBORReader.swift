@@ -1,7 +1,7 @@
 /// Why a CBOR item was refused.
-struct CBORError: Error, CustomStringConvertible {
+package struct CBORError: Error, CustomStringConvertible {
     /// One human sentence.
-    var description: String
+    package var description: String
     /// Byte offset in the CBOR where the problem was found.
     var offset: Int
 
