@@ -72,13 +72,8 @@ extension ParsedToken {
             try claimsReader.finish()
 
             let textCount = builder.textCount
-            let tableBytes = builder.tableCount * 8
-            let storage = [UInt8](unsafeUninitializedCapacity: max(1, fixedCount + textCount + tableBytes)) { out, initialized in
-                let target = out.baseAddress!
-                target.update(from: base, count: fixedCount + textCount)
-                (target + fixedCount + textCount).update(from: base + fixedCount + textCapacity, count: tableBytes)
-                initialized = fixedCount + textCount + tableBytes
-            }
+            let storage = storage(from: base, fixedCount: fixedCount, textCount: textCount, textCapacity: textCapacity,
+                                  tableBytes: builder.tableCount * 8)
             return ParsedToken(
                 storage: storage, tableStart: UInt32(fixedCount + textCount),
                 signature: Text(start: 0, end: UInt32(signatureCount)), signingInputLength: 0,

@@ -75,13 +75,8 @@ extension ParsedToken {
                 SignatureAlgorithm(bytes: UnsafeBufferPointer(start: base + Int($0.start), count: $0.count))
             }
             let textCount = builder.textCount
-            let tableBytes = builder.tableCount * 8
-            let storage = [UInt8](unsafeUninitializedCapacity: max(1, decodedCount + textCount + tableBytes)) { out, initialized in
-                let target = out.baseAddress!
-                target.update(from: base, count: decodedCount + textCount)
-                (target + decodedCount + textCount).update(from: base + decodedCount + textCapacity, count: tableBytes)
-                initialized = decodedCount + textCount + tableBytes
-            }
+            let storage = storage(from: base, fixedCount: decodedCount, textCount: textCount, textCapacity: textCapacity,
+                                  tableBytes: builder.tableCount * 8)
             return .success(ParsedToken(
                 storage: storage, tableStart: UInt32(decodedCount + textCount),
                 signature: Text(start: 0, end: UInt32(signatureCount)), signingInputLength: secondDot,
@@ -94,6 +89,18 @@ extension ParsedToken {
                 channels: claims.channels, commands: claims.commands,
                 expiresAt: claims.expiresAt, notBefore: claims.notBefore, issuedAt: claims.issuedAt,
                 environment: claims.environment))
+        }
+    }
+
+    /// The storage made from a scratch buffer laid out as `fixedCount` bytes, `textCount` bytes
+    /// of texts in room for `textCapacity`, then the item table: one allocation, the gap dropped.
+    static func storage(from base: UnsafeMutablePointer<UInt8>, fixedCount: Int, textCount: Int, textCapacity: Int,
+                        tableBytes: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: max(1, fixedCount + textCount + tableBytes)) { out, initialized in
+            let target = out.baseAddress!
+            target.update(from: base, count: fixedCount + textCount)
+            (target + fixedCount + textCount).update(from: base + fixedCount + textCapacity, count: tableBytes)
+            initialized = fixedCount + textCount + tableBytes
         }
     }
 
