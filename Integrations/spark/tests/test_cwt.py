@@ -55,7 +55,7 @@ def test_the_child_answers_cwt_lines_as_tokenverify_does(binary: str, tmp_path: 
     flags = ["--keys", str(tmp_path / "set" / "keys.jwks"), "--revocations", str(tmp_path / "set" / "revocations.jsonl"), "--at", AT]
     requests = [line_request(line, seq) for seq, line in enumerate(lines, 1)]
     batches = [(start, RequestBatch.of(requests[start:start + 64], start + 1)) for start in range(0, len(requests), 64)]
-    got = [json.loads(answer) for _, answers in VerifyProcess([binary, "verify", "--quiet", *flags]).run(batches)
+    got = [json.loads(answer) for _, answers in VerifyProcess[int]([binary, "verify", "--quiet", *flags]).run(batches)
            for answer in answers.lines()]
     want = verify_file(binary, str(tokens), *flags)
     assert len(got) == len(want) == len(lines)
