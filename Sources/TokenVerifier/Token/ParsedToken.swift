@@ -72,9 +72,9 @@ import Musl
     @usableFromInline package var format: TokenFormat = .jws
     /// Where the signed message lies in ``storage``: a CWT's Sig_structure. Nil for JWS, whose
     /// signed message is the token's own first `signingInputLength` bytes.
-    @usableFromInline package var signedMessage: Text? = nil
+    @usableFromInline var signedMessage: Text? = nil
     /// A CWT header problem found while parsing (`bad_header`), such as `kid` not a bstr.
-    @usableFromInline package var headerProblem: String? = nil
+    @usableFromInline var headerProblem: String? = nil
 
     // MARK: - Reading
 
