@@ -11,6 +11,7 @@ let package = Package(
     targets: [
         .target(name: "FuzzSupport", dependencies: [.product(name: "TokenVerifier", package: "tokenverify"), .product(name: "LineProtocol", package: "tokenverify")]),
         .executableTarget(name: "FuzzToken", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
+        .executableTarget(name: "FuzzCWT", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(name: "FuzzRequestLine", dependencies: ["FuzzSupport", .product(name: "LineProtocol", package: "tokenverify")]),
         .executableTarget(name: "FuzzKeySet", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(name: "FuzzSignature", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),

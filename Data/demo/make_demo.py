@@ -93,6 +93,56 @@ lines = [
     (json.dumps({"id": "lock-after-trusted-phone", "token": valid_ed, "object": "car-WVW123", "command": "lock"}), None),
 ]
 
+# CWTs (SPEC §2b): COSE_Sign1 messages of CBOR, written here by a small encoder of our own.
+def cbor(item) -> bytes:
+    def head(major, n):
+        for info, width in ((24, 1), (25, 2), (26, 4), (27, 8)):
+            if n < 24: return bytes([major << 5 | n])
+            if n < 1 << (8 * width): return bytes([major << 5 | info]) + n.to_bytes(width, "big")
+    if isinstance(item, tuple): return head(6, item[0]) + cbor(item[1])   # (tag, value)
+    if isinstance(item, int): return head(0, item) if item >= 0 else head(1, -1 - item)
+    if isinstance(item, bytes): return head(2, len(item)) + item
+    if isinstance(item, str): return head(3, len(item.encode())) + item.encode()
+    if isinstance(item, list): return head(4, len(item)) + b"".join(cbor(x) for x in item)
+    return head(5, len(item)) + b"".join(cbor(k) + cbor(v) for k, v in item.items())
+
+CWT_KEYS = {"iss": 1, "sub": 2, "aud": 3, "exp": 4, "nbf": 5, "iat": 6, "jti": 7}
+
+def sign_cwt(key, alg: int, kid: str, claims: dict, tags=(18,), kid_outside=False, presented=None, trailing=b"") -> str:
+    protected = cbor({1: alg} if kid_outside else {1: alg, 4: kid.encode()})
+    def claims_map(claims): return cbor({CWT_KEYS.get(k, k): v for k, v in claims.items()})
+    payload = claims_map(claims)
+    to_sign = cbor(["Signature1", protected, b"", payload])
+    if isinstance(key, ed25519.Ed25519PrivateKey):
+        signature = key.sign(to_sign)
+    else:
+        r, s = decode_dss_signature(key.sign(to_sign, ec.ECDSA(hashes.SHA256())))
+        signature = r.to_bytes(32, "big") + s.to_bytes(32, "big")
+    message = [protected, {4: kid.encode()} if kid_outside else {}, claims_map(presented) if presented else payload, signature]
+    for tag in reversed(tags):
+        message = (tag, message)
+    return b64(cbor(message) + trailing)
+
+cwt_ed = sign_cwt(ED, -19, "demo-ed25519-2026", claims("demo-c001"))
+cwt_es = sign_cwt(ES, -7, "demo-es256-2026", claims("demo-c002", sub="phone-ben", aud=["car-WVW123", "lock-garage-7"], role="friend",
+                                                    cmd=["unlock", "lock"], ch=["ble", "uwb"]))
+cwt_lines = [
+    # A mixed stream: CWT and JWS lines, answered in order.
+    (cwt_ed, None),
+    (valid_ed, None),
+    (json.dumps({"id": "cwt-at-door", "token": cwt_es, "device": "phone-ben", "object": "lock-garage-7", "channel": "uwb",
+                 "command": "unlock"}), None),
+    (sign_cwt(ED, -8, "demo-ed25519-2026", claims(b"\x01\x02\x03", role="service"), tags=(61, 18), kid_outside=True), None),
+    (sign_cwt(ED, -19, "demo-ed25519-2026", claims("demo-c003", exp=1767229200)), "expired"),
+    (sign_cwt(ED, -19, "demo-ed25519-2026", claims("demo-0008")), "revoked_token"),
+    (sign_cwt(ED, -19, "demo-ed25519-2026", claims("demo-c004"), presented={**claims("demo-c004"), "cmd": ["unlock", "trunk"]}),
+     "bad_signature"),
+    (sign_cwt(ED, -35, "demo-ed25519-2026", claims("demo-c005")), "unsupported_alg"),
+    (sign_cwt(ED, -19, "demo-ed25519-2026", claims("demo-c006"), trailing=b"\x00"), "malformed_token"),
+    (json.dumps({"id": "cwt-unlock-before-activation", "token": cwt_ed, "device": "phone-anna", "object": "car-WVW123",
+                 "command": "unlock"}), "step_required"),
+]
+
 with open(os.path.join(HERE, "keys.jwks"), "w") as f:
     json.dump({"keys": [
         ed_jwk(ED, "demo-ed25519-2026", env="int", iss="demo-operator"),
@@ -112,12 +162,18 @@ with open(os.path.join(HERE, "device-steps.jsonl"), "w") as f:
     f.write('{"sub":"phone-anna","done":["trustedPhone"]}\n')
     f.write('{"sub":"phone-ben","aud":"lock-garage-7","done":["trustedPhone","deviceActivation"]}\n')
     f.write('{"sub":"phone-ben","aud":"car-WVW123","done":["trustedPhone"]}\n')
-with open(os.path.join(HERE, "requests.jsonl"), "w") as f:
-    f.write("\n".join(line for line, _ in lines) + "\n")
-with open(os.path.join(HERE, "expected.jsonl"), "w") as f:
-    number = 0
-    for line, reason in lines:
-        number += 1
-        if reason == "blank":
-            continue
-        f.write(json.dumps({"line": number, "valid": reason is None, **({"reason": reason} if reason else {})}) + "\n")
+def write_stream(requests_name, expected_name, stream):
+    with open(os.path.join(HERE, requests_name), "w") as f:
+        f.write("\n".join(line for line, _ in stream) + "\n")
+    with open(os.path.join(HERE, expected_name), "w") as f:
+        number = 0
+        for line, reason in stream:
+            number += 1
+            if reason == "blank":
+                continue
+            token = json.loads(line)["token"] if line.startswith("{") else line
+            is_cwt = "." not in token and reason not in ("malformed_token", "malformed_request")
+            f.write(json.dumps({"line": number, "valid": reason is None, **({"reason": reason} if reason else {}),
+                                **({"format": "cwt"} if is_cwt else {})}) + "\n")
+write_stream("requests.jsonl", "expected.jsonl", lines)
+write_stream("cwt-requests.jsonl", "cwt-expected.jsonl", cwt_lines)

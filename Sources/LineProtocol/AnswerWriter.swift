@@ -4,7 +4,8 @@ import TokenVerifier
 ///
 /// `{"line":N,"id":…,"valid":true,"jti":…,"sub":…,"aud":…,"kid":…,"alg":…,"exp":…,"role":…}`
 /// for a valid token, written straight from the parsed token's bytes; `reason` and `detail`
-/// (with `audit`, also `reasons` and `details`) for an invalid one.
+/// (with `audit`, also `reasons` and `details`) for an invalid one; `"format":"cwt"` last for a
+/// CWT that could be parsed (SPEC §2b).
 enum AnswerWriter {
     /// Appends the answer and a newline. `id` is the JSON text read from the request (valid JSON,
     /// possibly with white space, which is dropped).
@@ -17,7 +18,7 @@ enum AnswerWriter {
             writer.minified(id)
         }
         guard failures.isEmpty, let token else {
-            return writeInvalid(failures, audit: audit, to: &writer)
+            return writeInvalid(failures, audit: audit, isCWT: token?.format == .cwt, to: &writer)
         }
         func string(_ text: ParsedToken.Text) {
             token.withBytes(text) { writer.string(utf8: $0) }
@@ -47,10 +48,10 @@ enum AnswerWriter {
             writer.raw(",\"role\":")
             string(role)
         }
-        writer.raw("}\n")
+        writer.raw(token.format == .cwt ? ",\"format\":\"cwt\"}\n" : "}\n")
     }
 
-    private static func writeInvalid(_ failures: [VerificationFailure], audit: Bool, to writer: inout JSONWriter) {
+    private static func writeInvalid(_ failures: [VerificationFailure], audit: Bool, isCWT: Bool, to writer: inout JSONWriter) {
         writer.raw(",\"valid\":false,\"reason\":")
         writer.string(failures.first?.reason.rawValue ?? "")
         writer.raw(",\"detail\":")
@@ -61,7 +62,7 @@ enum AnswerWriter {
             writer.raw(",\"details\":")
             writer.strings(failures.map(\.detail))
         }
-        writer.raw("}\n")
+        writer.raw(isCWT ? ",\"format\":\"cwt\"}\n" : "}\n")
     }
 
     /// Appends the answer to a line that is not a well-formed request.

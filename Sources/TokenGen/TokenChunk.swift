@@ -46,6 +46,8 @@ final class ChunkWorker {
     private let spec: TokenSetSpec
     private let ed25519: TokenSigner
     private let es256: TokenSigner
+    private let ed25519CWT: CWTSigner
+    private let es256CWT: CWTSigner
     private var claims: [UInt8] = []
     private var presented: [UInt8] = []
     private var scratch: [UInt8] = []
@@ -62,6 +64,8 @@ final class ChunkWorker {
         self.spec = spec
         ed25519 = TokenSigner(key: keys.ed25519)
         es256 = TokenSigner(key: keys.es256)
+        ed25519CWT = CWTSigner(key: keys.ed25519)
+        es256CWT = CWTSigner(key: keys.es256)
         claims.reserveCapacity(512)
         presented.reserveCapacity(512)
         scratch.reserveCapacity(1024)
@@ -159,7 +163,9 @@ final class ChunkWorker {
 
         let signer = isES256 ? es256 : ed25519
         let tokenStart = chunk.tokens.count
-        claims.withUnsafeBufferPointer { claimBytes in
+        if spec.isCWT(line) {
+            appendCWT(isES256 ? es256CWT : ed25519CWT, tampered: kind == .tampered, roleStart: roleStart, to: &chunk.tokens)
+        } else { claims.withUnsafeBufferPointer { claimBytes in
             if kind == .tampered {
                 presented.removeAll(keepingCapacity: true)
                 presented.append(contentsOf: claimBytes[..<roleStart])
@@ -168,7 +174,7 @@ final class ChunkWorker {
             } else {
                 signer.appendToken(claims: claimBytes, to: &chunk.tokens)
             }
-        }
+        } }
         chunk.signedTokens += 1
         if isES256 { chunk.signedES256 += 1 }
         let tokenEnd = chunk.tokens.count
@@ -223,6 +229,19 @@ final class ChunkWorker {
         } else {
             appendExpected(line, reason, to: &chunk)
         }
+    }
+
+    /// Appends the CWT of `claims` (with `"role":"admin"` presented instead when tampered).
+    private func appendCWT(_ signer: CWTSigner, tampered: Bool, roleStart: Int, to tokens: inout [UInt8]) {
+        var presentedPayload: [UInt8]? = nil
+        if tampered {
+            presented.removeAll(keepingCapacity: true)
+            presented.append(contentsOf: claims[..<roleStart])
+            presented.append(ascii: "admin\"}")
+            presentedPayload = try! CWTSigner.claimsCBOR(json: presented)
+        }
+        let message = signer.sign(payload: try! CWTSigner.claimsCBOR(json: claims), presentedPayload: presentedPayload)
+        message.withUnsafeBufferPointer { Base64URL.append($0, to: &tokens) }
     }
 
     private func appendDeviceSteps(device: Int, object: Int, done: Int, to chunk: inout TokenChunk) {

@@ -19,6 +19,9 @@ public struct TokenSetSpec: Sendable {
     /// also has `step-policy.json` (`TokenSetSpec.stepPolicy`) and `device-steps.jsonl`, and the
     /// expected verdicts include `step_required` (check 11b).
     public var stepShare: Double = 0
+    /// Share of tokens written as CWTs (SPEC §2b: COSE_Sign1, base64url) instead of JWS, drawn
+    /// apart from the other shares, so that a set without CWTs is byte for byte what it was.
+    public var cwtShare: Double = 0
     /// Extra revocation entries that match no token (to make the list large).
     public var revocationPadding: Int = 0
     /// The `alg` of Ed25519 tokens: `Ed25519` (RFC 9864) or `EdDSA` (RFC 8037, what older
@@ -45,6 +48,13 @@ public struct TokenSetSpec: Sendable {
         spec.wrongContextShare = 0.07
         spec.repeatShare = 0.1
         return spec
+    }
+
+    /// Whether `line`'s token is a CWT.
+    func isCWT(_ line: Int) -> Bool {
+        guard cwtShare > 0 else { return false }
+        var random = SplitMix64(seed ^ 0xC0DE_C3A7 ^ UInt64(line) &* 0x94D0_49BB_1331_11EB)
+        return random.unit() < cwtShare
     }
 
     /// The step policy of sets with `stepShare` above 0: SPEC §4b's example.

@@ -37,6 +37,9 @@ extension TokenVerify {
         @Option(name: .long, help: "The alg of Ed25519 tokens: Ed25519 or EdDSA.") var edAlg: String = "Ed25519"
         @Option(name: .long, help: "Share of device–object pairs with security steps still todo (SPEC §4b): adds step-policy.json and device-steps.jsonl, and step_required verdicts.")
         var stepShare: Double = 0
+
+        @Option(name: .long, help: "Share of tokens written as CWTs (SPEC §2b: COSE_Sign1, base64url, no dot) instead of JWS.")
+        var cwtShare: Double = 0
         @Option(name: .long, help: "Extra revocation entries that match no token.") var revocationPadding: Int = 0
         @Option(name: .long, help: "Check time the verdicts assume (NumericDate).") var at: Double = 1_800_000_000
         @Option(name: .long, help: "Signing threads (default: all cores). The output does not depend on it.")
@@ -49,7 +52,7 @@ extension TokenVerify {
             if count < 0 { throw ValidationError("--count must not be negative") }
             if revocationPadding < 0 { throw ValidationError("--revocation-padding must not be negative") }
             if let threads, threads < 1 || threads > 512 { throw ValidationError("--threads must be between 1 and 512") }
-            let shares = [es256Share, expiredShare ?? 0, revokedShare ?? 0, tamperedShare ?? 0, wrongContextShare ?? 0, repeatShare ?? 0, stepShare]
+            let shares = [es256Share, expiredShare ?? 0, revokedShare ?? 0, tamperedShare ?? 0, wrongContextShare ?? 0, repeatShare ?? 0, stepShare, cwtShare]
             if shares.contains(where: { !(0...1).contains($0) }) { throw ValidationError("shares must be between 0 and 1") }
             if edAlg != "Ed25519" && edAlg != "EdDSA" { throw ValidationError("--ed-alg must be Ed25519 or EdDSA") }
         }
@@ -64,6 +67,7 @@ extension TokenVerify {
             if let repeatShare { spec.repeatShare = repeatShare }
             spec.revocationPadding = revocationPadding
             spec.stepShare = stepShare
+            spec.cwtShare = cwtShare
             spec.ed25519Algorithm = edAlg == "EdDSA" ? .edDSA : .ed25519
             spec.checkTime = at
             return spec

@@ -7,10 +7,14 @@ extension TokenVerify {
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decode a token's header and claims, plainly marked UNVERIFIED.",
-            discussion: "Nothing is checked: not the signature, not the key, not the time. Use verify for that."
+            discussion: """
+                Nothing is checked: not the signature, not the key, not the time. Use verify for that.
+
+                A token without a dot is read as a CWT (base64url of a COSE_Sign1 message, SPEC §2b): its protected and unprotected headers and its claims are written as JSON, with known labels named ("alg (1)", "kid (4)", "iss (1)", "cti (7)"), byte strings as base64url and tags as {"tag": N, "value": …}.
+                """
         )
 
-        @Argument(help: "The compact token (default: the first line of standard input).")
+        @Argument(help: "The compact token or CWT (default: the first line of standard input).")
         var token: String?
 
         func run() throws {
@@ -21,6 +25,7 @@ extension TokenVerify {
             }
             text = text.trimmingCharacters(in: .whitespacesAndNewlines)
             let segments = text.split(separator: ".", omittingEmptySubsequences: false)
+            if segments.count == 1 { return Self.inspectCWT(text) }
             guard segments.count == 3 else {
                 ConfigurationError(description: "not a compact token: expected three segments separated by dots, found \(segments.count)").exit()
             }
@@ -49,6 +54,20 @@ extension TokenVerify {
             writer.integer(Base64URL.decode(Array(segments[2].utf8))?.count ?? -1)
             writer.raw("}")
             print(writer.text)
+        }
+
+        /// Prints a CWT's headers and claims, or exits with why they cannot be read.
+        static func inspectCWT(_ text: String) {
+            switch CWTInspection.members(of: Array(text.utf8)) {
+            case .success(let members):
+                var writer = JSONWriter()
+                writer.raw("{\"UNVERIFIED\":\"nothing was checked: not the signature, the key, the time or revocation\",\"format\":\"cwt\",")
+                writer.raw(members)
+                writer.raw("}")
+                print(writer.text)
+            case .failure(let error):
+                ConfigurationError(description: "not a CWT (a token without a dot is base64url of a COSE_Sign1 message): \(error.description)").exit()
+            }
         }
 
         /// Valid JSON without the white space between its tokens: one line whatever the token

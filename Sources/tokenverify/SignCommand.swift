@@ -6,9 +6,11 @@ extension TokenVerify {
     /// `tokenverify sign`: claims JSON lines in, compact tokens out.
     struct Sign: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign claims: one JSON object a line in, one compact token a line out.",
+            abstract: "Sign claims: one JSON object a line in, one compact token (or CWT) a line out.",
             discussion: """
                 The header is {"alg": <the key's alg>, "kid": <the key's kid>, "typ": "JWT"}. The claims are signed exactly as written on the line (after trimming). A line that is not a JSON object is reported on stderr and skipped; the exit status is then 1.
+
+                With --format cwt each line becomes a CWT (SPEC §2b): a COSE_Sign1 message under tag 18, written as base64url of its CBOR bytes (no dot). Its protected header is {1: alg (-19 Ed25519, -8 EdDSA, -7 ES256), 4: kid as a byte string}; the claims become a CBOR map in which iss, sub, aud, exp, nbf, iat and jti are the keys 1 to 7 (jti as a text cti) and every other name stays a text key. ES256 signatures are deterministic (RFC 6979).
                 """
         )
 
@@ -18,11 +20,15 @@ extension TokenVerify {
         @Option(name: .long, help: "With a file of private keys, one a line (as gen writes signing-keys.jwk): the kid of the key to sign with.")
         var kid: String?
 
+        @Option(name: .long, help: "jws (compact tokens) or cwt (base64url CWTs, COSE_Sign1).")
+        var format: TokenFormat = .jws
+
         @Argument(help: ArgumentHelp("Files of claims lines (default: standard input).", valueName: "file"))
         var files: [String] = []
 
         func run() throws {
             let signingKey = loadSigningKey(path: key, kid: kid)
+            let cwtSigner = CWTSigner(key: signingKey)
             var failures = 0
             var output = ""
             for (name, text) in try inputs() {
@@ -34,7 +40,7 @@ extension TokenVerify {
                         failures += 1
                         continue
                     }
-                    output += signingKey.sign(claims: Array(claims.utf8)) + "\n"
+                    output += try (format == .cwt ? cwtSigner.sign(claims: Array(claims.utf8)) : signingKey.sign(claims: Array(claims.utf8))) + "\n"
                     if output.utf8.count > 1 << 16 {
                         FileHandle.standardOutput.write(Data(output.utf8))
                         output = ""
@@ -64,3 +70,5 @@ extension TokenVerify {
         }
     }
 }
+
+extension TokenFormat: ExpressibleByArgument {}

@@ -60,6 +60,13 @@ import TokenVerifier
         for input in inputs { expectOneAnswerEach(input) }
     }
 
+    /// The CWT corpus holds CBOR: each input is answered as the base64url line the harness makes.
+    @Test func cwtCorpus() throws {
+        let inputs = try Repository.fuzzCorpus("FuzzCWT")
+        #expect(inputs.count >= 20, "the CWT corpus is missing or nearly empty")
+        for input in inputs { expectOneAnswerEach(Array(Base64URL.encodeString(input).utf8)) }
+    }
+
     @Test func requestLineCorpus() throws {
         let inputs = try Repository.fuzzCorpus("FuzzRequestLine")
         #expect(inputs.count >= 100, "the request-line corpus is missing or nearly empty")

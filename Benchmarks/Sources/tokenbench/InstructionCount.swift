@@ -25,12 +25,14 @@ enum InstructionCount {
         return output.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// One scenario per algorithm (`instructions-ed25519`, `instructions-es256`).
+    /// One scenario per algorithm and format (`instructions-ed25519`, `instructions-es256`, and
+    /// the same streams as CWTs: `instructions-cwt-ed25519`, `instructions-cwt-es256`).
     static func measure(workDirectory: String) throws -> [Report.Scenario] {
         let executable = try strippedExecutable(workDirectory: workDirectory)
-        return try [("ed25519", 0.0), ("es256", 1.0)].map { name, esShare in
+        return try [("ed25519", 0.0, 0.0), ("es256", 1.0, 0.0), ("cwt-ed25519", 0.0, 1.0), ("cwt-es256", 1.0, 1.0)].map { name, esShare, cwtShare in
             var spec = TokenSetSpec(count: sizes[1], seed: 7)
             spec.es256Share = esShare
+            spec.cwtShare = cwtShare
             let set = TokenSetGenerator.generate(spec)
             let directory = workDirectory + "/instructions-\(name)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -157,6 +157,9 @@ struct TokenBench: ParsableCommand {
 /// The scenarios of SPEC §8, and those of the CI gate (issue 17).
 enum Scenario: String, CaseIterable, ExpressibleByArgument, Codable {
     case ed25519, es256, mixed, realistic
+    /// The Ed25519 and ES256 streams written as CWTs (SPEC §2b).
+    case cwtEd25519 = "cwt-ed25519"
+    case cwtES256 = "cwt-es256"
     case revocations = "revocations-10m"
     case repeatedUncached = "repeated-uncached"
     case repeatedCached = "repeated-cached"

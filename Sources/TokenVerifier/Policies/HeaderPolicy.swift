@@ -1,8 +1,12 @@
 /// Check 4 (`bad_header`): `kid` is a string, `crit` is absent, and `typ`, if present, is `JWT`
-/// or `dkt+jwt` (any case). Keys carried in the header (`jwk`, `jku`, `x5u`, `x5c`) are never read.
+/// or `dkt+jwt` (any case); a CWT's header problems were named by its parser (SPEC §2b). Keys carried in the header (`jwk`, `jku`, `x5u`, `x5c`) are never read.
 struct HeaderPolicy: TokenPolicy {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let header = input.token
+        if let problem = header.headerProblem {
+            failures.add(.badHeader, problem)
+            return
+        }
         if header.keyID == nil {
             failures.add(.badHeader, header.hasKeyIDMember ? "kid must be a string" : "the header has no kid")
             if failures.isDone { return }

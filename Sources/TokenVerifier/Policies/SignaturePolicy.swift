@@ -1,4 +1,4 @@
-/// Check 12 (`bad_signature`): the signature over `header.payload` verifies with the key found
+/// Check 12 (`bad_signature`): the signature over `header.payload` (a CWT's Sig_structure) verifies with the key found
 /// by check 5, through libsodium (Ed25519) or OpenSSL (ES256). Runs only when check 6 found that
 /// the key fits. Consults the signature cache first, when there is one: its entries are keyed by
 /// the whole token and the key's identity, so no other token, and no other key material, can hit
@@ -12,8 +12,7 @@ struct SignaturePolicy: TokenPolicy {
         if let cacheKey, let cache = state.signatureCache, cache.contains(cacheKey) { return }
         let keys = state.keys.keys
         let type = keys[keyIndex].type
-        let message = UnsafeBufferPointer(rebasing: input.compact[..<parsed.signingInputLength])
-        let verified = parsed.withBytes(parsed.signature) { signature in
+        let verified = parsed.withSignedMessage(compact: input.compact) { message in parsed.withBytes(parsed.signature) { signature in
             switch type {
             case .ed25519:
                 return keys[keyIndex].publicKeyBytes.withUnsafeBufferPointer { publicKey in
@@ -22,7 +21,7 @@ struct SignaturePolicy: TokenPolicy {
             case .p256:
                 return input.crypto.p256Context(for: keyIndex, in: state).verify(signature: signature, message: message)
             }
-        }
+        } }
         if verified {
             if let cacheKey { state.signatureCache?.insert(cacheKey) }
         } else {

@@ -6,8 +6,11 @@ public struct CompactToken: Sendable {
     public var claims: TokenClaims
     /// The decoded signature segment (any length; the signature check judges it).
     public var signature: [UInt8]
-    /// Length in bytes of the signing input `header.payload` at the start of the token.
+    /// Length in bytes of the signing input `header.payload` at the start of the token (0 for a
+    /// CWT, whose signed message is its Sig_structure).
     public var signingInputLength: Int
+    /// JWS or CWT.
+    public var format: TokenFormat = .jws
 
     /// Why a token could not be parsed: always reported as `malformed_token`.
     public struct ParseError: Error, Sendable, CustomStringConvertible {
@@ -32,6 +35,6 @@ extension CompactToken {
     init(_ parsed: ParsedToken) {
         self.init(header: TokenHeader(parsed), claims: TokenClaims(parsed),
                   signature: parsed.withBytes(parsed.signature) { Array($0) },
-                  signingInputLength: parsed.signingInputLength)
+                  signingInputLength: parsed.signingInputLength, format: parsed.format)
     }
 }

@@ -7,14 +7,15 @@ import Musl
 extension ParsedToken {
     // MARK: - Parsing
 
-    /// Parses a compact token: three canonical base64url segments, a header object and a claims
-    /// object of strict JSON with no duplicate member, and claims of the right types.
+    /// Parses a token: with two dots, a compact JWS (three canonical base64url segments, a header
+    /// object and a claims object of strict JSON with no duplicate member, and claims of the right
+    /// types); with no dot, a CWT (``parseCOSE(_:)``).
     package static func parse(_ token: UnsafeBufferPointer<UInt8>) -> Result<ParsedToken, CompactToken.ParseError> {
         func failure(_ description: String) -> Result<ParsedToken, CompactToken.ParseError> {
             .failure(CompactToken.ParseError(description: description))
         }
         guard let firstDot = firstIndex(of: UInt8(ascii: "."), in: token, from: 0) else {
-            return failure("a token has three base64url segments separated by dots; found one")
+            return parseCOSE(token)
         }
         guard let secondDot = firstIndex(of: UInt8(ascii: "."), in: token, from: firstDot + 1) else {
             return failure("a token has three base64url segments separated by dots; found two")
@@ -74,13 +75,8 @@ extension ParsedToken {
                 SignatureAlgorithm(bytes: UnsafeBufferPointer(start: base + Int($0.start), count: $0.count))
             }
             let textCount = builder.textCount
-            let tableBytes = builder.tableCount * 8
-            let storage = [UInt8](unsafeUninitializedCapacity: max(1, decodedCount + textCount + tableBytes)) { out, initialized in
-                let target = out.baseAddress!
-                target.update(from: base, count: decodedCount + textCount)
-                (target + decodedCount + textCount).update(from: base + decodedCount + textCapacity, count: tableBytes)
-                initialized = decodedCount + textCount + tableBytes
-            }
+            let storage = storage(from: base, fixedCount: decodedCount, textCount: textCount, textCapacity: textCapacity,
+                                  tableBytes: builder.tableCount * 8)
             return .success(ParsedToken(
                 storage: storage, tableStart: UInt32(decodedCount + textCount),
                 signature: Text(start: 0, end: UInt32(signatureCount)), signingInputLength: secondDot,
@@ -93,6 +89,18 @@ extension ParsedToken {
                 channels: claims.channels, commands: claims.commands,
                 expiresAt: claims.expiresAt, notBefore: claims.notBefore, issuedAt: claims.issuedAt,
                 environment: claims.environment))
+        }
+    }
+
+    /// The storage made from a scratch buffer laid out as `fixedCount` bytes, `textCount` bytes
+    /// of texts in room for `textCapacity`, then the item table: one allocation, the gap dropped.
+    static func storage(from base: UnsafeMutablePointer<UInt8>, fixedCount: Int, textCount: Int, textCapacity: Int,
+                        tableBytes: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: max(1, fixedCount + textCount + tableBytes)) { out, initialized in
+            let target = out.baseAddress!
+            target.update(from: base, count: fixedCount + textCount)
+            (target + fixedCount + textCount).update(from: base + fixedCount + textCapacity, count: tableBytes)
+            initialized = fixedCount + textCount + tableBytes
         }
     }
 

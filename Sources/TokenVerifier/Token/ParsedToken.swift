@@ -11,7 +11,9 @@ import Musl
 ///
 /// `storage` holds, in order: the decoded signature, the header JSON, the claims JSON, the
 /// unescaped text of strings written with escapes, and the table of the `aud`, `ch` and `cmd`
-/// items (a start and an end offset each, as two little-endian `UInt32`).
+/// items (a start and an end offset each, as two little-endian `UInt32`). A CWT's storage holds
+/// the decoded signature, the Sig_structure (which holds the protected header and the claims),
+/// the texts made while parsing, and the item table.
 @usableFromInline package struct ParsedToken: Sendable {
     /// Where a string lies in ``storage``.
     @usableFromInline package struct Text: Equatable, Sendable {
@@ -64,6 +66,15 @@ import Musl
     @usableFromInline package var notBefore: Double?
     @usableFromInline package var issuedAt: Double?
     @usableFromInline package var environment: Environment?
+
+    // The format (SPEC §2b).
+    /// JWS or CWT.
+    @usableFromInline package var format: TokenFormat = .jws
+    /// Where the signed message lies in ``storage``: a CWT's Sig_structure. Nil for JWS, whose
+    /// signed message is the token's own first `signingInputLength` bytes.
+    @usableFromInline var signedMessage: Text? = nil
+    /// A CWT header problem found while parsing (`bad_header`), such as `kid` not a bstr.
+    @usableFromInline var headerProblem: String? = nil
 
     // MARK: - Reading
 

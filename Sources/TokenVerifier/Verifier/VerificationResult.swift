@@ -21,6 +21,9 @@ public struct VerificationResult: Sendable {
     /// The claims, when the token could be parsed.
     public var claims: TokenClaims? { parsed.map(TokenClaims.init) }
 
+    /// JWS or CWT, when the token could be parsed.
+    public var format: TokenFormat? { parsed?.format }
+
     public init(failures: [VerificationFailure]) {
         self.failures = failures
     }

@@ -1,0 +1,268 @@
+/// Why a CBOR item was refused.
+package struct CBORError: Error, CustomStringConvertible {
+    /// One human sentence.
+    package var description: String
+    /// Byte offset in the CBOR where the problem was found.
+    var offset: Int
+
+    init(_ description: String, at offset: Int) {
+        self.description = description
+        self.offset = offset
+    }
+}
+
+/// A strict pull reader for CBOR (RFC 8949) held in memory: the items a token may hold.
+///
+/// It accepts only well-formed CBOR with definite lengths; every integer and length argument in
+/// its shortest form (preferred serialization, RFC 8949 §4.2.1); text strings of valid UTF-8;
+/// map keys that are integers or text strings, none twice in one map; simple values `false`,
+/// `true`, `null` and `undefined` only; floats of any width. Nesting deeper than
+/// ``maximumDepth`` is refused, and so is a declared length past the end of the bytes, so no
+/// input allocates or recurses without bound. The reader borrows `bytes`.
+struct CBORReader {
+    /// Deepest nesting of arrays, maps and tags accepted (as for JSON).
+    static let maximumDepth = 128
+
+    /// The major types of RFC 8949 §3.1.
+    enum Major: UInt8 {
+        case unsigned = 0, negative, bytes, text, array, map, tag, simple
+    }
+
+    /// One item's initial byte and argument.
+    struct Head {
+        var major: Major
+        /// The argument (for `.simple`: the simple value, or the float's bit pattern).
+        var argument: UInt64
+        /// The additional information (low five bits of the initial byte).
+        var info: UInt8
+    }
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    private(set) var position: Int
+    private var depth = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int = 0) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    func error(_ description: String, at offset: Int? = nil) -> CBORError {
+        CBORError(description, at: offset ?? position)
+    }
+
+    /// Whether every byte has been read.
+    var isAtEnd: Bool { position == bytes.count }
+
+    /// Throws unless every byte has been read.
+    func finish() throws(CBORError) {
+        guard isAtEnd else { throw error("\(bytes.count - position) bytes follow the CBOR item") }
+    }
+
+    /// The next item's major type, without consuming it.
+    func peekMajor() -> Major? {
+        guard position < bytes.count else { return nil }
+        return Major(rawValue: bytes[position] >> 5)
+    }
+
+    /// Whether the next item is `null`.
+    var nextIsNull: Bool { position < bytes.count && bytes[position] == 0xF6 }
+
+    /// Reads one initial byte and its argument, in shortest form; refuses indefinite lengths and
+    /// the reserved additional information values.
+    mutating func readHead() throws(CBORError) -> Head {
+        let start = position
+        guard position < bytes.count else { throw error("the CBOR ends inside an item") }
+        let initial = bytes[position]
+        position += 1
+        let major = Major(rawValue: initial >> 5)!
+        let info = initial & 0x1F
+        var argument: UInt64
+        switch info {
+        case 0..<24:
+            argument = UInt64(info)
+        case 24...27:
+            let width = 1 << Int(info - 24)
+            guard bytes.count - position >= width else { throw error("the CBOR ends inside an item's head", at: start) }
+            argument = 0
+            for _ in 0..<width {
+                argument = argument << 8 | UInt64(bytes[position])
+                position += 1
+            }
+            if major != .simple {
+                let smallest: UInt64 = info == 24 ? 24 : 1 << (8 * UInt64(width / 2))
+                guard argument >= smallest else { throw error("an integer or length is not in its shortest form", at: start) }
+            } else if info == 24 && argument < 32 {
+                throw error("a simple value is not well-formed", at: start)
+            }
+        case 31:
+            throw error("indefinite lengths are not accepted", at: start)
+        default:
+            throw error("reserved additional information \(info)", at: start)
+        }
+        return Head(major: major, argument: argument, info: info)
+    }
+
+    /// Reads the head of a byte or text string and returns its content's range.
+    private mutating func readStringContent(_ head: Head, start: Int) throws(CBORError) -> Range<Int> {
+        guard head.argument <= UInt64(bytes.count - position) else {
+            throw error("a string's declared length runs past the end of the CBOR", at: start)
+        }
+        let range = position..<(position + Int(head.argument))
+        position = range.upperBound
+        if head.major == .text, !Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[range])) {
+            throw error("a text string is not valid UTF-8", at: start)
+        }
+        return range
+    }
+
+    /// Reads a byte string; returns its content's range.
+    mutating func readByteString() throws(CBORError) -> Range<Int> {
+        let start = position
+        let head = try readHead()
+        guard head.major == .bytes else { throw error("expected a byte string", at: start) }
+        return try readStringContent(head, start: start)
+    }
+
+    /// Reads a text string (valid UTF-8); returns its content's range.
+    mutating func readTextString() throws(CBORError) -> Range<Int> {
+        let start = position
+        let head = try readHead()
+        guard head.major == .text else { throw error("expected a text string", at: start) }
+        return try readStringContent(head, start: start)
+    }
+
+    /// Reads an array's head; returns its item count (bounded by the bytes left).
+    mutating func readArrayCount() throws(CBORError) -> Int {
+        let start = position
+        let head = try readHead()
+        guard head.major == .array else { throw error("expected an array", at: start) }
+        guard head.argument <= UInt64(bytes.count - position) else { throw error("an array's declared length runs past the end of the CBOR", at: start) }
+        return Int(head.argument)
+    }
+
+    /// Reads an integer (major type 0 or 1) that fits an `Int64`; nil for any other item, which
+    /// is then skipped.
+    mutating func readInteger() throws(CBORError) -> Int64? {
+        guard let major = peekMajor(), major == .unsigned || major == .negative else {
+            try skipItem()
+            return nil
+        }
+        let head = try readHead()
+        guard head.argument <= UInt64(Int64.max) else { return nil }
+        return major == .unsigned ? Int64(head.argument) : -1 - Int64(head.argument)
+    }
+
+    /// Reads a number: an integer or a float (half, single or double precision). Nil, with the
+    /// item consumed, when it is neither.
+    mutating func readNumber() throws(CBORError) -> Double? {
+        guard let major = peekMajor() else { throw error("the CBOR ends inside an item") }
+        switch major {
+        case .unsigned, .negative:
+            let head = try readHead()
+            return major == .unsigned ? Double(head.argument) : -1 - Double(head.argument)
+        case .simple:
+            let head = try readHead()
+            switch head.info {
+            case 25: return Double(Float16(bitPattern: UInt16(head.argument)))
+            case 26: return Double(Float(bitPattern: UInt32(head.argument)))
+            case 27: return Double(bitPattern: head.argument)
+            default: return nil
+            }
+        default:
+            try skipItem()
+            return nil
+        }
+    }
+
+    /// A map key: an integer or a text string (any other key is refused).
+    enum Key {
+        case integer(Int64)
+        case text(Range<Int>)
+        /// An integer outside `Int64` (never a label tokenverify reads).
+        case otherInteger
+    }
+
+    /// Reads a map, calling `body` for each entry with the key read and the reader at the value,
+    /// which `body` must consume. Refuses a key that is not an integer or a text string, and a
+    /// key that appears twice (with shortest-form heads, equal keys have equal bytes).
+    mutating func readMap(_ body: (inout CBORReader, Key) throws(CBORError) -> Void) throws(CBORError) {
+        let start = position
+        let head = try readHead()
+        guard head.major == .map else { throw error("expected a map", at: start) }
+        guard head.argument <= UInt64(bytes.count - position) / 2 else {
+            throw error("a map's declared length runs past the end of the CBOR", at: start)
+        }
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else { throw error("CBOR nested deeper than \(Self.maximumDepth) levels", at: start) }
+        let count = Int(head.argument)
+        try withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(1, count)) { (keys) throws(CBORError) in
+            for index in 0..<count {
+                let keyStart = position
+                let key: Key
+                switch peekMajor() {
+                case .unsigned?, .negative?:
+                    key = try readInteger().map(Key.integer) ?? .otherInteger
+                case .text?:
+                    key = .text(try readTextString())
+                default:
+                    throw error("a map key is not an integer or a text string", at: keyStart)
+                }
+                let encoded = keyStart..<position
+                for earlier in 0..<index where keys[earlier].count == encoded.count
+                    && bytesEqual(UnsafeBufferPointer(rebasing: bytes[keys[earlier]]), UnsafeBufferPointer(rebasing: bytes[encoded])) {
+                    throw error("a map key appears twice", at: keyStart)
+                }
+                keys[index] = encoded
+                try body(&self, key)
+            }
+        }
+    }
+
+    /// Reads and checks one item of any kind, and everything nested in it.
+    mutating func skipItem() throws(CBORError) {
+        let start = position
+        guard let major = peekMajor() else { throw error("the CBOR ends inside an item") }
+        switch major {
+        case .map:
+            try readMap { (reader: inout CBORReader, _: Key) throws(CBORError) in try reader.skipItem() }
+            return
+        case .bytes, .text:
+            let head = try readHead()
+            _ = try readStringContent(head, start: start)
+            return
+        default:
+            break
+        }
+        let head = try readHead()
+        switch major {
+        case .array, .tag:
+            if major == .array, head.argument > UInt64(bytes.count - position) {
+                throw error("an array's declared length runs past the end of the CBOR", at: start)
+            }
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= Self.maximumDepth else { throw error("CBOR nested deeper than \(Self.maximumDepth) levels", at: start) }
+            for _ in 0..<(major == .array ? Int(head.argument) : 1) { try skipItem() }
+        case .simple where head.info < 24:
+            guard head.argument >= 20 else { throw error("simple value \(head.argument) is not accepted", at: start) }
+        case .simple where head.info == 24:
+            throw error("simple value \(head.argument) is not accepted", at: start)
+        default:
+            break
+        }
+    }
+
+    /// Whether `text` is valid UTF-8 (RFC 3629), checked as JSON strings are.
+    static func isValidUTF8(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var reader = JSONReader(text)
+        while reader.position < text.count {
+            if text[reader.position] < 0x80 {
+                reader.position += 1
+                continue
+            }
+            do { try reader.scanUTF8Sequence() } catch { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,92 @@
+extension ParsedToken {
+    /// Calls `body` with the signed message: a JWS token's `header.payload` prefix of `compact`,
+    /// or a CWT's Sig_structure.
+    @inline(__always)
+    func withSignedMessage<R>(compact: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        guard let signedMessage else { return body(UnsafeBufferPointer(rebasing: compact[..<signingInputLength])) }
+        return withBytes(signedMessage, body)
+    }
+
+    /// Parses a CWT (SPEC §2b): canonical base64url of a COSE_Sign1 message of strict CBOR
+    /// (``CBORReader``) whose payload is a claims map of the right types. Header problems are
+    /// kept for the header checks; everything else wrong is a parse error (`malformed_token`).
+    static func parseCOSE(_ token: UnsafeBufferPointer<UInt8>) -> Result<ParsedToken, CompactToken.ParseError> {
+        func failure(_ description: String) -> Result<ParsedToken, CompactToken.ParseError> {
+            .failure(CompactToken.ParseError(description: description))
+        }
+        let notBase64 = "a token without a dot is a CWT, written as canonical base64url of its CBOR bytes; this is not"
+        guard !token.isEmpty, let cborCount = Base64URL.decodedCount(token.count) else { return failure(notBase64) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, cborCount)) { buffer in
+            let cbor = UnsafeMutableBufferPointer(rebasing: buffer[..<cborCount])
+            guard Base64URL.decode(token, into: cbor) != nil else { return failure(notBase64) }
+            do throws(CBORError) {
+                let message = try COSESign1(UnsafeBufferPointer(cbor))
+                return .success(try build(UnsafeBufferPointer(cbor), message))
+            } catch {
+                return failure("the CWT is not valid: \(error.description)")
+            }
+        }
+    }
+
+    /// Lays out the storage (signature, Sig_structure, texts, item table) in one scratch buffer,
+    /// reads the headers and the claims into it, and copies it into the storage.
+    private static func build(_ cbor: UnsafeBufferPointer<UInt8>, _ message: COSESign1) throws(CBORError) -> ParsedToken {
+        let signatureCount = message.signature.count
+        let protected = UnsafeBufferPointer(rebasing: cbor[message.protected])
+        let payload = UnsafeBufferPointer(rebasing: cbor[message.payload])
+        let structureCount = CBORWriter.signatureStructureLength(protected: protected.count, payload: payload.count)
+        let fixedCount = signatureCount + structureCount
+        // Texts made here: an algorithm's name (≤ 20 bytes), a kid from the unprotected header,
+        // a bstr cti as base64url. Each list item takes at least one byte of the payload.
+        let textCapacity = 24 + cbor.count + (payload.count / 3 + 1) * 4
+        let tableCapacity = (payload.count + 1) * 8
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: fixedCount + textCapacity + tableCapacity) { (scratch) throws(CBORError) in
+            let base = scratch.baseAddress!
+            if signatureCount > 0 { base.update(from: cbor.baseAddress! + message.signature.lowerBound, count: signatureCount) }
+            _ = CBORWriter.writeSignatureStructure(protected: protected, payload: payload, to: base + signatureCount)
+            let protectedStart = signatureCount + 12 + CBORWriter.headLength(UInt64(protected.count))
+            let payloadStart = fixedCount - payload.count
+            var builder = ClaimsBuilder(base: base, textStart: fixedCount, textCapacity: textCapacity,
+                                        table: UnsafeMutableRawBufferPointer(start: base + fixedCount + textCapacity, count: tableCapacity))
+
+            var header = COSEHeader()
+            if protected.count > 0 {
+                var reader = CBORReader(UnsafeBufferPointer(start: base + protectedStart, count: protected.count))
+                try header.read(&reader, isProtected: true)
+                try reader.finish()
+            }
+            var unprotectedReader = CBORReader(cbor, at: message.unprotectedStart)
+            try header.read(&unprotectedReader, isProtected: false)
+            let keyID = header.keyID.map { range in
+                header.keyIDIsProtected ? Text(start: UInt32(protectedStart + range.lowerBound), end: UInt32(protectedStart + range.upperBound))
+                    : builder.copy(UnsafeBufferPointer(rebasing: cbor[range]))
+            }
+            let supportedAlgorithm = header.algorithmValue.flatMap(COSEHeader.algorithm)
+            var algorithm = header.algorithmText.map { Text(start: UInt32(protectedStart + $0.lowerBound), end: UInt32(protectedStart + $0.upperBound)) }
+            if let value = header.algorithmValue {
+                algorithm = withUTF8(of: supportedAlgorithm?.rawValue ?? String(value)) { builder.copy($0) }
+            }
+
+            var claimsReader = CBORReader(UnsafeBufferPointer(start: base + payloadStart, count: payload.count))
+            let claims = try builder.readClaims(&claimsReader, offset: payloadStart)
+            try claimsReader.finish()
+
+            let textCount = builder.textCount
+            let storage = storage(from: base, fixedCount: fixedCount, textCount: textCount, textCapacity: textCapacity,
+                                  tableBytes: builder.tableCount * 8)
+            return ParsedToken(
+                storage: storage, tableStart: UInt32(fixedCount + textCount),
+                signature: Text(start: 0, end: UInt32(signatureCount)), signingInputLength: 0,
+                algorithm: algorithm, keyID: keyID, type: nil,
+                hasAlgorithmMember: header.hasAlgorithm, hasKeyIDMember: header.hasKeyID,
+                hasTypeMember: false, hasCritical: header.hasCritical,
+                supportedAlgorithm: supportedAlgorithm,
+                issuer: claims.issuer, subject: claims.subject, tokenID: claims.tokenID, role: claims.role,
+                audience: claims.audience, audienceIsArray: claims.audienceIsArray,
+                channels: claims.channels, commands: claims.commands,
+                expiresAt: claims.expiresAt, notBefore: claims.notBefore, issuedAt: claims.issuedAt,
+                environment: claims.environment, format: .cwt,
+                signedMessage: Text(start: UInt32(signatureCount), end: UInt32(fixedCount)), headerProblem: header.problem)
+        }
+    }
+}
