@@ -14,9 +14,9 @@ import PackageDescription
 //                       Dispatch queues, ordered output, live-state reload, signals
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)
 //   tokenverify         the command line
-/// Release builds optimise across the library's modules (the line protocol and the stream read
-/// the parsed token and the JSON reader and writer of TokenVerifier on the hot path).
-let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+//
+// No unsafe flags (SwiftPM refuses them in a dependency pinned by version): the hot path stays
+// inside TokenVerifier (its batch engine), so Swift's default cross-module optimisation suffices.
 
 let package = Package(
     name: "tokenverify",
@@ -54,13 +54,11 @@ let package = Package(
                 "CTokenCrypto",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
-            swiftSettings: crossModuleOptimization,
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(
             name: "LineProtocol",
-            dependencies: ["TokenVerifier"],
-            swiftSettings: crossModuleOptimization
+            dependencies: ["TokenVerifier"]
         ),
         .target(
             name: "TokenStream",
@@ -68,8 +66,7 @@ let package = Package(
                 "TokenVerifier",
                 "LineProtocol",
                 .product(name: "Atomics", package: "swift-atomics"),
-            ],
-            swiftSettings: crossModuleOptimization
+            ]
         ),
         .target(
             name: "TokenGen",
