@@ -8,8 +8,9 @@ import PackageDescription
 //   CTokenCrypto        a small C file: P-256 keys, verify contexts and r‖s handling over OpenSSL
 //   TokenVerifier       the verification library: keys, revocations, the parsed token, the checks
 //                       (one file each, composed in SPEC order), signature back ends, caches, and a
-//                       safe public API (sync, batch and async); no wire format
-//   LineProtocol        SPEC §6 lines: request lines in, answer lines out, the three-pass batch
+//                       safe public API (sync, batch and async), the three-pass batch engine they
+//                       and the line protocol share, and the verdict members of an answer line
+//   LineProtocol        SPEC §6 lines: request lines parsed in, answer lines out
 //   TokenStream         the streaming engine of `verify`: reader, lock-free rings to workers on
 //                       Dispatch queues, ordered output, live-state reload, signals
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)

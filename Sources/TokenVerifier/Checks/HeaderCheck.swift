@@ -1,6 +1,6 @@
 /// Check 4 (`bad_header`): `kid` is a string, `crit` is absent, and `typ`, if present, is `JWT`
 /// or `dkt+jwt` (any case). Keys carried in the header (`jwk`, `jku`, `x5u`, `x5c`) are never read.
-struct HeaderPolicy: TokenPolicy {
+struct HeaderCheck: TokenCheck {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let header = input.token
         if header.keyID == nil {
