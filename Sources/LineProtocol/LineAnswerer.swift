@@ -39,26 +39,21 @@ public final class LineAnswerer {
         swap(&writer.bytes, &output)
         defer { swap(&writer.bytes, &output) }
         writer.bytes.reserveCapacity(writer.bytes.count + lines.count * 200)
-        let batch = RequestBatch(lines)
+        let batch = RequestBatch(lines, oversizeDetail: oversizeDetail)
         var reasons = [Reason?](repeating: nil, count: lines.count)
         worker.verify(batch: batch) { index, result in
             let number = lines[index].number
-            switch (batch.requests[index], result) {
-            case (.request(let request), let result?):
-                lines[index].bytes!.withUnsafeBufferPointer { raw in
-                    let line = trimmingBlanks(raw)
-                    let id = request.idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
-                    AnswerWriter.write(line: number, id: id, result: result, audit: audit, to: &writer)
-                }
-                reasons[index] = result.reason
-            case (.malformed(let problem), _):
-                AnswerWriter.writeMalformed(line: number, problem, audit: audit, to: &writer)
+            guard let result else {
+                AnswerWriter.writeMalformed(line: number, batch.problems[index]!, audit: audit, to: &writer)
                 reasons[index] = .malformedRequest
-            default:
-                AnswerWriter.writeMalformed(line: number, RequestLine.Malformed(id: nil, detail: oversizeDetail),
-                                            audit: audit, to: &writer)
-                reasons[index] = .malformedRequest
+                return
             }
+            lines[index].bytes!.withUnsafeBufferPointer { raw in
+                let line = trimmingBlanks(raw)
+                let id = batch.requests[index].idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
+                AnswerWriter.write(line: number, id: id, result: result, audit: audit, to: &writer)
+            }
+            reasons[index] = result.reason
         }
         return reasons
     }
@@ -71,26 +66,30 @@ public final class LineAnswerer {
 
 /// Input lines with their requests parsed in place, as a batch for the verifier.
 private struct RequestBatch: BatchRequests {
-    /// What one line holds.
-    enum Request {
-        case request(RequestFields)
-        case malformed(RequestLine.Malformed)
-        /// The line was longer than the limit.
-        case oversize
-    }
-
     let lines: [InputLine]
-    let requests: [Request]
+    /// Each line's request (an empty one where the line is not a request).
+    private(set) var requests: [RequestFields] = []
+    /// Why a line is not a request (nil for a request).
+    private(set) var problems: [RequestLine.Malformed?] = []
 
-    init(_ lines: [InputLine]) {
+    /// Parses `lines`; a line longer than the limit (nil bytes) is refused with `oversizeDetail`.
+    init(_ lines: [InputLine], oversizeDetail: String) {
         self.lines = lines
-        requests = lines.map { line in
-            guard let bytes = line.bytes else { return .oversize }
-            return bytes.withUnsafeBufferPointer { raw in
-                switch RequestFields.parse(trimmingBlanks(raw)) {
-                case .success(let request): return .request(request)
-                case .failure(let problem): return .malformed(problem)
-                }
+        requests.reserveCapacity(lines.count)
+        problems.reserveCapacity(lines.count)
+        for line in lines {
+            guard let bytes = line.bytes else {
+                requests.append(RequestFields())
+                problems.append(RequestLine.Malformed(id: nil, detail: oversizeDetail))
+                continue
+            }
+            switch bytes.withUnsafeBufferPointer({ RequestFields.parse(trimmingBlanks($0)) }) {
+            case .success(let request):
+                requests.append(request)
+                problems.append(nil)
+            case .failure(let problem):
+                requests.append(RequestFields())
+                problems.append(problem)
             }
         }
     }
@@ -98,13 +97,12 @@ private struct RequestBatch: BatchRequests {
     var count: Int { lines.count }
 
     func withRequest(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> Void) -> Bool {
-        guard case .request(let request) = requests[index] else { return false }
-        lines[index].bytes!.withUnsafeBufferPointer { request.withRequest(in: trimmingBlanks($0), body) }
+        guard problems[index] == nil else { return false }
+        lines[index].bytes!.withUnsafeBufferPointer { requests[index].withRequest(in: trimmingBlanks($0), body) }
         return true
     }
 
     func withToken(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        guard case .request(let request) = requests[index] else { return }
-        lines[index].bytes!.withUnsafeBufferPointer { request.withToken(in: trimmingBlanks($0), body) }
+        lines[index].bytes!.withUnsafeBufferPointer { requests[index].withToken(in: trimmingBlanks($0), body) }
     }
 }

@@ -2,6 +2,10 @@
 /// token and context are ranges of each line, so nothing is copied) or the public API's
 /// ``VerificationRequest`` values. An item that is not a request (a malformed line) is skipped
 /// by the engine and answered by the caller.
+///
+/// The bytes are lent as Unsafe buffers for the length of one call: the line protocol's token and
+/// context strings are ranges of the line it read, and lending them in place is what keeps a
+/// line free of any copy or allocation of its own on the way to the checks.
 package protocol BatchRequests {
     /// The number of items.
     var count: Int { get }
@@ -40,9 +44,9 @@ extension VerificationWorker {
                 requests.withToken(index) { checkSignature(&state.pointee, token: $0, snapshot: snapshot) }
             }
             for index in 0..<count {
-                answer(index, isRequest[index] ? states[index].result : nil)
+                let prepared = (states + index).move()
+                answer(index, isRequest[index] ? VerificationResult(failures: prepared.failures.failures, parsed: prepared.parsed) : nil)
             }
-            states.deinitialize(count: count)
         }
     }
 }
