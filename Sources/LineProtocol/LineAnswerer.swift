@@ -32,28 +32,35 @@ public final class LineAnswerer {
     /// answer line per input line to `output`, in order. Returns each line's reason (nil: valid).
     ///
     /// The request lines are parsed here; the worker's batch engine verifies them against one
-    /// snapshot of the live state, with the signatures back to back
-    /// (its batch engine), and TokenVerifier appends each verdict's members.
+    /// snapshot of the live state, with the signatures back to back, and TokenVerifier appends
+    /// each verdict's members to the answer.
     public func answer(_ lines: [InputLine], to output: inout [UInt8]) -> [Reason?] {
         var writer = JSONWriter(reservingCapacity: 0)
         swap(&writer.bytes, &output)
         defer { swap(&writer.bytes, &output) }
         writer.bytes.reserveCapacity(writer.bytes.count + lines.count * 200)
-        let batch = RequestBatch(lines, oversizeDetail: oversizeDetail)
         var reasons = [Reason?](repeating: nil, count: lines.count)
-        worker.verify(batch: batch) { index, result in
-            let number = lines[index].number
-            guard let result else {
-                AnswerWriter.writeMalformed(line: number, batch.problems[index]!, audit: audit, to: &writer)
-                reasons[index] = .malformedRequest
-                return
+        guard !lines.isEmpty else { return reasons }
+        withUnsafeTemporaryAllocation(of: RequestFields.self, capacity: lines.count) { requests in
+            withUnsafeTemporaryAllocation(of: RequestLine.Malformed?.self, capacity: lines.count) { problems in
+                let batch = RequestBatch(lines, requests: requests.baseAddress!, problems: problems.baseAddress!,
+                                         oversizeDetail: oversizeDetail)
+                defer { batch.deinitialize() }
+                worker.verify(batch: batch) { index, result in
+                    let number = lines[index].number
+                    guard let result else {
+                        AnswerWriter.writeMalformed(line: number, batch.problems[index]!, audit: audit, to: &writer)
+                        reasons[index] = .malformedRequest
+                        return
+                    }
+                    lines[index].bytes!.withUnsafeBufferPointer { raw in
+                        let line = trimmingBlanks(raw)
+                        let id = batch.requests[index].idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
+                        AnswerWriter.write(line: number, id: id, result: result, audit: audit, to: &writer)
+                    }
+                    reasons[index] = result.reason
+                }
             }
-            lines[index].bytes!.withUnsafeBufferPointer { raw in
-                let line = trimmingBlanks(raw)
-                let id = batch.requests[index].idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
-                AnswerWriter.write(line: number, id: id, result: result, audit: audit, to: &writer)
-            }
-            reasons[index] = result.reason
         }
         return reasons
     }
@@ -64,34 +71,43 @@ public final class LineAnswerer {
     }
 }
 
-/// Input lines with their requests parsed in place, as a batch for the verifier.
+/// Input lines with their requests parsed in place, as a batch for the verifier. Each line's
+/// request and problem live in one slot of the caller's temporary buffers.
 private struct RequestBatch: BatchRequests {
     let lines: [InputLine]
     /// Each line's request (an empty one where the line is not a request).
-    private(set) var requests: [RequestFields] = []
+    let requests: UnsafeMutablePointer<RequestFields>
     /// Why a line is not a request (nil for a request).
-    private(set) var problems: [RequestLine.Malformed?] = []
+    let problems: UnsafeMutablePointer<RequestLine.Malformed?>
 
-    /// Parses `lines`; a line longer than the limit (nil bytes) is refused with `oversizeDetail`.
-    init(_ lines: [InputLine], oversizeDetail: String) {
+    /// Parses `lines` into the buffers (room for one slot a line); a line longer than the limit
+    /// (nil bytes) is refused with `oversizeDetail`.
+    init(_ lines: [InputLine], requests: UnsafeMutablePointer<RequestFields>,
+         problems: UnsafeMutablePointer<RequestLine.Malformed?>, oversizeDetail: String) {
         self.lines = lines
-        requests.reserveCapacity(lines.count)
-        problems.reserveCapacity(lines.count)
-        for line in lines {
-            guard let bytes = line.bytes else {
-                requests.append(RequestFields())
-                problems.append(RequestLine.Malformed(id: nil, detail: oversizeDetail))
+        self.requests = requests
+        self.problems = problems
+        for index in lines.indices {
+            guard let bytes = lines[index].bytes else {
+                (requests + index).initialize(to: RequestFields())
+                (problems + index).initialize(to: RequestLine.Malformed(id: nil, detail: oversizeDetail))
                 continue
             }
             switch bytes.withUnsafeBufferPointer({ RequestFields.parse(trimmingBlanks($0)) }) {
             case .success(let request):
-                requests.append(request)
-                problems.append(nil)
+                (requests + index).initialize(to: request)
+                (problems + index).initialize(to: nil)
             case .failure(let problem):
-                requests.append(RequestFields())
-                problems.append(problem)
+                (requests + index).initialize(to: RequestFields())
+                (problems + index).initialize(to: problem)
             }
         }
+    }
+
+    /// Ends the slots' lifetimes.
+    func deinitialize() {
+        requests.deinitialize(count: lines.count)
+        problems.deinitialize(count: lines.count)
     }
 
     var count: Int { lines.count }

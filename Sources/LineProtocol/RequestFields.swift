@@ -77,14 +77,14 @@ struct RequestFields {
         do throws(JSONError) {
             try JSONReader.readObject(in: line, allowedMembers: "id, token, device, object, channel, command, at") {
                 (reader: inout JSONReader, name: MemberName) throws(JSONError) -> Bool in
-                if name.equals("id") {
-                    request.idRange = try reader.skipValue()
-                } else if name.equals("at") {
-                    request.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
-                } else if name.equals("token") {
+                if name.equals("token") {
                     let value = try string(&reader, "token")
                     hasToken = true
                     request.token = value
+                } else if name.equals("id") {
+                    request.idRange = try reader.skipValue()
+                } else if name.equals("at") {
+                    request.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
                 } else if name.equals("device") {
                     let value = try string(&reader, "device"); request.device = value
                 } else if name.equals("object") {

@@ -10,6 +10,7 @@ extension JSONReader {
 
     /// Reads a value that must be a string; `member` names it in the error (`"token"`). Returns
     /// where its content lies and, when it was written with escapes, its unescaped bytes.
+    @inlinable
     package mutating func readStringContent(member: StaticString) throws(JSONError) -> (content: Range<Int>, unescaped: [UInt8]?) {
         guard peekKind() == .string else { throw JSONError("\"\(member)\" must be a string", at: position) }
         let value = try readStringRange()
@@ -19,6 +20,7 @@ extension JSONReader {
     /// Reads `bytes` as one JSON object with nothing after it. `body` is called once per member
     /// and returns false for a name the format does not have, which is then refused, naming the
     /// `allowedMembers`.
+    @inlinable
     package static func readObject(in bytes: UnsafeBufferPointer<UInt8>, allowedMembers: String,
                                    _ body: (inout JSONReader, MemberName) throws(JSONError) -> Bool) throws(JSONError) {
         var reader = JSONReader(bytes)
@@ -29,7 +31,7 @@ extension JSONReader {
     }
 
     /// The error for a member the format does not have, listing the `allowed` ones.
-    func unknownMember(_ name: MemberName, allowed: String) -> JSONError {
+    @usableFromInline func unknownMember(_ name: MemberName, allowed: String) -> JSONError {
         JSONError("unknown member \"\(name.string)\" (allowed: \(allowed))", at: position)
     }
 

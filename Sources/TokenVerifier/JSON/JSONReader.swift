@@ -28,7 +28,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     @usableFromInline var position: Int = 0
     @usableFromInline var depth = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @usableFromInline init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 

@@ -9,8 +9,8 @@
 package protocol BatchRequests {
     /// The number of items.
     var count: Int { get }
-    /// Calls `body` with item `index`'s token and request context; returns false without calling
-    /// it when the item is not a request.
+    /// Calls `body` once with item `index`'s token and request context and returns true, or
+    /// returns false without calling it when the item is not a request.
     func withRequest(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> Void) -> Bool
     /// Calls `body` with item `index`'s token (only asked of an item that is a request).
     func withToken(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
@@ -30,22 +30,23 @@ extension VerificationWorker {
         let snapshot = snapshot()
         let audit = core.options.audit
         withUnsafeTemporaryAllocation(of: Prepared.self, capacity: count) { buffer in
-            let states = buffer.baseAddress!
-            var isRequest = [Bool](repeating: false, count: count)
-            for index in 0..<count {
-                let state = states + index
-                state.initialize(to: Prepared(audit: audit))
-                isRequest[index] = requests.withRequest(index) { token, context in
-                    state.pointee = prepare(token: token, context: context, snapshot: snapshot)
+            withUnsafeTemporaryAllocation(of: Bool.self, capacity: count) { isRequest in
+                let states = buffer.baseAddress!
+                for index in 0..<count {
+                    let state = states + index
+                    isRequest[index] = requests.withRequest(index) { token, context in
+                        state.initialize(to: prepare(token: token, context: context, snapshot: snapshot))
+                    }
+                    if !isRequest[index] { state.initialize(to: Prepared(audit: audit)) }
                 }
-            }
-            for index in 0..<count where isRequest[index] && states[index].signatureKey != nil {
-                let state = states + index
-                requests.withToken(index) { checkSignature(&state.pointee, token: $0, snapshot: snapshot) }
-            }
-            for index in 0..<count {
-                let prepared = (states + index).move()
-                answer(index, isRequest[index] ? VerificationResult(failures: prepared.failures.failures, parsed: prepared.parsed) : nil)
+                for index in 0..<count where isRequest[index] && states[index].signatureKey != nil {
+                    let state = states + index
+                    requests.withToken(index) { checkSignature(&state.pointee, token: $0, snapshot: snapshot) }
+                }
+                for index in 0..<count {
+                    let prepared = (states + index).move()
+                    answer(index, isRequest[index] ? VerificationResult(failures: prepared.failures.failures, parsed: prepared.parsed) : nil)
+                }
             }
         }
     }
