@@ -8,15 +8,16 @@ import PackageDescription
 //   CTokenCrypto        a small C file: P-256 keys, verify contexts and r‖s handling over OpenSSL
 //   TokenVerifier       the verification library: keys, revocations, the parsed token, the checks
 //                       (one file each, composed in SPEC order), signature back ends, caches, and a
-//                       safe public API (sync, batch and async); no wire format
-//   LineProtocol        SPEC §6 lines: request lines in, answer lines out, the three-pass batch
+//                       safe public API (sync, batch and async), the three-pass batch engine they
+//                       and the line protocol share, and the verdict members of an answer line
+//   LineProtocol        SPEC §6 lines: request lines parsed in, answer lines out
 //   TokenStream         the streaming engine of `verify`: reader, lock-free rings to workers on
 //                       Dispatch queues, ordered output, live-state reload, signals
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)
 //   tokenverify         the command line
-/// Release builds optimise across the library's modules (the line protocol and the stream read
-/// the parsed token and the JSON reader and writer of TokenVerifier on the hot path).
-let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+//
+// No unsafe flags (SwiftPM refuses them in a dependency pinned by version): the hot path stays
+// inside TokenVerifier (its batch engine), so Swift's default cross-module optimisation suffices.
 
 let package = Package(
     name: "tokenverify",
@@ -54,13 +55,11 @@ let package = Package(
                 "CTokenCrypto",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
-            swiftSettings: crossModuleOptimization,
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(
             name: "LineProtocol",
-            dependencies: ["TokenVerifier"],
-            swiftSettings: crossModuleOptimization
+            dependencies: ["TokenVerifier"]
         ),
         .target(
             name: "TokenStream",
@@ -68,8 +67,7 @@ let package = Package(
                 "TokenVerifier",
                 "LineProtocol",
                 .product(name: "Atomics", package: "swift-atomics"),
-            ],
-            swiftSettings: crossModuleOptimization
+            ]
         ),
         .target(
             name: "TokenGen",

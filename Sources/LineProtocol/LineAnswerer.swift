@@ -31,67 +31,36 @@ public final class LineAnswerer {
     /// Answers `lines` (each trimmed or not; a blank line must not be given) and appends one
     /// answer line per input line to `output`, in order. Returns each line's reason (nil: valid).
     ///
-    /// The lines are checked against one snapshot of the live state, in three passes: parsing and
-    /// checks 1–11b for every line, then the signatures one after another (the crypto library's
-    /// code and tables stay in cache from one verify to the next), then the answers. Each line's
-    /// state lives in one slot of a temporary buffer and is changed in place between the passes.
+    /// The request lines are parsed here; the worker's batch engine verifies them against one
+    /// snapshot of the live state, with the signatures back to back, and TokenVerifier appends
+    /// each verdict's members to the answer.
     public func answer(_ lines: [InputLine], to output: inout [UInt8]) -> [Reason?] {
         var writer = JSONWriter(reservingCapacity: 0)
         swap(&writer.bytes, &output)
         defer { swap(&writer.bytes, &output) }
         writer.bytes.reserveCapacity(writer.bytes.count + lines.count * 200)
-        let snapshot = worker.snapshot()
         var reasons = [Reason?](repeating: nil, count: lines.count)
-        withUnsafeTemporaryAllocation(of: LineState.self, capacity: lines.count) { states in
-            let states = states.baseAddress!
-            for index in lines.indices {
-                (states + index).initialize(to: LineState(audit: audit))
-                guard let bytes = lines[index].bytes else { continue }
-                let state = states + index
-                bytes.withUnsafeBufferPointer { raw in
-                    let line = trimmingBlanks(raw)
-                    switch RequestFields.parse(line) {
-                    case .failure(let problem):
-                        state.pointee.malformed = problem
-                    case .success(let request):
-                        state.pointee.request = request
-                        state.pointee.isRequest = true
-                        state.pointee.prepared = request.withRequest(in: line) {
-                            worker.prepare(token: $0, context: $1, snapshot: snapshot)
-                        }
+        guard !lines.isEmpty else { return reasons }
+        withUnsafeTemporaryAllocation(of: RequestFields.self, capacity: lines.count) { requests in
+            withUnsafeTemporaryAllocation(of: RequestLine.Malformed?.self, capacity: lines.count) { problems in
+                let batch = RequestBatch(lines, requests: requests.baseAddress!, problems: problems.baseAddress!,
+                                         oversizeDetail: oversizeDetail)
+                defer { batch.deinitialize() }
+                worker.verify(batch: batch) { index, result in
+                    let number = lines[index].number
+                    guard let result else {
+                        AnswerWriter.writeMalformed(line: number, batch.problems[index]!, audit: audit, to: &writer)
+                        reasons[index] = .malformedRequest
+                        return
                     }
-                }
-            }
-            for index in lines.indices {
-                let state = states + index
-                guard state.pointee.isRequest else { continue }
-                lines[index].bytes!.withUnsafeBufferPointer { raw in
-                    state.pointee.request.withToken(in: trimmingBlanks(raw)) {
-                        worker.checkSignature(&state.pointee.prepared, token: $0, snapshot: snapshot)
-                    }
-                }
-            }
-            for index in lines.indices {
-                let number = lines[index].number
-                let state = states + index
-                if let problem = state.pointee.malformed {
-                    AnswerWriter.writeMalformed(line: number, problem, audit: audit, to: &writer)
-                    reasons[index] = .malformedRequest
-                } else if state.pointee.isRequest {
                     lines[index].bytes!.withUnsafeBufferPointer { raw in
                         let line = trimmingBlanks(raw)
-                        let id = state.pointee.request.idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
-                        AnswerWriter.write(line: number, id: id, failures: state.pointee.prepared.failures.failures,
-                                           token: state.pointee.prepared.parsed, audit: audit, to: &writer)
+                        let id = batch.requests[index].idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
+                        AnswerWriter.write(line: number, id: id, result: result, audit: audit, to: &writer)
                     }
-                    reasons[index] = state.pointee.prepared.failures.failures.first?.reason
-                } else {
-                    AnswerWriter.writeMalformed(line: number, RequestLine.Malformed(id: nil, detail: oversizeDetail),
-                                                audit: audit, to: &writer)
-                    reasons[index] = .malformedRequest
+                    reasons[index] = result.reason
                 }
             }
-            states.deinitialize(count: lines.count)
         }
         return reasons
     }
@@ -100,18 +69,56 @@ public final class LineAnswerer {
     public func answer(line: some Collection<UInt8>, number: Int, to output: inout [UInt8]) -> Reason? {
         answer([InputLine(number: number, bytes: Array(line))], to: &output)[0]
     }
+}
 
-    /// What the batch knows of one line between its passes (changed in place).
-    private struct LineState {
-        /// The line is not a well-formed request.
-        var malformed: RequestLine.Malformed?
-        /// The line is a request: `request` and `prepared` hold it.
-        var isRequest = false
-        var request = RequestFields()
-        var prepared: VerificationWorker.Prepared
-        init(audit: Bool) {
-            prepared = VerificationWorker.Prepared(audit: audit)
+/// Input lines with their requests parsed in place, as a batch for the verifier. Each line's
+/// request and problem live in one slot of the caller's temporary buffers.
+private struct RequestBatch: BatchRequests {
+    let lines: [InputLine]
+    /// Each line's request (an empty one where the line is not a request).
+    let requests: UnsafeMutablePointer<RequestFields>
+    /// Why a line is not a request (nil for a request).
+    let problems: UnsafeMutablePointer<RequestLine.Malformed?>
+
+    /// Parses `lines` into the buffers (room for one slot a line); a line longer than the limit
+    /// (nil bytes) is refused with `oversizeDetail`.
+    init(_ lines: [InputLine], requests: UnsafeMutablePointer<RequestFields>,
+         problems: UnsafeMutablePointer<RequestLine.Malformed?>, oversizeDetail: String) {
+        self.lines = lines
+        self.requests = requests
+        self.problems = problems
+        for index in lines.indices {
+            guard let bytes = lines[index].bytes else {
+                (requests + index).initialize(to: RequestFields())
+                (problems + index).initialize(to: RequestLine.Malformed(id: nil, detail: oversizeDetail))
+                continue
+            }
+            switch bytes.withUnsafeBufferPointer({ RequestFields.parse(trimmingBlanks($0)) }) {
+            case .success(let request):
+                (requests + index).initialize(to: request)
+                (problems + index).initialize(to: nil)
+            case .failure(let problem):
+                (requests + index).initialize(to: RequestFields())
+                (problems + index).initialize(to: problem)
+            }
         }
+    }
 
+    /// Ends the slots' lifetimes.
+    func deinitialize() {
+        requests.deinitialize(count: lines.count)
+        problems.deinitialize(count: lines.count)
+    }
+
+    var count: Int { lines.count }
+
+    func withRequest(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> Void) -> Bool {
+        guard problems[index] == nil else { return false }
+        lines[index].bytes!.withUnsafeBufferPointer { requests[index].withRequest(in: trimmingBlanks($0), body) }
+        return true
+    }
+
+    func withToken(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        lines[index].bytes!.withUnsafeBufferPointer { requests[index].withToken(in: trimmingBlanks($0), body) }
     }
 }

@@ -36,10 +36,7 @@ struct RequestFields {
 
     /// Calls `body` with the token's bytes and the request context.
     func withRequest<R>(in line: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> R) -> R {
-        (unescaped ?? []).withUnsafeBufferPointer { owned in
-            func bytes(_ field: Field?) -> UnsafeBufferPointer<UInt8>? {
-                field.map { UnsafeBufferPointer(rebasing: $0.inLine ? line[$0.range] : owned[$0.range]) }
-            }
+        withFields(in: line) { bytes in
             let context = ContextBytes(device: bytes(device), object: bytes(object), channel: bytes(channel),
                                        command: bytes(command), checkTime: checkTime)
             return withToken(in: line) { body($0, context) }
@@ -48,7 +45,18 @@ struct RequestFields {
 
     /// The request context as Strings.
     func context(in line: UnsafeBufferPointer<UInt8>) -> RequestContext {
-        withRequest(in: line) { _, context in context.strings }
+        withFields(in: line) { bytes in
+            func text(_ field: Field?) -> String? { bytes(field).map { String(decoding: $0, as: UTF8.self) } }
+            return RequestContext(device: text(device), object: text(object), channel: text(channel),
+                                  command: text(command), checkTime: checkTime)
+        }
+    }
+
+    /// Calls `body` with a function giving a field's bytes.
+    private func withFields<R>(in line: UnsafeBufferPointer<UInt8>, _ body: ((Field?) -> UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        (unescaped ?? []).withUnsafeBufferPointer { owned in
+            body { field in field.map { UnsafeBufferPointer(rebasing: $0.inLine ? line[$0.range] : owned[$0.range]) } }
+        }
     }
 
     static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<RequestFields, RequestLine.Malformed> {
@@ -61,39 +69,35 @@ struct RequestFields {
             return .failure(RequestLine.Malformed(id: nil, detail: "a request must be a JSON object or a bare compact token"))
         }
         var hasToken = false
-        var reader = JSONReader(line)
         func string(_ reader: inout JSONReader, _ name: StaticString) throws(JSONError) -> Field {
-            guard reader.peekKind() == .string else { throw JSONError("\"\(name)\" must be a string", at: reader.position) }
-            let value = try reader.readStringRange()
-            guard value.hasEscapes else { return Field(range: value.content, inLine: true) }
-            return request.keepUnescaped(reader.unescapedBytes(value.content))
+            let value = try reader.readStringContent(member: name)
+            guard let unescaped = value.unescaped else { return Field(range: value.content, inLine: true) }
+            return request.keepUnescaped(unescaped)
         }
         do throws(JSONError) {
-            try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-                switch name.decoded?.count ?? name.raw.count {
-                case 2 where name.equals("id"):
-                    request.idRange = try reader.skipValue()
-                case 2 where name.equals("at"):
-                    request.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
-                case 5 where name.equals("token"):
-                    guard reader.peekKind() == .string else { throw JSONError("\"token\" must be a string", at: reader.position) }
-                    let value = try reader.readStringRange()
+            try JSONReader.readObject(in: line, allowedMembers: "id, token, device, object, channel, command, at") {
+                (reader: inout JSONReader, name: MemberName) throws(JSONError) -> Bool in
+                if name.equals("token") {
+                    let value = try string(&reader, "token")
                     hasToken = true
-                    if value.hasEscapes {
-                        let kept = request.keepUnescaped(reader.unescapedBytes(value.content))
-                        request.token = kept
-                    } else {
-                        request.token = Field(range: value.content, inLine: true)
-                    }
-                case 6 where name.equals("device"): let value = try string(&reader, "device"); request.device = value
-                case 6 where name.equals("object"): let value = try string(&reader, "object"); request.object = value
-                case 7 where name.equals("channel"): let value = try string(&reader, "channel"); request.channel = value
-                case 7 where name.equals("command"): let value = try string(&reader, "command"); request.command = value
-                default:
-                    throw JSONError("unknown member \"\(name.string)\" (allowed: id, token, device, object, channel, command, at)", at: reader.position)
+                    request.token = value
+                } else if name.equals("id") {
+                    request.idRange = try reader.skipValue()
+                } else if name.equals("at") {
+                    request.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
+                } else if name.equals("device") {
+                    let value = try string(&reader, "device"); request.device = value
+                } else if name.equals("object") {
+                    let value = try string(&reader, "object"); request.object = value
+                } else if name.equals("channel") {
+                    let value = try string(&reader, "channel"); request.channel = value
+                } else if name.equals("command") {
+                    let value = try string(&reader, "command"); request.command = value
+                } else {
+                    return false
                 }
+                return true
             }
-            try reader.finish()
         } catch {
             let id = request.idRange.map { RequestLine.minified(UnsafeBufferPointer(rebasing: line[$0])) }
             return .failure(RequestLine.Malformed(id: id, detail: "the request is not valid: \(error.description)"))

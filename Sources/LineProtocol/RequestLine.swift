@@ -57,8 +57,6 @@ public struct RequestLine: Sendable {
 extension VerificationWorker {
     /// Verifies one parsed request line.
     public func verify(_ line: RequestLine) -> VerificationResult {
-        line.token.withUnsafeBufferPointer { token in
-            line.context.withBytes { verify(token: token, context: $0) }
-        }
+        verify(token: line.token, context: line.context)
     }
 }

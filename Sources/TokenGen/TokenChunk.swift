@@ -14,9 +14,9 @@ public struct TokenChunk: Sendable {
     public internal(set) var revocations: [UInt8] = []
     /// `device-steps.jsonl` lines (sets with a step share only).
     public internal(set) var deviceSteps: [UInt8] = []
-    /// The expected verdict of each line: nil for valid, else the reason (lines whose verdict is
-    /// `step_required`, a reason this library does not know yet, are nil here and counted in
-    /// `stepRequiredLines`).
+    /// The expected verdict of each line: nil for valid, else the reason. Lines whose verdict is
+    /// `step_required` (it depends on the device steps written alongside, not on the token) are
+    /// nil here too and counted in `stepRequiredLines`.
     public internal(set) var reasons: [Reason?] = []
     /// Lines expected to be `step_required`.
     public internal(set) var stepRequiredLines = 0

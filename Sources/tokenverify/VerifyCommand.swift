@@ -115,32 +115,14 @@ extension TokenVerify {
                     ConfigurationError(description: "input \(file): cannot be read: \(String(cString: strerror(errno)))").exit()
                 }
             }
-            let keySet: KeySet
+            let liveState = LiveStateFiles(keys: keys, revocations: revocations, stepPolicy: stepPolicy,
+                                           deviceSteps: deviceSteps, warn: { printError($0) })
+            let options = VerificationOptions(
+                environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
+                audit: audit, signatureCacheSlots: cacheSlots, es256TableMemory: es256TableMemory)
+            let verifier: TokenVerifier
             do {
-                let (loaded, warnings) = try KeySet.load(files: keys)
-                for warning in warnings { printError("tokenverify: warning: \(warning)") }
-                if loaded.keys.isEmpty {
-                    printError("tokenverify: warning: the key files hold no keys; every token will be unknown_key")
-                }
-                keySet = loaded
-            } catch {
-                ConfigurationError(description: error.description).exit()
-            }
-            var revocationList = RevocationList.empty
-            if !revocations.isEmpty {
-                do {
-                    revocationList = try RevocationList.load(files: revocations)
-                } catch {
-                    ConfigurationError(description: error.description).exit()
-                }
-            }
-            var steps = SecuritySteps.none
-            if stepPolicy == nil && !deviceSteps.isEmpty {
-                printError("tokenverify: warning: --device-steps without --step-policy: no security steps are checked")
-            }
-            do {
-                steps = SecuritySteps(policy: try stepPolicy.map { try StepPolicy.load(file: $0) },
-                                      done: deviceSteps.isEmpty ? .empty : try DeviceSteps.load(files: deviceSteps))
+                verifier = try liveState.makeVerifier(options: options)
             } catch {
                 ConfigurationError(description: "\(error)").exit()
             }
@@ -157,13 +139,8 @@ extension TokenVerify {
                 inputs.append(descriptor)
             }
             if inputs.isEmpty { inputs = [0] }
-
-            let options = VerificationOptions(
-                environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
-                audit: audit, signatureCacheSlots: cacheSlots, es256TableMemory: es256TableMemory)
-            let verifier = TokenVerifier(keys: keySet, revocations: revocationList, steps: steps, options: options)
             ProcessSignals.install()
-            let watcher = LiveStateWatcher(verifier: verifier, sources: liveSources(), interval: reloadInterval, log: { printError($0) })
+            let watcher = LiveStateWatcher(verifier: verifier, sources: liveState.sources, interval: reloadInterval, log: { printError($0) })
             watcher.start()
 
             let showProgress = !quiet && isatty(2) == 1
@@ -184,34 +161,6 @@ extension TokenVerify {
             }
             if outcome.readError != nil { throw ExitCode(2) }
             if failOnInvalid && outcome.summary.invalid > 0 { throw ExitCode(1) }
-        }
-
-        /// The files of the live state, each group reloaded when it changes.
-        private func liveSources() -> [LiveStateWatcher.Source] {
-            var sources = [LiveStateWatcher.Source(name: "keys", kept: "key set", files: keys) { [keys] in
-                let (loaded, warnings) = try KeySet.load(files: keys)
-                for warning in warnings { printError("tokenverify: warning: \(warning)") }
-                return (LiveStateUpdate(keys: loaded), counted(loaded.keys.count, "key", "keys"))
-            }]
-            if !revocations.isEmpty {
-                sources.append(LiveStateWatcher.Source(name: "revocations", kept: "list", files: revocations) { [revocations] in
-                    let list = try RevocationList.load(files: revocations)
-                    return (LiveStateUpdate(revocations: list), counted(list.count, "entry", "entries"))
-                })
-            }
-            if let stepPolicy {
-                sources.append(LiveStateWatcher.Source(name: "step policy", kept: "policy", files: [stepPolicy]) {
-                    let policy = try StepPolicy.load(file: stepPolicy)
-                    return (LiveStateUpdate(stepPolicy: policy), counted(policy.commands.count, "command", "commands"))
-                })
-            }
-            if !deviceSteps.isEmpty {
-                sources.append(LiveStateWatcher.Source(name: "device steps", kept: "device steps", files: deviceSteps) { [deviceSteps] in
-                    let done = try DeviceSteps.load(files: deviceSteps)
-                    return (LiveStateUpdate(deviceSteps: done), counted(done.count, "entry", "entries"))
-                })
-            }
-            return sources
         }
     }
 }

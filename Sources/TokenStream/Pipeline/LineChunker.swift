@@ -20,9 +20,6 @@ struct LineChunker {
         splitter = LineSplitter(maxLineBytes: maxLineBytes)
     }
 
-    /// Lines ended so far, blank ones included.
-    var lineNumber: Int { splitter.lineNumber }
-
     /// Feeds bytes just read.
     mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>) {
         var lines = pending

@@ -3,7 +3,7 @@ extension JSONReader {
 
     /// Reads `true` or `false`.
     @inlinable
-    package mutating func readBool() throws(JSONError) -> Bool {
+    mutating func readBool() throws(JSONError) -> Bool {
         switch peekKind() {
         case .bool:
             if bytes[position] == UInt8(ascii: "t") {
@@ -32,7 +32,7 @@ extension JSONReader {
     /// Reads a number as a Double. Out-of-range magnitudes become ±infinity (callers that need
     /// a finite value check `isFinite`).
     @inlinable
-    package mutating func readNumber() throws(JSONError) -> Double {
+    mutating func readNumber() throws(JSONError) -> Double {
         guard peekKind() == .number else { throw error("expected a number") }
         let (range, isSmallInteger) = try scanNumber()
         if isSmallInteger {

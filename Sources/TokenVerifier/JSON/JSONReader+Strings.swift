@@ -3,7 +3,7 @@ extension JSONReader {
 
     /// Reads a string value.
     @inlinable
-    package mutating func readString() throws(JSONError) -> String {
+    mutating func readString() throws(JSONError) -> String {
         guard peekKind() == .string else { throw error("expected a string") }
         let scanned = try scanString()
         if !scanned.hasEscapes {
@@ -15,21 +15,21 @@ extension JSONReader {
     /// Reads a string value as the range of its raw content (between the quotes), telling
     /// whether it holds escapes (see ``unescapedBytes(_:)``).
     @inlinable
-    package mutating func readStringRange() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
+    mutating func readStringRange() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
         guard peekKind() == .string else { throw error("expected a string") }
         return try scanString()
     }
 
     /// The unescaped bytes of a string content range returned by ``readStringRange()``.
     @inlinable
-    package func unescapedBytes(_ content: Range<Int>) -> [UInt8] {
+    func unescapedBytes(_ content: Range<Int>) -> [UInt8] {
         unescape(content)
     }
 
     /// Calls `body` with the unescaped bytes of a string content range returned by
     /// ``readStringRange()`` (in place when it has no escapes).
     @inlinable
-    package func withStringBytes<R>(_ content: Range<Int>, hasEscapes: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    func withStringBytes<R>(_ content: Range<Int>, hasEscapes: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if hasEscapes { return unescape(content).withUnsafeBufferPointer(body) }
         return body(UnsafeBufferPointer(rebasing: bytes[content]))
     }

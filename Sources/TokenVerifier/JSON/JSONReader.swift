@@ -5,7 +5,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Byte offset in the text where the problem was found.
     public var offset: Int
 
-    @usableFromInline package init(_ description: String, at offset: Int) {
+    @usableFromInline init(_ description: String, at offset: Int) {
         self.description = description
         self.offset = offset
     }
@@ -24,24 +24,24 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Deepest nesting of arrays and objects accepted.
     @usableFromInline static let maximumDepth = 128
 
-    @usableFromInline package let bytes: UnsafeBufferPointer<UInt8>
-    @usableFromInline package internal(set) var position: Int = 0
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline var position: Int = 0
     @usableFromInline var depth = 0
 
-    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @usableFromInline init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     // MARK: - Kinds and white space
 
     /// What the next value is, judged by its first byte.
-    @usableFromInline package enum ValueKind: Equatable {
+    @usableFromInline enum ValueKind: Equatable {
         case object, array, string, number, bool, null, invalid
     }
 
     /// Skips white space and tells what the next value is, without consuming it.
     @inlinable
-    package mutating func peekKind() -> ValueKind {
+    mutating func peekKind() -> ValueKind {
         skipWhitespace()
         guard position < bytes.count else { return .invalid }
         switch bytes[position] {
@@ -88,7 +88,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
 
     /// Checks that nothing but white space follows the value just read.
     @inlinable
-    package mutating func finish() throws(JSONError) {
+    mutating func finish() throws(JSONError) {
         skipWhitespace()
         if position != bytes.count { throw unexpected() }
     }
@@ -102,7 +102,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Reads an object; `body` is called once per member and must consume the member's value
     /// (with one of the `read…` methods or ``skipValue()``).
     @inlinable
-    package mutating func readObject(_ body: (inout JSONReader, MemberName) throws(JSONError) -> Void) throws(JSONError) {
+    mutating func readObject(_ body: (inout JSONReader, MemberName) throws(JSONError) -> Void) throws(JSONError) {
         skipWhitespace()
         guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else {
             throw JSONError("expected a JSON object", at: position)
@@ -196,7 +196,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
 
     /// Reads an array; `body` is called once per element and must consume it.
     @inlinable
-    package mutating func readArray(_ body: (inout JSONReader) throws(JSONError) -> Void) throws(JSONError) {
+    mutating func readArray(_ body: (inout JSONReader) throws(JSONError) -> Void) throws(JSONError) {
         skipWhitespace()
         guard position < bytes.count, bytes[position] == UInt8(ascii: "[") else {
             throw JSONError("expected a JSON array", at: position)
@@ -231,7 +231,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Reads a non-empty array of strings, calling `element` with each string's raw content
     /// range and whether it holds escapes (see ``readStringRange()``).
     @inlinable
-    package mutating func readStringArray(_ element: (inout JSONReader, Range<Int>, Bool) throws(JSONError) -> Void) throws(JSONError) {
+    mutating func readStringArray(_ element: (inout JSONReader, Range<Int>, Bool) throws(JSONError) -> Void) throws(JSONError) {
         guard peekKind() == .array else { throw error("expected an array of strings") }
         var count = 0
         try readArray { (reader: inout JSONReader) throws(JSONError) in

@@ -53,7 +53,7 @@
 
     /// Appends a JSON string holding `utf8` (valid UTF-8), escaping as ``string(_:)`` does.
     @inlinable
-    package mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+    mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
         var runStart = 0
         for index in 0..<utf8.count {
@@ -81,7 +81,7 @@
 
     /// Appends a number: an integer when the value is integral (and not huge), else a decimal.
     @inlinable
-    package mutating func number(_ value: Double) {
+    mutating func number(_ value: Double) {
         bytes.append(contentsOf: formatNumericDate(value).utf8)
     }
 
@@ -100,7 +100,7 @@
 
     /// Appends an array of strings.
     @inlinable
-    package mutating func strings(_ values: [String]) {
+    mutating func strings(_ values: [String]) {
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }

@@ -1,10 +1,10 @@
 /// A member name as read: the raw bytes between the quotes, and the unescaped bytes when the
 /// name held escapes.
-@usableFromInline package struct MemberName: Equatable {
-    @usableFromInline package let raw: UnsafeBufferPointer<UInt8>
+@usableFromInline package struct MemberName {
+    @usableFromInline let raw: UnsafeBufferPointer<UInt8>
     /// Where `raw` lies in the reader's text.
-    @usableFromInline package let rawRange: Range<Int>
-    @usableFromInline package let decoded: [UInt8]?
+    @usableFromInline let rawRange: Range<Int>
+    @usableFromInline let decoded: [UInt8]?
 
     @usableFromInline init(raw: UnsafeBufferPointer<UInt8>, rawRange: Range<Int>, decoded: [UInt8]?) {
         self.raw = raw
@@ -15,14 +15,14 @@
     /// The name's bytes after unescaping.
     @inline(__always)
     @inlinable
-    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let decoded { return decoded.withUnsafeBufferPointer(body) }
         return body(raw)
     }
 
-    @usableFromInline package var byteArray: [UInt8] { decoded ?? Array(raw) }
+    @usableFromInline var byteArray: [UInt8] { decoded ?? Array(raw) }
 
-    @usableFromInline package var string: String { withBytes { String(decoding: $0, as: UTF8.self) } }
+    @usableFromInline var string: String { withBytes { String(decoding: $0, as: UTF8.self) } }
 
     /// Whether the name is exactly `literal`.
     @inline(__always)
@@ -31,15 +31,6 @@
         withBytes { bytes in
             literal.withUTF8Buffer { expected in
                 bytesEqual(bytes, expected)
-            }
-        }
-    }
-
-    @inlinable
-    package static func == (lhs: MemberName, rhs: MemberName) -> Bool {
-        lhs.withBytes { left in
-            rhs.withBytes { right in
-                bytesEqual(left, right)
             }
         }
     }

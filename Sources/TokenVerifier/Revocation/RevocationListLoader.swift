@@ -69,7 +69,7 @@ extension RevocationList {
             else if name.equals("issued_before") { issuedBefore = try time(&reader, "issued_before") }
             else if name.equals("since") { since = try time(&reader, "since") }
             else {
-                throw JSONError("unknown member \"\(name.string)\" (allowed: jti, sub, aud, kid, issued_before, since)", at: reader.position)
+                throw reader.unknownMember(name, allowed: "jti, sub, aud, kid, issued_before, since")
             }
         }
         try reader.finish()

@@ -97,7 +97,7 @@ extension DeviceSteps {
                     sawDone = true
                     try readDone(&reader, into: &mask)
                 } else {
-                    throw JSONError("unknown member \"\(name.string)\" (allowed: sub, aud, done)", at: reader.position)
+                    throw reader.unknownMember(name, allowed: "sub, aud, done")
                 }
             }
             try reader.finish()

@@ -11,7 +11,7 @@ import Musl
 /// Whether two byte buffers hold the same bytes.
 @inline(__always)
 @inlinable
-package func bytesEqual(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+func bytesEqual(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
     guard left.count == right.count else { return false }
     for index in 0..<left.count where left[index] != right[index] { return false }
     return true
@@ -20,7 +20,7 @@ package func bytesEqual(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBuffe
 /// Calls `body` with the UTF-8 of `string` (without copying a native string).
 @inline(__always)
 @inlinable
-package func withUTF8<R>(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+func withUTF8<R>(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
     if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
     return Array(string.utf8).withUnsafeBufferPointer(body)
 }
@@ -28,7 +28,7 @@ package func withUTF8<R>(of string: String, _ body: (UnsafeBufferPointer<UInt8>)
 /// The first index of `byte` in `buffer` at or after `start` (memchr: vectorised).
 @inline(__always)
 @inlinable
-package func firstIndex(of byte: UInt8, in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+func firstIndex(of byte: UInt8, in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
     guard start < buffer.count, let base = buffer.baseAddress else { return nil }
     guard let found = memchr(base + start, Int32(byte), buffer.count - start) else { return nil }
     return UnsafeRawPointer(found) - UnsafeRawPointer(base)
@@ -37,7 +37,7 @@ package func firstIndex(of byte: UInt8, in buffer: UnsafeBufferPointer<UInt8>, f
 /// Whether `byte` is a space, a tab or a carriage return: the blanks around a line (SPEC §6).
 @inline(__always)
 @inlinable
-package func isLineBlank(_ byte: UInt8) -> Bool {
+func isLineBlank(_ byte: UInt8) -> Bool {
     byte == 0x20 || byte == 0x09 || byte == 0x0D
 }
 

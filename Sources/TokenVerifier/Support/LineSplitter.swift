@@ -7,9 +7,9 @@
 /// line is never held beyond the limit (plus one byte, a possible CR). A line of nothing but
 /// spaces, tabs and CRs is blank at any length: it is reported empty, not oversized.
 package struct LineSplitter {
-    package let maxLineBytes: Int
+    let maxLineBytes: Int
     /// Lines ended so far.
-    package private(set) var lineNumber = 0
+    private(set) var lineNumber = 0
     private var partial: [UInt8] = []
     private var partialOversized = false
     /// The oversized line being discarded held a byte other than a blank.

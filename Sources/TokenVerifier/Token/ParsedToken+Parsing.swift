@@ -10,7 +10,7 @@ extension ParsedToken {
     /// Parses a token: with two dots, a compact JWS (three canonical base64url segments, a header
     /// object and a claims object of strict JSON with no duplicate member, and claims of the right
     /// types); with no dot, a CWT (``parseCOSE(_:)``).
-    package static func parse(_ token: UnsafeBufferPointer<UInt8>) -> Result<ParsedToken, CompactToken.ParseError> {
+    static func parse(_ token: UnsafeBufferPointer<UInt8>) -> Result<ParsedToken, CompactToken.ParseError> {
         func failure(_ description: String) -> Result<ParsedToken, CompactToken.ParseError> {
             .failure(CompactToken.ParseError(description: description))
         }

@@ -14,62 +14,62 @@ import Musl
 /// items (a start and an end offset each, as two little-endian `UInt32`). A CWT's storage holds
 /// the decoded signature, the Sig_structure (which holds the protected header and the claims),
 /// the texts made while parsing, and the item table.
-@usableFromInline package struct ParsedToken: Sendable {
+@usableFromInline struct ParsedToken: Sendable {
     /// Where a string lies in ``storage``.
-    @usableFromInline package struct Text: Equatable, Sendable {
-        @usableFromInline package var start: UInt32
-        @usableFromInline package var end: UInt32
-        @usableFromInline package var count: Int { Int(end &- start) }
+    @usableFromInline struct Text: Equatable, Sendable {
+        @usableFromInline var start: UInt32
+        @usableFromInline var end: UInt32
+        @usableFromInline var count: Int { Int(end &- start) }
 
-        @usableFromInline package init(start: UInt32, end: UInt32) {
+        @usableFromInline init(start: UInt32, end: UInt32) {
             self.start = start
             self.end = end
         }
     }
 
     /// A list of strings: `count` entries of the item table from entry `first`.
-    @usableFromInline package struct List: Sendable {
-        @usableFromInline package var first: UInt32
-        @usableFromInline package var count: UInt32
+    @usableFromInline struct List: Sendable {
+        @usableFromInline var first: UInt32
+        @usableFromInline var count: UInt32
     }
 
-    @usableFromInline package private(set) var storage: [UInt8]
+    @usableFromInline private(set) var storage: [UInt8]
     /// Offset in ``storage`` of the item table.
     @usableFromInline var tableStart: UInt32
 
     /// The decoded signature segment (any length; the signature check judges it).
-    @usableFromInline package var signature: Text
+    @usableFromInline var signature: Text
     /// Length in bytes of the signing input `header.payload` at the start of the token.
-    @usableFromInline package var signingInputLength: Int
+    @usableFromInline var signingInputLength: Int
 
     // The header (members are kept even when wrong, so that the checks can name the problem).
-    @usableFromInline package var algorithm: Text?
-    @usableFromInline package var keyID: Text?
-    @usableFromInline package var type: Text?
-    @usableFromInline package var hasAlgorithmMember = false
-    @usableFromInline package var hasKeyIDMember = false
-    @usableFromInline package var hasTypeMember = false
-    @usableFromInline package var hasCritical = false
+    @usableFromInline var algorithm: Text?
+    @usableFromInline var keyID: Text?
+    @usableFromInline var type: Text?
+    @usableFromInline var hasAlgorithmMember = false
+    @usableFromInline var hasKeyIDMember = false
+    @usableFromInline var hasTypeMember = false
+    @usableFromInline var hasCritical = false
     /// The algorithm, when `alg` names one tokenverify supports.
-    @usableFromInline package var supportedAlgorithm: SignatureAlgorithm?
+    @usableFromInline var supportedAlgorithm: SignatureAlgorithm?
 
     // The claims.
-    @usableFromInline package var issuer: Text
-    @usableFromInline package var subject: Text
-    @usableFromInline package var tokenID: Text
-    @usableFromInline package var role: Text?
-    @usableFromInline package var audience: List
-    @usableFromInline package var audienceIsArray: Bool
-    @usableFromInline package var channels: List
-    @usableFromInline package var commands: List
-    @usableFromInline package var expiresAt: Double
-    @usableFromInline package var notBefore: Double?
-    @usableFromInline package var issuedAt: Double?
-    @usableFromInline package var environment: Environment?
+    @usableFromInline var issuer: Text
+    @usableFromInline var subject: Text
+    @usableFromInline var tokenID: Text
+    @usableFromInline var role: Text?
+    @usableFromInline var audience: List
+    @usableFromInline var audienceIsArray: Bool
+    @usableFromInline var channels: List
+    @usableFromInline var commands: List
+    @usableFromInline var expiresAt: Double
+    @usableFromInline var notBefore: Double?
+    @usableFromInline var issuedAt: Double?
+    @usableFromInline var environment: Environment?
 
     // The format (SPEC §2b).
     /// JWS or CWT.
-    @usableFromInline package var format: TokenFormat = .jws
+    @usableFromInline var format: TokenFormat = .jws
     /// Where the signed message lies in ``storage``: a CWT's Sig_structure. Nil for JWS, whose
     /// signed message is the token's own first `signingInputLength` bytes.
     @usableFromInline var signedMessage: Text? = nil
@@ -81,33 +81,33 @@ import Musl
     /// Calls `body` with the bytes of `text`.
     @inline(__always)
     @inlinable
-    package func withBytes<R>(_ text: Text, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    func withBytes<R>(_ text: Text, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         storage.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(text.start)..<Int(text.end)])) }
     }
 
     /// `text` as a String.
     @inlinable
-    package func string(_ text: Text) -> String {
+    func string(_ text: Text) -> String {
         withBytes(text) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Whether `text` holds exactly `bytes`.
     @inline(__always)
     @inlinable
-    package func equals(_ text: Text, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    func equals(_ text: Text, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         withBytes(text) { bytesEqual($0, bytes) }
     }
 
     /// Whether `text` holds exactly the UTF-8 of `string`.
     @inlinable
-    package func equals(_ text: Text, _ string: String) -> Bool {
+    func equals(_ text: Text, _ string: String) -> Bool {
         withUTF8(of: string) { equals(text, $0) }
     }
 
     /// The item at `index` of `list`.
     @inline(__always)
     @inlinable
-    package func item(_ list: List, _ index: Int) -> Text {
+    func item(_ list: List, _ index: Int) -> Text {
         storage.withUnsafeBytes { raw in
             let offset = Int(tableStart) + (Int(list.first) + index) * 8
             return Text(start: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)),
@@ -117,14 +117,14 @@ import Musl
 
     /// Whether one item of `list` holds exactly `bytes`.
     @inlinable
-    package func contains(_ list: List, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    func contains(_ list: List, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         for index in 0..<Int(list.count) where equals(item(list, index), bytes) { return true }
         return false
     }
 
     /// The items of `list` as Strings.
     @inlinable
-    package func strings(_ list: List) -> [String] {
+    func strings(_ list: List) -> [String] {
         (0..<Int(list.count)).map { string(item(list, $0)) }
     }
 }

@@ -30,7 +30,8 @@ final class VerificationLanes: Sendable {
     }
 
     /// Verifies the requests of `batch` on up to `threads` lanes, chunk by chunk (taken from one
-    /// atomic counter), each result into its own slot; calls `done` on the last lane to finish.
+    /// atomic counter; each chunk one run of the worker's batch engine, signatures back to back),
+    /// each result into its own slot; calls `done` on the last lane to finish.
     /// `isCancelled` is polled between chunks; a cancelled run leaves the remaining slots as they were.
     func run(_ batch: Batch, threads: Int, chunkSize: Int, isCancelled: @escaping @Sendable () -> Bool,
              done: @escaping @Sendable () -> Void) {
@@ -46,8 +47,9 @@ final class VerificationLanes: Sendable {
                 while !isCancelled() {
                     let start = nextIndex.loadThenWrappingIncrement(by: chunkSize, ordering: .relaxed)
                     if start >= count { break }
-                    for index in start..<min(start + chunkSize, count) {
-                        batch.results[index] = lane.worker.verify(batch.requests[index])
+                    let chunk = RequestChunk(requests: batch.requests[start..<min(start + chunkSize, count)])
+                    lane.worker.verify(batch: chunk) { offset, result in
+                        if let result { batch.results[start + offset] = result }
                     }
                 }
                 if running.wrappingDecrementThenLoad(ordering: .acquiringAndReleasing) == 0 { done() }

@@ -37,11 +37,11 @@ public struct RequestContext: Sendable {
 /// The request context as bytes borrowed from the request: the form the checks read. Made only
 /// inside a `with…` call that keeps the bytes alive, and never kept beyond it.
 package struct ContextBytes {
-    package var device: UnsafeBufferPointer<UInt8>?
-    package var object: UnsafeBufferPointer<UInt8>?
-    package var channel: UnsafeBufferPointer<UInt8>?
-    package var command: UnsafeBufferPointer<UInt8>?
-    package var checkTime: Double?
+    var device: UnsafeBufferPointer<UInt8>?
+    var object: UnsafeBufferPointer<UInt8>?
+    var channel: UnsafeBufferPointer<UInt8>?
+    var command: UnsafeBufferPointer<UInt8>?
+    var checkTime: Double?
 
     package init(device: UnsafeBufferPointer<UInt8>? = nil, object: UnsafeBufferPointer<UInt8>? = nil,
                  channel: UnsafeBufferPointer<UInt8>? = nil, command: UnsafeBufferPointer<UInt8>? = nil, checkTime: Double? = nil) {
@@ -51,18 +51,11 @@ package struct ContextBytes {
         self.command = command
         self.checkTime = checkTime
     }
-
-    /// The same context as Strings.
-    package var strings: RequestContext {
-        func string(_ bytes: UnsafeBufferPointer<UInt8>?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
-        return RequestContext(device: string(device), object: string(object), channel: string(channel),
-                              command: string(command), checkTime: checkTime)
-    }
 }
 
 extension RequestContext {
     /// Calls `body` with this context as bytes.
-    package func withBytes<R>(_ body: (ContextBytes) -> R) -> R {
+    func withBytes<R>(_ body: (ContextBytes) -> R) -> R {
         var joined: [UInt8] = []
         var ranges: [Range<Int>?] = []
         for value in [device, object, channel, command] {

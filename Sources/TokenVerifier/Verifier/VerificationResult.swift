@@ -4,7 +4,7 @@ public struct VerificationResult: Sendable {
     /// holds at most one failure.
     public var failures: [VerificationFailure]
     /// The token as parsed, when it could be (check 2 passed).
-    package var parsed: ParsedToken?
+    var parsed: ParsedToken?
 
     /// Whether every check passed.
     public var isValid: Bool { failures.isEmpty }
@@ -28,15 +28,15 @@ public struct VerificationResult: Sendable {
         self.failures = failures
     }
 
-    package init(failures: [VerificationFailure], parsed: ParsedToken?) {
+    init(failures: [VerificationFailure], parsed: ParsedToken?) {
         self.failures = failures
         self.parsed = parsed
     }
 }
 
 /// Collects failures; outside audit mode it says stop after the first.
-package struct FailureList {
-    package private(set) var failures: [VerificationFailure] = []
+struct FailureList {
+    private(set) var failures: [VerificationFailure] = []
     let audit: Bool
 
     init(audit: Bool) { self.audit = audit }

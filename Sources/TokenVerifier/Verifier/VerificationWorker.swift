@@ -31,8 +31,14 @@ public final class VerificationWorker {
         }
     }
 
+    /// Verifies one compact token given as bytes (which need not be valid UTF-8), with its
+    /// request context.
+    public func verify(token: [UInt8], context: RequestContext = RequestContext()) -> VerificationResult {
+        token.withUnsafeBufferPointer { bytes in context.withBytes { verify(token: bytes, context: $0) } }
+    }
+
     /// Verifies one token given as bytes, with its request context.
-    package func verify(token: UnsafeBufferPointer<UInt8>, context: ContextBytes) -> VerificationResult {
+    func verify(token: UnsafeBufferPointer<UInt8>, context: ContextBytes) -> VerificationResult {
         let snapshot = snapshot()
         var prepared = prepare(token: token, context: context, snapshot: snapshot)
         checkSignature(&prepared, token: token, snapshot: snapshot)
@@ -41,7 +47,7 @@ public final class VerificationWorker {
 
     /// The snapshot of the live state that one line, or one batch of lines, is checked against.
     @inline(__always)
-    package func snapshot() -> VerifierSnapshot {
+    func snapshot() -> VerifierSnapshot {
         let snapshot = core.snapshot
         // Contexts made for a key set no longer in force would keep its keys and their ES256
         // tables alive: drop them as soon as this worker sees the new set.
@@ -53,27 +59,27 @@ public final class VerificationWorker {
     }
 
     /// A token checked up to, not including, its signature.
-    package struct Prepared {
-        package var failures: FailureList
-        package var parsed: ParsedToken?
+    struct Prepared {
+        var failures: FailureList
+        var parsed: ParsedToken?
         /// The key for check 12, when the signature still has to be checked.
         var signatureKey: Int?
         /// The token's digest, when the signature cache is on.
         var digest: KeyedHash.Digest?
 
-        package init(audit: Bool) {
+        init(audit: Bool) {
             failures = FailureList(audit: audit)
         }
 
         /// The verdict.
-        package var result: VerificationResult {
+        var result: VerificationResult {
             VerificationResult(failures: failures.failures, parsed: parsed)
         }
     }
 
     /// Check 2 (parsing, or the same token parsed before) and the checks before the signature,
     /// in order (``StandardChecks``); outside audit mode the first failure ends the run.
-    package func prepare(token: UnsafeBufferPointer<UInt8>, context: ContextBytes, snapshot: VerifierSnapshot) -> Prepared {
+    func prepare(token: UnsafeBufferPointer<UInt8>, context: ContextBytes, snapshot: VerifierSnapshot) -> Prepared {
         let options = core.options
         var prepared = Prepared(audit: options.audit)
         guard let parsed = parse(token, cache: snapshot.signatureCache, &prepared) else { return prepared }
@@ -88,7 +94,7 @@ public final class VerificationWorker {
     }
 
     /// Check 12 for a prepared token (nothing when an earlier check ended the run or no key fits).
-    package func checkSignature(_ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: VerifierSnapshot) {
+    func checkSignature(_ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: VerifierSnapshot) {
         guard let keyIndex = prepared.signatureKey, let parsed = prepared.parsed else { return }
         prepared.signatureKey = nil
         let input = CheckInput(token: parsed, compact: token, state: snapshot, core: core, time: 0,

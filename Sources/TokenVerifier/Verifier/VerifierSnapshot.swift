@@ -4,11 +4,11 @@ import Atomics
 /// identity for the signature cache), the revocation list and the security steps. Swapped whole
 /// through one atomic, so a line never sees a mixture of old and new state, and a verifying
 /// thread never waits on a lock.
-package final class VerifierSnapshot: AtomicReference, Sendable {
-    package let keys: KeySet
-    package let revocations: RevocationList
+final class VerifierSnapshot: AtomicReference, Sendable {
+    let keys: KeySet
+    let revocations: RevocationList
     /// The step policy and the steps devices have done (SPEC §4b).
-    package let steps: SecuritySteps
+    let steps: SecuritySteps
     /// Whether a step policy is loaded (read per line without copying ``steps``).
     let stepsActive: Bool
     /// The signature cache, shared by every snapshot of one verifier.

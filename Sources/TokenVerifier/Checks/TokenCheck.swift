@@ -1,11 +1,11 @@
 /// One check of SPEC §5, as a value: it reads a ``CheckInput`` and adds what fails to a
 /// ``FailureList``. Outside audit mode a check may stop at its own first failure; the list it
-/// belongs to (``PolicyList``) stops after any check that ended the run.
+/// belongs to (``CheckList``) stops after any check that ended the run.
 ///
 /// A check that finds something later checks need (the algorithm, the key) records it in the
 /// ``CheckFindings``. Checks are stateless: what they are configured with comes from
 /// `input.options`. The input is passed borrowed: reading the token or a key copies nothing.
-protocol TokenPolicy: Sendable {
+protocol TokenCheck: Sendable {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList)
 }
 
@@ -47,17 +47,17 @@ struct CheckFindings {
 
 /// Checks run in order, as one check: concrete generic composition (a parameter pack), so the
 /// compiler sees every check and nothing is boxed on the hot path.
-struct PolicyList<each Policy: TokenPolicy>: TokenPolicy, Sendable {
-    let policies: (repeat each Policy)
+struct CheckList<each Check: TokenCheck>: TokenCheck, Sendable {
+    let checks: (repeat each Check)
 
-    init(_ policies: repeat each Policy) {
-        self.policies = (repeat each policies)
+    init(_ checks: repeat each Check) {
+        self.checks = (repeat each checks)
     }
 
     @inline(__always)
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
-        for policy in repeat each policies {
-            policy.check(input, &findings, &failures)
+        for check in repeat each checks {
+            check.check(input, &findings, &failures)
             if failures.isDone { return }
         }
     }

@@ -3,7 +3,7 @@
 /// for the request's object, or, without one, for every object of the token's `aud`. The detail
 /// names the first step not done, in the policy's order: the next one the device must do. A bare
 /// token, or a request without `command`, is not checked for steps.
-struct SecurityStepPolicy: TokenPolicy {
+struct SecurityStepsCheck: TokenCheck {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         guard input.state.stepsActive, let command = input.context.command else { return }
         let steps = input.state.steps

@@ -3,7 +3,7 @@
 /// the key fits. Consults the signature cache first, when there is one: its entries are keyed by
 /// the whole token and the key's identity, so no other token, and no other key material, can hit
 /// an entry.
-struct SignaturePolicy: TokenPolicy {
+struct SignatureCheck: TokenCheck {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         guard findings.keyFits, let keyIndex = findings.keyIndex else { return }
         let state = input.state

@@ -1,6 +1,6 @@
 /// Check 7 (`wrong_environment`): the token's `env`, the key's `env` and the run's `--env` agree
 /// wherever they are given.
-struct EnvironmentPolicy: TokenPolicy {
+struct EnvironmentCheck: TokenCheck {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let required = input.options.environment
         let tokenEnvironment = input.token.environment

@@ -1,7 +1,7 @@
 /// Check 11 (`wrong_device`, `wrong_object`, `channel_not_permitted`, `command_not_permitted`):
 /// the request's device, object, channel and command, when given, are those the token grants
 /// (`sub`, one of `aud`, one of `ch`, one of `cmd`).
-struct RequestContextPolicy: TokenPolicy {
+struct RequestContextCheck: TokenCheck {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let token = input.token
         let context = input.context

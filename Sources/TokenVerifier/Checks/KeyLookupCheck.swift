@@ -1,7 +1,7 @@
 /// Check 5 (`unknown_key`): the `kid` names a key of the snapshot's key set (compared byte for
 /// byte). Records the key for the checks after it. A token without a string `kid` already
 /// failed check 4 and has no key.
-struct KeyLookupPolicy: TokenPolicy {
+struct KeyLookupCheck: TokenCheck {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let header = input.token
         guard let keyID = header.keyID else { return }

@@ -1,6 +1,6 @@
 /// Check 9 (`not_yet_valid`, `expired`): at check time t the token is valid iff
 /// `nbf − leeway ≤ t < exp + leeway`.
-struct ValidityWindowPolicy: TokenPolicy {
+struct ValidityWindowCheck: TokenCheck {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let token = input.token
         let time = input.time

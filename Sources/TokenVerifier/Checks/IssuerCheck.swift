@@ -1,6 +1,6 @@
 /// Check 8 (`wrong_issuer`): `iss` equals the key's `iss` and the run's `--issuer`, where they
 /// are given.
-struct IssuerPolicy: TokenPolicy {
+struct IssuerCheck: TokenCheck {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let token = input.token
         if let index = findings.keyIndex, let keyIssuer = input.state.keys.keys[index].issuer, !token.equals(token.issuer, keyIssuer) {

@@ -1,0 +1,81 @@
+import TokenVerifier
+
+/// The files of the live state (SPEC §3, §4, §4b) and the one loader of them:
+/// ``makeVerifier(options:)`` loads them all at start-up; ``sources`` reloads each group alone
+/// for the ``LiveStateWatcher``. Both run the same loading and print the same warnings.
+public struct LiveStateFiles: Sendable {
+    /// JWKS files (at least one).
+    public var keys: [String]
+    /// Revocation list files.
+    public var revocations: [String]
+    /// The step policy file.
+    public var stepPolicy: String?
+    /// Device steps files.
+    public var deviceSteps: [String]
+    /// Where warnings go (a line each).
+    public var warn: @Sendable (String) -> Void
+
+    public init(keys: [String], revocations: [String] = [], stepPolicy: String? = nil, deviceSteps: [String] = [],
+                warn: @escaping @Sendable (String) -> Void) {
+        self.keys = keys
+        self.revocations = revocations
+        self.stepPolicy = stepPolicy
+        self.deviceSteps = deviceSteps
+        self.warn = warn
+    }
+
+    /// Loads every file and makes the verifier, for start-up; throws the first group's error
+    /// (its description is the message to show).
+    public func makeVerifier(options: VerificationOptions) throws -> TokenVerifier {
+        let (keySet, warnings) = try KeySet.load(files: keys)
+        for warning in warnings { warn("tokenverify: warning: \(warning)") }
+        if keySet.keys.isEmpty {
+            warn("tokenverify: warning: the key files hold no keys; every token will be unknown_key")
+        }
+        let list = revocations.isEmpty ? RevocationList.empty : try loadRevocations().update.revocations
+        if stepPolicy == nil && !deviceSteps.isEmpty {
+            warn("tokenverify: warning: --device-steps without --step-policy: no security steps are checked")
+        }
+        let policy = stepPolicy == nil ? nil : try loadStepPolicy().update.stepPolicy
+        let done = deviceSteps.isEmpty ? DeviceSteps.empty : try loadDeviceSteps().update.deviceSteps
+        return TokenVerifier(keys: keySet, revocations: list ?? .empty, steps: SecuritySteps(policy: policy, done: done ?? .empty),
+                             options: options)
+    }
+
+    /// The groups of files, each reloaded alone when it changes.
+    public var sources: [LiveStateWatcher.Source] {
+        var sources = [LiveStateWatcher.Source(name: "keys", kept: "key set", files: keys, load: { try self.loadKeys() })]
+        if !revocations.isEmpty {
+            sources.append(LiveStateWatcher.Source(name: "revocations", kept: "list", files: revocations, load: { try self.loadRevocations() }))
+        }
+        if let stepPolicy {
+            sources.append(LiveStateWatcher.Source(name: "step policy", kept: "policy", files: [stepPolicy], load: { try self.loadStepPolicy() }))
+        }
+        if !deviceSteps.isEmpty {
+            sources.append(LiveStateWatcher.Source(name: "device steps", kept: "device steps", files: deviceSteps,
+                                                   load: { try self.loadDeviceSteps() }))
+        }
+        return sources
+    }
+
+    private func loadKeys() throws -> (update: LiveStateUpdate, summary: String) {
+        let (loaded, warnings) = try KeySet.load(files: keys)
+        for warning in warnings { warn("tokenverify: warning: \(warning)") }
+        return (LiveStateUpdate(keys: loaded), counted(loaded.keys.count, "key", "keys"))
+    }
+
+    private func loadRevocations() throws -> (update: LiveStateUpdate, summary: String) {
+        let list = try RevocationList.load(files: revocations)
+        return (LiveStateUpdate(revocations: list), counted(list.count, "entry", "entries"))
+    }
+
+    private func loadStepPolicy() throws -> (update: LiveStateUpdate, summary: String) {
+        let policy = try StepPolicy.load(file: stepPolicy ?? "")
+        return (LiveStateUpdate(stepPolicy: policy), counted(policy.commands.count, "command", "commands"))
+    }
+
+    private func loadDeviceSteps() throws -> (update: LiveStateUpdate, summary: String) {
+        let done = try DeviceSteps.load(files: deviceSteps)
+        return (LiveStateUpdate(deviceSteps: done), counted(done.count, "entry", "entries"))
+    }
+}

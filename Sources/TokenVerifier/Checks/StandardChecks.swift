@@ -1,0 +1,38 @@
+/// The checks of SPEC §5, composed in order. Checks 1 and 2 are the parsers that make a check's
+/// input (`malformed_request`: the line protocol's request parser; `malformed_token`:
+/// ``ParsedToken``); every later check is one value here. To add a check, write its file in this
+/// folder and add it at its place in the list.
+///
+/// | order | reason | check |
+/// | --- | --- | --- |
+/// | 3 | `unsupported_alg` | ``AlgorithmCheck`` |
+/// | 4 | `bad_header` | ``HeaderCheck`` |
+/// | 5 | `unknown_key` | ``KeyLookupCheck`` |
+/// | 6 | `key_alg_mismatch` | ``KeyAlgorithmCheck`` |
+/// | 7 | `wrong_environment` | ``EnvironmentCheck`` |
+/// | 8 | `wrong_issuer` | ``IssuerCheck`` |
+/// | 9 | `not_yet_valid`, `expired` | ``ValidityWindowCheck`` |
+/// | 10 | `revoked_*` | ``RevocationCheck`` |
+/// | 11 | `wrong_device`, `wrong_object`, `channel_not_permitted`, `command_not_permitted` | ``RequestContextCheck`` |
+/// | 11b | `step_required` | ``SecurityStepsCheck`` |
+/// | 12 | `bad_signature` | ``SignatureCheck`` |
+enum StandardChecks {
+    /// Checks 3 to 11b in order: every token runs them first. (Built once: the checks are
+    /// stateless values.)
+    static let beforeSignature: some TokenCheck = CheckList(
+        AlgorithmCheck(),
+        HeaderCheck(),
+        KeyLookupCheck(),
+        KeyAlgorithmCheck(),
+        EnvironmentCheck(),
+        IssuerCheck(),
+        ValidityWindowCheck(),
+        RevocationCheck(),
+        RequestContextCheck(),
+        SecurityStepsCheck()
+    )
+
+    /// Check 12, last: run right after the others for one token, or for a whole batch after
+    /// its other checks, so that the signatures are verified back to back.
+    static let signature: some TokenCheck = SignatureCheck()
+}

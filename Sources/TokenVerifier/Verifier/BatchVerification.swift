@@ -1,0 +1,71 @@
+/// The requests of one batch, as bytes the caller owns: the line protocol's request lines (the
+/// token and context are ranges of each line, so nothing is copied) or the public API's
+/// ``VerificationRequest`` values. An item that is not a request (a malformed line) is skipped
+/// by the engine and answered by the caller.
+///
+/// The bytes are lent as Unsafe buffers for the length of one call: the line protocol's token and
+/// context strings are ranges of the line it read, and lending them in place is what keeps a
+/// line free of any copy or allocation of its own on the way to the checks.
+package protocol BatchRequests {
+    /// The number of items.
+    var count: Int { get }
+    /// Calls `body` once with item `index`'s token and request context and returns true, or
+    /// returns false without calling it when the item is not a request.
+    func withRequest(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> Void) -> Bool
+    /// Calls `body` with item `index`'s token (only asked of an item that is a request).
+    func withToken(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+}
+
+extension VerificationWorker {
+    /// The batch engine: verifies `requests` against one snapshot of the live state and calls
+    /// `answer` with each item's verdict (nil: not a request), in order.
+    ///
+    /// Three passes: parsing and checks 1–11b for every item, then the signatures one after
+    /// another (the crypto library's code and tables stay in cache from one verify to the next),
+    /// then the verdicts. Each item's state lives in one slot of a temporary buffer and is
+    /// changed in place between the passes.
+    package func verify(batch requests: some BatchRequests, _ answer: (Int, VerificationResult?) -> Void) {
+        let count = requests.count
+        guard count > 0 else { return }
+        let snapshot = snapshot()
+        let audit = core.options.audit
+        withUnsafeTemporaryAllocation(of: Prepared.self, capacity: count) { buffer in
+            withUnsafeTemporaryAllocation(of: Bool.self, capacity: count) { isRequest in
+                let states = buffer.baseAddress!
+                for index in 0..<count {
+                    let state = states + index
+                    isRequest[index] = requests.withRequest(index) { token, context in
+                        state.initialize(to: prepare(token: token, context: context, snapshot: snapshot))
+                    }
+                    if !isRequest[index] { state.initialize(to: Prepared(audit: audit)) }
+                }
+                for index in 0..<count where isRequest[index] && states[index].signatureKey != nil {
+                    let state = states + index
+                    requests.withToken(index) { checkSignature(&state.pointee, token: $0, snapshot: snapshot) }
+                }
+                for index in 0..<count {
+                    let prepared = (states + index).move()
+                    answer(index, isRequest[index] ? VerificationResult(failures: prepared.failures.failures, parsed: prepared.parsed) : nil)
+                }
+            }
+        }
+    }
+}
+
+/// A chunk of the public API's requests, as a batch.
+struct RequestChunk: BatchRequests {
+    let requests: ArraySlice<VerificationRequest>
+
+    var count: Int { requests.count }
+
+    func withRequest(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> Void) -> Bool {
+        let request = requests[requests.startIndex + index]
+        withToken(index) { token in request.context.withBytes { body(token, $0) } }
+        return true
+    }
+
+    func withToken(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var token = requests[requests.startIndex + index].token
+        token.withUTF8 { body($0) }
+    }
+}
