@@ -21,19 +21,21 @@ struct Interleaved {
     let rawSeconds: Double
     let rawVariants: Int
 
-    /// A set of one algorithm, written once, and its verifier.
+    /// A set written once, its algorithm mix (shares of the tokens, summing to 1) and its verifier.
     struct Workload {
-        var algorithm: RawRate.Algorithm
+        var mix: [RawRate.Algorithm: Double]
         var requests: String
         var lines: Int
         var messageLength: Int
         var keys: KeySet
         var revocations: RevocationList
+        var steps = SecuritySteps.none
+        var options = VerificationOptions(checkTime: 1_800_000_000)
 
         /// A verifier with an empty signature cache, as `tokenverify verify` starts: a second
         /// repetition over the same tokens must not be answered from the first one's cache.
         func freshVerifier() -> TokenVerifier {
-            TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000))
+            TokenVerifier(keys: keys, revocations: revocations, steps: steps, options: options)
         }
     }
 
@@ -49,7 +51,7 @@ struct Interleaved {
         let list = try RevocationList.parse(Array(set.revocations.joined(separator: "\n").utf8))
         let token = set.tokens[0].utf8
         let signingInput = token.split(separator: UInt8(ascii: "."), maxSplits: 2).prefix(2).map(\.count).reduce(1, +)
-        return Workload(algorithm: algorithm, requests: path, lines: set.requests.count, messageLength: signingInput, keys: keys, revocations: list)
+        return Workload(mix: [algorithm: 1], requests: path, lines: set.requests.count, messageLength: signingInput, keys: keys, revocations: list)
     }
 
     /// `repetitions` interleaved runs of `workload` on `threads` threads.
@@ -85,13 +87,20 @@ struct Interleaved {
         return scenario
     }
 
-    /// Raw verifies per second of wall time and per second of this process's CPU time.
+    /// Raw verifies per second of wall time and per second of this process's CPU time: each
+    /// back end of the mix timed on its own, combined as the time one token of the mix takes
+    /// (the weighted harmonic mean).
     private func rawRate(_ workload: Workload, threads: Int) -> (wall: Double, perCPUSecond: Double) {
-        let cpuBefore = processCPUSeconds()
-        let start = monotonicNanoseconds()
-        let wall = RawRate.measure(workload.algorithm, threads: threads, seconds: rawSeconds, messageLength: workload.messageLength, variants: rawVariants)
-        let verifies = wall * Double(monotonicNanoseconds() - start) / 1e9
-        return (wall, verifies / (processCPUSeconds() - cpuBefore))
+        var wallSeconds = 0.0, cpuSeconds = 0.0
+        for (algorithm, share) in workload.mix.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where share > 0 {
+            let cpuBefore = processCPUSeconds()
+            let start = monotonicNanoseconds()
+            let wall = RawRate.measure(algorithm, threads: threads, seconds: rawSeconds, messageLength: workload.messageLength, variants: rawVariants)
+            let verifies = wall * Double(monotonicNanoseconds() - start) / 1e9
+            wallSeconds += share / wall
+            cpuSeconds += share * (processCPUSeconds() - cpuBefore) / verifies
+        }
+        return (1 / wallSeconds, 1 / cpuSeconds)
     }
 
     /// The thread counts of the scaling scenario: 1, 2, 4, … below the core count, and the count.
