@@ -31,7 +31,6 @@ class JobOptions:
     output_format: str = "parquet"
     overwrite: bool = False
     child_threads: int | None = None
-    fail_once_dir: str | None = None  # tests only: partition 0's first attempt fails once
 
     def shipped_files(self) -> list[str]:
         """Every file the children read, in a fixed order."""
@@ -98,7 +97,6 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace DIR if it exists")
     p.add_argument("--child-threads", type=int, metavar="N",
                    help="verify threads of each child (default: spark.task.cpus)")
-    p.add_argument("--test-fail-once", dest="fail_once_dir", help=argparse.SUPPRESS)
     return p
 
 
@@ -110,5 +108,5 @@ def parse(argv: Sequence[str]) -> JobOptions:
         at=args.at, env=args.env, issuer=args.issuer, leeway=args.leeway,
         max_line_bytes=args.max_line_bytes, input_format=args.input_format,
         token_column=args.token_column, output_format=args.output_format, overwrite=args.overwrite,
-        child_threads=args.child_threads, fail_once_dir=args.fail_once_dir,
+        child_threads=args.child_threads,
     )
