@@ -132,7 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = options_module.parse(sys.argv[1:] if argv is None else argv)
     from pyspark.sql import SparkSession
 
-    spark = SparkSession.builder.appName("tokenverify").getOrCreate()
+    builder = SparkSession.builder.appName("tokenverify")
+    if options.remote:  # Spark Connect: the DataFrame API only; the files go as artifacts (ship.py)
+        builder = builder.remote(options.remote)
+    spark = builder.getOrCreate()
     try:
         summary = run(spark, options)
     except ConfigError as error:

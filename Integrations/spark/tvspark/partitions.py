@@ -43,13 +43,6 @@ def source_name(file_path: str) -> str:
     return file_path
 
 
-def source_name(file_path: str) -> str:
-    """The input file's path as the user gave it: a local file's plain path, else its URI."""
-    if file_path.startswith("file:"):
-        return urllib.parse.unquote(urllib.parse.urlparse(file_path).path)
-    return file_path
-
-
 def lines_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """file_path, block_start, value (one row per line of a file split, in file order) in;
     source, line and the answer's columns out, one row per non-blank line."""
