@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +72,9 @@ def write_summary(options: JobOptions, summary: Summary, spark: SparkSession) ->
     if "://" not in target or target.startswith("file:"):
         with open(local, "w", encoding="utf-8") as file:
             file.write(text)
+        return
+    if type(spark).__module__.startswith("pyspark.sql.connect"):  # no JVM on a Spark Connect client
+        print(f"tokenverify-spark: over Spark Connect, {target} is not written (the counts are above)", file=sys.stderr)
         return
     jvm: Any = spark.sparkContext._jvm  # type: ignore[attr-defined]  # a remote file system (hdfs://, s3a://)
     path = jvm.org.apache.hadoop.fs.Path(target)
