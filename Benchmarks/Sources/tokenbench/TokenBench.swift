@@ -21,7 +21,7 @@ struct TokenBench: ParsableCommand {
             Your own set: --requests FILE… --keys K… [--revocations R…] [--step-policy P] \
             [--device-steps D…] [--at T] [--cache-slots N] measures that set instead, as one \
             scenario (--set-name) with the same figures, formats and gate; its raw rate is that of \
-            the set's own algorithm mix. A missing or unreadable file, or any other usage error, \
+            the set's own algorithm mix, and its instructions per token include the signature library's. A missing or unreadable file, or any other usage error, \
             stops the run before any work with exit status 64 (not 2, which is the gate's regression).
             """)
 
