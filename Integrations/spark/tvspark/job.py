@@ -114,7 +114,7 @@ def run(spark: SparkSession, options: JobOptions, after_batch: Callable[[], None
     started = time.monotonic()
     answers, at = verify(spark, options, after_batch)
     planned = time.monotonic()
-    writer = answers.write.mode("overwrite" if options.overwrite else "errorifexists")
+    writer = answers.write.mode("overwrite" if options.overwrite else "error")  # Connect knows "error", not "errorifexists"
     if options.output_format == "parquet":
         writer.parquet(options.output)
     else:
