@@ -38,31 +38,40 @@ enum InstructionCount {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try Data(set.keySet.utf8).write(to: URL(fileURLWithPath: directory + "/keys.jwks"))
             try Data((set.revocations.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/revocations.jsonl"))
-            var ours: [Double] = [], library: [Double] = []
-            for size in sizes {
+            let requests = try sizes.map { size in
                 let requests = directory + "/requests-\(size).jsonl"
                 try Data((set.requests.prefix(size).joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: requests))
-                let profile = try callgrind(executable, requests: requests, directory: directory)
-                let signature = profile.instructions(inObjectsNamed: signatureLibraries)
-                    + profile.instructions(inFunctionsPrefixed: signatureFunctions, outsideObjectsNamed: signatureLibraries)
-                ours.append(Double(profile.total - signature))
-                library.append(Double(signature))
-                log("  \(name), \(size) tokens: \(profile.total) instructions, \(signature) in libsodium/libcrypto and the ES256 table path")
+                return requests
             }
-            let lines = Double(sizes[1] - sizes[0])
             var scenario = Report.Scenario(name: "instructions-\(name)", tokens: sizes[1], threads: 1)
-            scenario.instructions = .init(perToken: (ours[1] - ours[0]) / lines,
-                                          signatureLibraryPerToken: (library[1] - library[0]) / lines, setSizes: sizes)
+            scenario.instructions = try perToken(name, executable: executable, directory: directory, sizes: sizes, requests: requests) {
+                ["--stream-file", $0, "--keys-file", directory + "/keys.jwks", "--revocations-file", directory + "/revocations.jsonl"]
+            }
             return scenario
         }
     }
 
+    /// Instructions of one more token: `executable` run under callgrind with
+    /// `childArguments(requests[i])` over each of the two request files (`sizes` lines each).
+    static func perToken(_ name: String, executable: String, directory: String, sizes: [Int], requests: [String],
+                         childArguments: (String) -> [String]) throws -> Report.Instructions {
+        var ours: [Double] = [], library: [Double] = []
+        for (size, requests) in zip(sizes, requests) {
+            let profile = try callgrind(executable, requests: requests, directory: directory, childArguments: childArguments(requests))
+            let signature = profile.instructions(inObjectsNamed: signatureLibraries)
+                + profile.instructions(inFunctionsPrefixed: signatureFunctions, outsideObjectsNamed: signatureLibraries)
+            ours.append(Double(profile.total - signature))
+            library.append(Double(signature))
+            log("  \(name), \(size) tokens: \(profile.total) instructions, \(signature) in libsodium/libcrypto and the ES256 table path")
+        }
+        let lines = Double(sizes[1] - sizes[0])
+        return .init(perToken: (ours[1] - ours[0]) / lines, signatureLibraryPerToken: (library[1] - library[0]) / lines, setSizes: sizes)
+    }
+
     /// Runs this executable under callgrind over one request file and reads the profile.
-    private static func callgrind(_ executable: String, requests: String, directory: String) throws -> CallgrindProfile {
+    private static func callgrind(_ executable: String, requests: String, directory: String, childArguments: [String]) throws -> CallgrindProfile {
         let profilePath = requests + ".callgrind"
-        let arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(profilePath)", "--dump-line=no",
-                         executable, "--stream-file", requests, "--keys-file", directory + "/keys.jwks",
-                         "--revocations-file", directory + "/revocations.jsonl"]
+        let arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(profilePath)", "--dump-line=no", executable] + childArguments
         // Swift's hashing is seeded at random per process: fixed, so a dictionary's probes are too.
         let run = try runProcess("/usr/bin/env", arguments, environment: ["SWIFT_DETERMINISTIC_HASHING": "1"])
         guard run.status == 0 else { throw ValidationError("callgrind run failed (\(run.status)): \(run.text.suffix(2000))") }
@@ -78,7 +87,7 @@ enum InstructionCount {
 
     /// A copy of this executable without its DWARF debug information, which valgrind 3.19 cannot
     /// read from Swift 6's compiler (it gives up on the whole run). The code is the same bytes.
-    private static func strippedExecutable(workDirectory: String) throws -> String {
+    static func strippedExecutable(workDirectory: String) throws -> String {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let copy = workDirectory + "/tokenbench-stripped"
         let run = try runProcess("/usr/bin/env", ["objcopy", "--strip-debug", executable, copy])

@@ -21,22 +21,33 @@ struct Interleaved {
     let rawSeconds: Double
     let rawVariants: Int
 
-    /// A set of one algorithm, written once, and its verifier.
+    /// A set written once, its algorithm mix (shares of the tokens, summing to 1) and its verifier.
     struct Workload {
-        var algorithm: RawRate.Algorithm
+        var mix: [RawRate.Algorithm: Double]
         var requests: String
         var lines: Int
         var messageLength: Int
         var keys: KeySet
         var revocations: RevocationList
+        var steps = SecuritySteps.none
+        var options = VerificationOptions(checkTime: 1_800_000_000)
 
         /// A verifier with an empty signature cache, as `tokenverify verify` starts: a second
         /// repetition over the same tokens must not be answered from the first one's cache.
         /// ES256 keys' tables are ready before it runs (the steady state, as a long stream sees).
         func freshVerifier() -> TokenVerifier {
-            let verifier = TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000))
+            let verifier = TokenVerifier(keys: keys, revocations: revocations, steps: steps, options: options)
             verifier.waitForES256Tables()
             return verifier
+        }
+
+        /// The mix with ES256 measured on the per-key table path instead of EVP; nil without ES256.
+        var perKeyMix: [RawRate.Algorithm: Double]? {
+            guard let share = mix[.es256], share > 0 else { return nil }
+            var perKey = mix
+            perKey[.es256] = nil
+            perKey[.es256PerKey] = share
+            return perKey
         }
     }
 
@@ -52,21 +63,20 @@ struct Interleaved {
         let list = try RevocationList.parse(Array(set.revocations.joined(separator: "\n").utf8))
         let token = set.tokens[0].utf8
         let signingInput = token.split(separator: UInt8(ascii: "."), maxSplits: 2).prefix(2).map(\.count).reduce(1, +)
-        return Workload(algorithm: algorithm, requests: path, lines: set.requests.count, messageLength: signingInput, keys: keys, revocations: list)
+        return Workload(mix: [algorithm: 1], requests: path, lines: set.requests.count, messageLength: signingInput, keys: keys, revocations: list)
     }
 
-    /// `repetitions` interleaved runs of `workload` on `threads` threads.
     /// `repetitions` interleaved runs of `workload` on `threads` threads. With `perCPUSecond`
     /// the efficiency (and its samples) is the CPU-time ratio, the wall-time one going to the
     /// notes; without, the other way round.
     func measure(_ workload: Workload, name: String, threads: Int, repetitions: Int, perCPUSecond: Bool) throws -> Report.Scenario {
         let output = workDirectory + "/interleaved.answers.jsonl"
-        // ES256 also against the per-key table path's bare rate, measured beside the raw one.
-        let perKey: RawRate.Algorithm? = workload.algorithm == .es256 ? .es256PerKey : nil
-        var raw = [rawRate(workload.algorithm, workload, threads: threads)]
+        // With ES256 also against the per-key table path's bare rate, measured beside the raw one.
+        let perKey = workload.perKeyMix
+        var raw = [rawRate(workload.mix, workload, threads: threads)]
         var perKeyRaw = perKey.map { [rawRate($0, workload, threads: threads)] } ?? []
-        var throughput: [Double] = [], wall: [Double] = [], cpu: [Double] = [], seconds = 0.0
         var perKeyRatios: [Double] = []
+        var throughput: [Double] = [], wall: [Double] = [], cpu: [Double] = [], seconds = 0.0
         for _ in 0..<repetitions {
             let verifier = workload.freshVerifier()
             let cpuBefore = processCPUSeconds()
@@ -75,7 +85,7 @@ struct Interleaved {
             guard run.lines == workload.lines else {
                 throw ValidationError("\(name): \(run.lines) answers for \(workload.lines) requests")
             }
-            raw.append(rawRate(workload.algorithm, workload, threads: threads))
+            raw.append(rawRate(workload.mix, workload, threads: threads))
             throughput.append(run.rate)
             wall.append(run.rate / Self.meanOfLastTwo(raw, \.wall))
             cpu.append(cpuRate / Self.meanOfLastTwo(raw, \.perCPUSecond))
@@ -106,13 +116,20 @@ struct Interleaved {
         (rates[rates.count - 2][keyPath: figure] + rates[rates.count - 1][keyPath: figure]) / 2
     }
 
-    /// Raw verifies of `algorithm` per second of wall time and per second of this process's CPU time.
-    private func rawRate(_ algorithm: RawRate.Algorithm, _ workload: Workload, threads: Int) -> (wall: Double, perCPUSecond: Double) {
-        let cpuBefore = processCPUSeconds()
-        let start = monotonicNanoseconds()
-        let wall = RawRate.measure(algorithm, threads: threads, seconds: rawSeconds, messageLength: workload.messageLength, variants: rawVariants)
-        let verifies = wall * Double(monotonicNanoseconds() - start) / 1e9
-        return (wall, verifies / (processCPUSeconds() - cpuBefore))
+    /// Raw verifies per second of wall time and per second of this process's CPU time: each
+    /// back end of the mix timed on its own, combined as the time one token of the mix takes
+    /// (the weighted harmonic mean).
+    private func rawRate(_ mix: [RawRate.Algorithm: Double], _ workload: Workload, threads: Int) -> (wall: Double, perCPUSecond: Double) {
+        var wallSeconds = 0.0, cpuSeconds = 0.0
+        for (algorithm, share) in mix.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where share > 0 {
+            let cpuBefore = processCPUSeconds()
+            let start = monotonicNanoseconds()
+            let wall = RawRate.measure(algorithm, threads: threads, seconds: rawSeconds, messageLength: workload.messageLength, variants: rawVariants)
+            let verifies = wall * Double(monotonicNanoseconds() - start) / 1e9
+            wallSeconds += share / wall
+            cpuSeconds += share * (processCPUSeconds() - cpuBefore) / verifies
+        }
+        return (1 / wallSeconds, 1 / cpuSeconds)
     }
 
     /// The thread counts of the scaling scenario: 1, 2, 4, … below the core count, and the count.

@@ -17,6 +17,12 @@ struct TokenBench: ParsableCommand {
             \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")). With --baseline the exit \
             status is 0 pass, 2 regression, 3 baseline missing or unreadable, 4 improvement beyond \
             the threshold (refresh the baseline with --update-baseline).
+
+            Your own set: --requests FILE… --keys K… [--revocations R…] [--step-policy P] \
+            [--device-steps D…] [--at T] [--cache-slots N] measures that set instead, as one \
+            scenario (--set-name) with the same figures, formats and gate; its raw rate is that of \
+            the set's own algorithm mix, and its instructions per token include the signature library's. A missing or unreadable file, or any other usage error, \
+            stops the run before any work with exit status 64 (not 2, which is the gate's regression).
             """)
 
     @Option(name: .long, help: "Tokens per scenario.") var count = 200_000
@@ -49,6 +55,7 @@ struct TokenBench: ParsableCommand {
     @Option(name: .long, help: "Message length for --raw-only (a token's signing input is about 330 bytes).") var messageLength = 330
     @Option(name: .long, help: "Different signatures the raw baseline cycles through (1: one signature over and over, as `openssl speed`).")
     var rawVariants = 256
+    @OptionGroup(title: "Your own set") var ownSet: OwnSetOptions
     @Option(name: .long, help: .hidden) var streamFile: String?
     @Option(name: .long, help: .hidden) var keysFile: String?
     @Option(name: .long, help: .hidden) var revocationsFile: String?
@@ -72,6 +79,7 @@ struct TokenBench: ParsableCommand {
         if outputDir == nil && (format.count > 1 || format.contains(.githubBenchmark)) {
             throw ValidationError("several formats, or github-benchmark (two files), need --output-dir")
         }
+        if ownSet.isActive && !scenario.isEmpty { throw ValidationError("--scenario does not apply to your own set (--requests)") }
         if updateBaseline && baseline == nil { throw ValidationError("--update-baseline needs --baseline FILE") }
         _ = try thresholds()
     }
@@ -96,6 +104,7 @@ struct TokenBench: ParsableCommand {
             print("raw \(rawOnly.rawValue): \(Int(rate)) verifies/s on \(threads) threads (\(rawVariants) different signatures)")
             return
         }
+        if ownSet.ownSetChild { return try OwnSet.streamChild(ownSet) }
         if let streamFile, let keysFile, let revocationsFile {
             return try InstructionCount.streamChild(requests: streamFile, keys: keysFile, revocations: revocationsFile)
         }
@@ -121,6 +130,10 @@ struct TokenBench: ParsableCommand {
         defer { bench.cleanUp() }
         let interleaved = Interleaved(workDirectory: bench.workDirectory, count: efficiencyCount,
                                       rawSeconds: min(rawSeconds, 0.5), rawVariants: rawVariants)
+        if ownSet.isActive {
+            report.scenarios = try OwnSet(settings: self, workDirectory: bench.workDirectory).measure()
+            return report
+        }
         for scenario in (self.scenario.isEmpty ? Scenario.allCases : self.scenario) {
             log("\(scenario.rawValue)…")
             switch scenario {

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import AT, REPO, SPARK_DIR, DataSet, missing, verify_file
+from fail_once import FailOnce
 
 from tvspark import job, options
 from tvspark.protocol import ANSWER_FIELDS
@@ -76,7 +77,7 @@ def test_a_retried_task_yields_each_row_once(spark: Any, tool: str, binary: str,
                                              tmp_path: Path) -> None:
     marker_dir = tmp_path / "fail-once"
     marker_dir.mkdir()
-    job.run(spark, job_options(dataset, tool, tmp_path / "out", "--test-fail-once", str(marker_dir)))
+    job.run(spark, job_options(dataset, tool, tmp_path / "out"), after_batch=FailOnce(str(marker_dir)))
     assert (marker_dir / "failed-once").exists(), "partition 0 did not fail, so nothing was retried"
     rows = spark.read.parquet(str(tmp_path / "out")).collect()
     assert_same_answers(rows, dataset.expected(binary))

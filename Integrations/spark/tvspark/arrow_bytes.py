@@ -46,4 +46,4 @@ def value_bounds(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 def values_bytes(array: pa.Array) -> memoryview:
     """The bytes of a large_binary array's values, back to back, without a copy."""
-    return memoryview(value_bounds(array)[1]).cast("B")
+    return memoryview(value_bounds(array)[1]).cast("B")  # type: ignore[arg-type]  # an ndarray is a buffer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -31,7 +32,7 @@ class JobOptions:
     output_format: str = "parquet"
     overwrite: bool = False
     child_threads: int | None = None
-    fail_once_dir: str | None = None  # tests only: partition 0's first attempt fails once
+    remote: str | None = None
 
     def shipped_files(self) -> list[str]:
         """Every file the children read, in a fixed order."""
@@ -98,7 +99,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace DIR if it exists")
     p.add_argument("--child-threads", type=int, metavar="N",
                    help="verify threads of each child (default: spark.task.cpus)")
-    p.add_argument("--test-fail-once", dest="fail_once_dir", help=argparse.SUPPRESS)
+    p.add_argument("--remote", metavar="sc://HOST:PORT",
+                   help="run over Spark Connect at this address (default: $SPARK_REMOTE; without either, "
+                        "the session spark-submit or PySpark starts)")
     return p
 
 
@@ -110,5 +113,5 @@ def parse(argv: Sequence[str]) -> JobOptions:
         at=args.at, env=args.env, issuer=args.issuer, leeway=args.leeway,
         max_line_bytes=args.max_line_bytes, input_format=args.input_format,
         token_column=args.token_column, output_format=args.output_format, overwrite=args.overwrite,
-        child_threads=args.child_threads, fail_once_dir=args.fail_once_dir,
+        child_threads=args.child_threads, remote=args.remote or os.environ.get("SPARK_REMOTE") or None,
     )
