@@ -6,24 +6,24 @@ import PackageDescription
 // Layers, bottom up (each knows only the ones below it):
 //   CSodium, COpenSSL   system libraries (libsodium, OpenSSL 3 libcrypto), found with pkg-config
 //   CTokenCrypto        a small C file: P-256 keys, verify contexts and r‖s handling over OpenSSL
+//   CTokenSigning       ES256 signing for the tools: RFC 6979 deterministic, and OpenSSL's own
 //   TokenVerifier       the verification library: keys, revocations, the parsed token, the checks
 //                       (one file each, composed in SPEC order), signature back ends, caches, and a
 //                       safe public API (sync, batch and async); no wire format
+//   TokenTools          what only the tools need: signing keys and token signing, key import
+//                       (PEM, DER, JWK), RFC 7638 thumbprints; the only Swift home of the signing C
 //   LineProtocol        SPEC §6 lines: request lines in, answer lines out, the three-pass batch
 //   TokenStream         the streaming engine of `verify`: reader, lock-free rings to workers on
 //                       Dispatch queues, ordered output, live-state reload, signals
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)
 //   tokenverify         the command line
-/// Release builds optimise across the library's modules (the line protocol and the stream read
-/// the parsed token and the JSON reader and writer of TokenVerifier on the hot path).
-let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
-
 let package = Package(
     name: "tokenverify",
     products: [
         .library(name: "TokenVerifier", targets: ["TokenVerifier"]),
         .library(name: "LineProtocol", targets: ["LineProtocol"]),
         .library(name: "TokenStream", targets: ["TokenStream"]),
+        .library(name: "TokenTools", targets: ["TokenTools"]),
         .library(name: "TokenGen", targets: ["TokenGen"]),
         .executable(name: "tokenverify", targets: ["tokenverify"]),
     ],
@@ -48,19 +48,22 @@ let package = Package(
             linkerSettings: [.linkedLibrary("crypto")]
         ),
         .target(
+            name: "CTokenSigning",
+            dependencies: ["COpenSSL", "CTokenCrypto"],
+            linkerSettings: [.linkedLibrary("crypto")]
+        ),
+        .target(
             name: "TokenVerifier",
             dependencies: [
                 "CSodium",
                 "CTokenCrypto",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
-            swiftSettings: crossModuleOptimization,
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(
             name: "LineProtocol",
-            dependencies: ["TokenVerifier"],
-            swiftSettings: crossModuleOptimization
+            dependencies: ["TokenVerifier"]
         ),
         .target(
             name: "TokenStream",
@@ -68,12 +71,16 @@ let package = Package(
                 "TokenVerifier",
                 "LineProtocol",
                 .product(name: "Atomics", package: "swift-atomics"),
-            ],
-            swiftSettings: crossModuleOptimization
+            ]
+        ),
+        .target(
+            name: "TokenTools",
+            dependencies: ["TokenVerifier", "CSodium", "CTokenCrypto", "CTokenSigning"],
+            linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(
             name: "TokenGen",
-            dependencies: ["TokenVerifier", "CSodium", "CTokenCrypto"]
+            dependencies: ["TokenVerifier", "TokenTools"]
         ),
         .executableTarget(
             name: "tokenverify",
@@ -81,6 +88,7 @@ let package = Package(
                 "TokenVerifier",
                 "LineProtocol",
                 "TokenStream",
+                "TokenTools",
                 "TokenGen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -88,12 +96,16 @@ let package = Package(
         // Keys, claims and tokens shared by the test targets.
         .target(
             name: "TestSupport",
-            dependencies: ["TokenVerifier"],
+            dependencies: ["TokenVerifier", "TokenTools"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
             name: "TokenVerifierTests",
-            dependencies: ["TokenVerifier", "TestSupport"]
+            dependencies: ["TokenVerifier", "TokenTools", "TestSupport"]
+        ),
+        .testTarget(
+            name: "TokenToolsTests",
+            dependencies: ["TokenTools", "TokenVerifier", "TestSupport"]
         ),
         .testTarget(
             name: "LineProtocolTests",
@@ -105,7 +117,11 @@ let package = Package(
         ),
         .testTarget(
             name: "tokenverifyTests",
-            dependencies: ["TokenVerifier", "TokenGen", "TestSupport"]
+            dependencies: ["TokenVerifier", "TokenTools", "TokenGen", "TestSupport"]
+        ),
+        .testTarget(
+            name: "TokenGenTests",
+            dependencies: ["TokenGen", "TokenTools", "TokenVerifier"]
         ),
     ]
 )

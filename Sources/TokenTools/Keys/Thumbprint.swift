@@ -1,4 +1,5 @@
 internal import CSodium
+import TokenVerifier
 
 /// The RFC 7638 JWK thumbprint (SHA-256, base64url) of a public key.
 func jwkThumbprint(type: KeyType, publicKeyBytes: [UInt8]) -> String {

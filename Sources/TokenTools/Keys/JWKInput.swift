@@ -1,3 +1,5 @@
+import TokenVerifier
+
 /// JWKs as other tools write them: one JWK, a JWKS, or JSON lines of JWKs (as `gen` writes
 /// signing-keys.jwk). Private JWKs give their public part.
 enum JWKInput {
@@ -71,7 +73,7 @@ enum JWKInput {
         switch (kty, crv) {
         case ("OKP", "Ed25519"):
             if let seed = try decoded("d") {
-                let publicKey = Ed25519.publicKey(seed: seed)
+                let publicKey = Ed25519Signing.publicKey(seed: seed)
                 if let x = try decoded("x"), x != publicKey { throw KeyEncodingError("\"x\" does not match the private key \"d\"") }
                 material = KeyMaterial(type: .ed25519, publicKey: publicKey, fromPrivateKey: true)
             } else {
