@@ -6,10 +6,13 @@ import PackageDescription
 // Layers, bottom up (each knows only the ones below it):
 //   CSodium, COpenSSL   system libraries (libsodium, OpenSSL 3 libcrypto), found with pkg-config
 //   CTokenCrypto        a small C file: P-256 keys, verify contexts and r‖s handling over OpenSSL
+//   CTokenSigning       ES256 signing for the tools: RFC 6979 deterministic, and OpenSSL's own
 //   TokenVerifier       the verification library: keys, revocations, the parsed token, the checks
 //                       (one file each, composed in SPEC order), signature back ends, caches, and a
 //                       safe public API (sync, batch and async), the three-pass batch engine they
 //                       and the line protocol share, and the verdict members of an answer line
+//   TokenTools          what only the tools need: signing keys and token signing, key import
+//                       (PEM, DER, JWK), RFC 7638 thumbprints, CWT signing; the only Swift home of the signing C
 //   LineProtocol        SPEC §6 lines: request lines parsed in, answer lines out
 //   TokenStream         the streaming engine of `verify`: reader, lock-free rings to workers on
 //                       Dispatch queues, ordered output, live-state reload, signals
@@ -25,12 +28,15 @@ let package = Package(
         .library(name: "TokenVerifier", targets: ["TokenVerifier"]),
         .library(name: "LineProtocol", targets: ["LineProtocol"]),
         .library(name: "TokenStream", targets: ["TokenStream"]),
+        .library(name: "TokenTools", targets: ["TokenTools"]),
         .library(name: "TokenGen", targets: ["TokenGen"]),
         .executable(name: "tokenverify", targets: ["tokenverify"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // `swift package generate-documentation --target TokenVerifier` (the DocC catalog).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -46,6 +52,11 @@ let package = Package(
         .target(
             name: "CTokenCrypto",
             dependencies: ["COpenSSL"],
+            linkerSettings: [.linkedLibrary("crypto")]
+        ),
+        .target(
+            name: "CTokenSigning",
+            dependencies: ["COpenSSL", "CTokenCrypto"],
             linkerSettings: [.linkedLibrary("crypto")]
         ),
         .target(
@@ -70,8 +81,13 @@ let package = Package(
             ]
         ),
         .target(
+            name: "TokenTools",
+            dependencies: ["TokenVerifier", "CSodium", "CTokenCrypto", "CTokenSigning"],
+            linkerSettings: [.linkedLibrary("sodium")]
+        ),
+        .target(
             name: "TokenGen",
-            dependencies: ["TokenVerifier", "CSodium", "CTokenCrypto"]
+            dependencies: ["TokenVerifier", "TokenTools"]
         ),
         .executableTarget(
             name: "tokenverify",
@@ -79,6 +95,7 @@ let package = Package(
                 "TokenVerifier",
                 "LineProtocol",
                 "TokenStream",
+                "TokenTools",
                 "TokenGen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -86,12 +103,16 @@ let package = Package(
         // Keys, claims and tokens shared by the test targets.
         .target(
             name: "TestSupport",
-            dependencies: ["TokenVerifier"],
+            dependencies: ["TokenVerifier", "TokenTools"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
             name: "TokenVerifierTests",
-            dependencies: ["TokenVerifier", "TestSupport"]
+            dependencies: ["TokenVerifier", "TokenTools", "TestSupport"]
+        ),
+        .testTarget(
+            name: "TokenToolsTests",
+            dependencies: ["TokenTools", "TokenVerifier", "TestSupport"]
         ),
         .testTarget(
             name: "LineProtocolTests",
@@ -103,7 +124,11 @@ let package = Package(
         ),
         .testTarget(
             name: "tokenverifyTests",
-            dependencies: ["TokenVerifier", "TokenGen", "TestSupport"]
+            dependencies: ["TokenVerifier", "TokenTools", "TokenGen", "TestSupport"]
+        ),
+        .testTarget(
+            name: "TokenGenTests",
+            dependencies: ["TokenGen", "TokenTools", "TokenVerifier"]
         ),
     ]
 )

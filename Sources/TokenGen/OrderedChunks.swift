@@ -1,5 +1,6 @@
 import Foundation
 import TokenVerifier
+import TokenTools
 
 /// Makes the chunks of a set on several threads and hands them over in order, with at most
 /// `window` chunks made but not yet handed over: memory stays flat whatever the set's size.

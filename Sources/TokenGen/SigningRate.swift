@@ -1,6 +1,5 @@
-import CSodium
-import CTokenCrypto
 import Foundation
+import TokenTools
 
 /// The raw signing rate of the back ends on given threads: libsodium's `crypto_sign_detached`
 /// (Ed25519) and OpenSSL's own ES256 signing (SHA-256 and `EVP_PKEY_sign`, contexts set up once
@@ -20,38 +19,19 @@ public enum SigningRate {
 
     /// Signatures per second of one back end on `threads` threads, each signing for `seconds`.
     public static func measure(es256: Bool, threads: Int, seconds: Double, messageLength: Int = 330) -> Rate {
-        precondition(sodium_init() >= 0)
         let counts = Counts(threads)
         let start = DispatchTime.now().uptimeNanoseconds
         let deadline = start + UInt64(seconds * 1e9)
         DispatchQueue.concurrentPerform(iterations: threads) { worker in
             let cpuStart = threadCPUSeconds()
             var message = [UInt8](repeating: UInt8(ascii: "a"), count: messageLength)
-            var signature = [UInt8](repeating: 0, count: 64)
+            let signer = RawSigner(es256: es256)
             var done = 0
-            if es256 {
-                var d = [UInt8](repeating: 0, count: 32)
-                var x = d, y = d
-                guard tv_p256_generate(&d, &x, &y) == 1, let key = tv_p256_private_key_new(d, nil, nil),
-                      let signer = tv_p256_openssl_signer_new(key) else { fatalError("OpenSSL could not make a P-256 key") }
-                defer { tv_p256_openssl_signer_free(signer); tv_p256_key_free(key) }
-                while DispatchTime.now().uptimeNanoseconds < deadline {
-                    for _ in 0..<64 {
-                        message[done & 0xFF] &+= 1
-                        _ = tv_p256_openssl_sign(signer, message, message.count)
-                        done += 1
-                    }
-                }
-            } else {
-                var publicKey = [UInt8](repeating: 0, count: 32)
-                var secretKey = [UInt8](repeating: 0, count: 64)
-                crypto_sign_keypair(&publicKey, &secretKey)
-                while DispatchTime.now().uptimeNanoseconds < deadline {
-                    for _ in 0..<64 {
-                        message[done & 0xFF] &+= 1
-                        crypto_sign_detached(&signature, nil, message, UInt64(message.count), secretKey)
-                        done += 1
-                    }
+            while DispatchTime.now().uptimeNanoseconds < deadline {
+                for _ in 0..<64 {
+                    message[done & 0xFF] &+= 1
+                    signer.sign(message)
+                    done += 1
                 }
             }
             counts.set(worker, rate: Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9),

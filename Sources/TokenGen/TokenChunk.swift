@@ -1,4 +1,5 @@
 import TokenVerifier
+import TokenTools
 
 /// One block of consecutive lines of a generated set, as the bytes of each output file.
 public struct TokenChunk: Sendable {

@@ -1,4 +1,5 @@
 import TokenVerifier
+import TokenTools
 
 /// What share of a generated token set is of each kind (SPEC §7 `gen`).
 public struct TokenSetSpec: Sendable {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TokenGen
 import TokenVerifier
+import TokenTools
 
 extension TokenVerify {
     /// `tokenverify gen`: a large, reproducible token set, streamed to disk in bounded memory.

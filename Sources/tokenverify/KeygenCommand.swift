@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenVerifier
+import TokenTools
 
 extension TokenVerify {
     /// `tokenverify keygen`: a private JWK for signing and its public JWKS entry.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenVerifier
+import TokenTools
 
 extension TokenVerify {
     /// `tokenverify keys`: the key-set tool.

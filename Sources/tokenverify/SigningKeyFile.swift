@@ -1,5 +1,6 @@
 import Foundation
 import TokenVerifier
+import TokenTools
 
 /// Reads the private key `sign --key` names: one private JWK, or with `kid` one key of a file of
 /// private JWKs, one a line (as `gen` writes signing-keys.jwk). A file that is something else

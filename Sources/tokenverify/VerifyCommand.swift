@@ -1,6 +1,7 @@
 import ArgumentParser
 import TokenStream
 import TokenVerifier
+import TokenTools
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import TokenVerifier
+import TokenTools
 
 /// CWTs (SPEC §2b) for the tests, made with the library's CWT signer, and CBOR pieces to build
 /// odd ones.

@@ -1,5 +1,6 @@
 import Foundation
 import TokenVerifier
+import TokenTools
 
 /// Keys, claims and tokens for the tests of every module, made with the library's signer.
 public struct Fixtures {

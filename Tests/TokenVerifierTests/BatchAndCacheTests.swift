@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 @testable import TokenVerifier
+import TokenTools
 import TestSupport
 
 @Suite struct BatchAndCacheTests {

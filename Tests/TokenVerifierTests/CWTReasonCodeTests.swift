@@ -1,5 +1,6 @@
 import Testing
 @testable import TokenVerifier
+import TokenTools
 import TestSupport
 
 /// Every reason code of SPEC §5 that a token can cause, produced by a CWT (SPEC §2b).

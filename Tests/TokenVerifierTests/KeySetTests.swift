@@ -1,5 +1,6 @@
 import Testing
 @testable import TokenVerifier
+import TokenTools
 import TestSupport
 
 @Suite struct KeySetTests {

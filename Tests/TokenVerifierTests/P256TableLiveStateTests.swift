@@ -1,5 +1,6 @@
 import Testing
 @testable import TokenVerifier
+import TokenTools
 import TestSupport
 
 /// The per-key tables in a verifier: built in the background once keys load, taken by the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenVerifier
+@testable import TokenTools
 import TestSupport
 
 /// Randomized signatures through EVP_PKEY_verify and the per-key table: equal verdicts on every

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenVerifier
+import TokenTools
 import TestSupport
 
 /// The one-buffer token form: every string lands where the checks read it,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TokenGen
 import TokenVerifier
+import TokenTools
 
 #if canImport(Glibc)
 import Glibc

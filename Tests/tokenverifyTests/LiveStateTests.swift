@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 import TokenGen
 @testable import TokenVerifier
+import TokenTools
 #if canImport(Glibc)
 import Glibc
 #endif

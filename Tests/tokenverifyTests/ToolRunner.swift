@@ -2,6 +2,7 @@ import Testing
 import TestSupport
 import Foundation
 import TokenVerifier
+import TokenTools
 
 /// Runs the built `tokenverify` binary.
 enum Tool {

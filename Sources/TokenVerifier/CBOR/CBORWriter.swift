@@ -1,10 +1,10 @@
 /// Writes CBOR (RFC 8949) with definite lengths and shortest-form heads: the Sig_structure a
 /// COSE_Sign1 signature covers, and the CWTs that `sign` and `gen` make.
-package struct CBORWriter {
+struct CBORWriter {
     /// The bytes written so far.
-    package private(set) var bytes: [UInt8] = []
+    private(set) var bytes: [UInt8] = []
 
-    package init() {}
+    init() {}
 
     /// Bytes a head with `argument` takes.
     static func headLength(_ argument: UInt64) -> Int {
@@ -33,7 +33,7 @@ package struct CBORWriter {
     }
 
     /// Appends a head.
-    package mutating func head(major: UInt8, argument: UInt64) {
+    mutating func head(major: UInt8, argument: UInt64) {
         var encoded: (UInt64, UInt8) = (0, 0)
         let length = withUnsafeMutableBytes(of: &encoded) { raw in
             Self.writeHead(major: major, argument: argument, to: raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -42,24 +42,24 @@ package struct CBORWriter {
     }
 
     /// Appends an integer.
-    package mutating func integer(_ value: Int64) {
+    mutating func integer(_ value: Int64) {
         if value >= 0 { head(major: 0, argument: UInt64(value)) } else { head(major: 1, argument: UInt64(-1 - value)) }
     }
 
     /// Appends a text string.
-    package mutating func text(_ value: String) {
+    mutating func text(_ value: String) {
         head(major: 3, argument: UInt64(value.utf8.count))
         bytes.append(contentsOf: value.utf8)
     }
 
     /// Appends a byte string.
-    package mutating func byteString(_ value: some Collection<UInt8>) {
+    mutating func byteString(_ value: some Collection<UInt8>) {
         head(major: 2, argument: UInt64(value.count))
         bytes.append(contentsOf: value)
     }
 
     /// Appends a double as the shortest float that holds it exactly (half, single or double).
-    package mutating func float(_ value: Double) {
+    mutating func float(_ value: Double) {
         if let half = Float16(exactly: value) {
             bytes.append(0xF9)
             bytes.append(contentsOf: withUnsafeBytes(of: half.bitPattern.bigEndian, Array.init))
@@ -73,7 +73,7 @@ package struct CBORWriter {
     }
 
     /// Appends bytes that are already CBOR.
-    package mutating func raw(_ encoded: some Collection<UInt8>) {
+    mutating func raw(_ encoded: some Collection<UInt8>) {
         bytes.append(contentsOf: encoded)
     }
 

@@ -1,3 +1,5 @@
+internal import CTokenCrypto
+
 /// Both ES256 verification paths — EVP_PKEY_verify and the per-key table — on one fuzz input,
 /// for the FuzzSignature harness and the replay of its corpus in the tests.
 ///
@@ -9,12 +11,15 @@ enum ES256PathCheck {
     /// Three fixed private scalars (any values in [1, n−1]).
     private static let scalars: [[UInt8]] = (1...3).map { seed in (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ seed &* 101) } }
 
-    /// One verify context per key: for one thread at a time, as the harness and the replay run.
-    nonisolated(unsafe) private static let keys: [(scalar: [UInt8], context: P256VerifyContext)] = scalars.map { scalar in
-        let privateKey = P256PrivateKey(d: scalar)!
-        let key = P256PublicKey(x: privateKey.x, y: privateKey.y)!
+    /// One key per scalar: OpenSSL's private key (for the signatures made here, with OpenSSL's own
+    /// randomised signing: the verdicts do not depend on the nonce) and one verify context, for
+    /// one thread at a time, as the harness and the replay run.
+    nonisolated(unsafe) private static let keys: [(privateKey: UnsafeMutableRawPointer, context: P256VerifyContext)] = scalars.map { scalar in
+        var x = [UInt8](repeating: 0, count: 32), y = [UInt8](repeating: 0, count: 32)
+        let privateKey = tv_p256_private_key_new(scalar, &x, &y)!
+        let key = P256PublicKey(x: x, y: y)!
         precondition(key.buildTable(), "OpenSSL built no table for P-256")
-        return (scalar, P256VerifyContext(key: key))
+        return (privateKey, P256VerifyContext(key: key))
     }
 
     /// The verdicts of both paths on `input`, and whether the signature was made here.
@@ -26,7 +31,8 @@ enum ES256PathCheck {
         let signedHere = first & 0x80 != 0
         var signature = signatureBytes
         if signedHere {
-            signature = TokenSigner.deterministicES256(message, privateScalar: key.scalar)!.signature
+            signature = [UInt8](repeating: 0, count: 64)
+            precondition(tv_p256_sign(key.privateKey, message, message.count, &signature) == 1, "OpenSSL could not sign")
             for (index, mask) in signatureBytes.enumerated() { signature[index] ^= mask }
         }
         return signature.withUnsafeBufferPointer { s in

@@ -99,6 +99,13 @@ public struct KeySetError: Error, CustomStringConvertible, Sendable {
     /// What is wrong, in one sentence.
     public var message: String
 
+    /// An error about `file` and the key `keyID` (either may be nil).
+    public init(file: String?, keyID: String?, message: String) {
+        self.file = file
+        self.keyID = keyID
+        self.message = message
+    }
+
     public var description: String {
         var text = file.map { "\($0): " } ?? ""
         if let keyID { text += "key \"\(keyID)\": " }

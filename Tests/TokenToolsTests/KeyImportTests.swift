@@ -1,5 +1,6 @@
 import Testing
 @testable import TokenVerifier
+@testable import TokenTools
 
 /// `KeyImporter` on encodings built here byte by byte, and the true reasons for Ed25519 keys.
 @Suite struct KeyImportTests {

@@ -1,48 +1,20 @@
-/// Makes CWTs (SPEC §2b): COSE_Sign1 messages under tag 18 whose protected header is
-/// `{1: alg, 4: h'kid'}` (alg −19 for an Ed25519 key, −8 for an EdDSA one, −7 for ES256) and
-/// whose payload is the claims as a CBOR map, written as base64url. Signatures are deterministic
-/// (Ed25519 by design, ES256 with RFC 6979 nonces), so the same key and claims give the same CWT.
-public struct CWTSigner: Sendable {
-    /// The key this signer uses.
-    public let key: SigningKey
-
-    public init(key: SigningKey) {
-        self.key = key
-    }
-
-    /// The COSE algorithm of a key's algorithm.
-    static func coseAlgorithm(_ algorithm: SignatureAlgorithm) -> Int64 {
-        switch algorithm {
-        case .ed25519: -19
-        case .edDSA: -8
-        case .es256: -7
-        }
-    }
-
+/// The CBOR the tools write for a CWT (SPEC §2b): the claims map from JSON claims, the protected
+/// header, the Sig_structure and the tagged COSE_Sign1 message. Here, beside the reader, so that
+/// the JSON reader and the CBOR writer stay internal to TokenVerifier; signing is the tools' part.
+package enum CWTEncoding {
     /// The protected header `{1: alg, 4: h'kid'}`, encoded.
-    public var protectedHeader: [UInt8] {
+    package static func protectedHeader(algorithm: Int64, keyID: String) -> [UInt8] {
         var writer = CBORWriter()
         writer.head(major: 5, argument: 2)
         writer.integer(1)
-        writer.integer(Self.coseAlgorithm(key.algorithm))
+        writer.integer(algorithm)
         writer.integer(4)
-        writer.byteString(Array(key.keyID.utf8))
+        writer.byteString(Array(keyID.utf8))
         return writer.bytes
     }
 
-    /// A CWT over `claims`, a JSON object whose claim names are mapped to their CWT keys
-    /// (``claimsCBOR(json:)``).
-    public func sign(claims json: [UInt8]) throws(JSONError) -> String {
-        String(decoding: Base64URL.encode(sign(payload: try Self.claimsCBOR(json: json))), as: UTF8.self)
-    }
-
-    /// The CBOR of a COSE_Sign1 message (under tag 18) over `payload` with `protected` as its
-    /// protected header (default: ``protectedHeader``) and `unprotected` (CBOR map bytes) as its
-    /// unprotected one. With `presentedPayload`, the signature is still made over `payload` but
-    /// the message carries `presentedPayload` (a tampered token, for test sets).
-    public func sign(payload: [UInt8], protected: [UInt8]? = nil, unprotected: [UInt8] = [0xA0],
-                     presentedPayload: [UInt8]? = nil) -> [UInt8] {
-        let protected = protected ?? protectedHeader
+    /// The Sig_structure `["Signature1", protected, h'', payload]` that the signature covers.
+    package static func signatureStructure(protected: [UInt8], payload: [UInt8]) -> [UInt8] {
         var structure = [UInt8](repeating: 0, count: CBORWriter.signatureStructureLength(protected: protected.count, payload: payload.count))
         protected.withUnsafeBufferPointer { protectedBytes in
             payload.withUnsafeBufferPointer { payloadBytes in
@@ -51,29 +23,26 @@ public struct CWTSigner: Sendable {
                 }
             }
         }
+        return structure
+    }
+
+    /// The COSE_Sign1 message under tag 18: `[protected, unprotected (CBOR map bytes), payload, signature]`.
+    package static func message(protected: [UInt8], unprotected: [UInt8], payload: [UInt8], signature: [UInt8]) -> [UInt8] {
         var writer = CBORWriter()
         writer.head(major: 6, argument: 18)
         writer.head(major: 4, argument: 4)
         writer.byteString(protected)
         writer.raw(unprotected)
-        writer.byteString(presentedPayload ?? payload)
-        writer.byteString(signature(of: structure))
+        writer.byteString(payload)
+        writer.byteString(signature)
         return writer.bytes
-    }
-
-    /// The signature of `message`, deterministic for both algorithms.
-    private func signature(of message: [UInt8]) -> [UInt8] {
-        if case .p256(let privateKey) = key.material, let signed = TokenSigner.deterministicES256(message, privateScalar: privateKey.d) {
-            return signed.signature
-        }
-        return key.signature(of: message)
     }
 
     /// The CWT claims map of a JSON claims object: `iss`, `sub`, `aud`, `exp`, `nbf`, `iat` and
     /// `jti` become the keys 1–7 (`jti` as a text `cti`); other names stay text keys. Strings,
     /// arrays, objects, `true`, `false` and `null` keep their kind; an integer of at most 15
     /// digits becomes a CBOR integer, any other number the shortest float that holds it.
-    public static func claimsCBOR(json: [UInt8]) throws(JSONError) -> [UInt8] {
+    package static func claims(json: [UInt8]) throws(JSONError) -> [UInt8] {
         try json.withUnsafeBufferPointer { (buffer) throws(JSONError) in
             var reader = JSONReader(buffer)
             guard reader.peekKind() == .object else { throw JSONError("the claims are not a JSON object", at: 0) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenVerifier
+@testable import TokenTools
 import TestSupport
 
 /// RFC 6979 nonces for ES256 (`TokenSigner`, used by `gen`), against RFC 6979 Appendix A.2.5

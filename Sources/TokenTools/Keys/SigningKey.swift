@@ -1,3 +1,5 @@
+import TokenVerifier
+
 /// A private key that signs tokens: for `keygen`, `sign`, `gen` and tests. Verification never
 /// needs one.
 public final class SigningKey: Sendable {
@@ -40,12 +42,12 @@ public final class SigningKey: Sendable {
         guard secret.count == 32 else { throw InvalidKey(description: "a key needs 32 secret bytes") }
         switch algorithm.keyType {
         case .ed25519:
-            let expanded = Ed25519.expandedSecretKey(seed: secret)
+            let expanded = Ed25519Signing.expandedSecretKey(seed: secret)
             return SigningKey(keyID: keyID, algorithm: algorithm, environment: environment, issuer: issuer,
                               material: .ed25519(seed: secret, secretKey: expanded.secretKey, publicKey: expanded.publicKey))
         case .p256:
             var scalar = secret
-            while !P256PrivateKey.isValidScalar(scalar) { scalar = Ed25519.publicKey(seed: scalar) }
+            while !P256PrivateKey.isValidScalar(scalar) { scalar = Ed25519Signing.publicKey(seed: scalar) }
             guard let key = P256PrivateKey(d: scalar) else { throw InvalidKey(description: "not a valid P-256 scalar") }
             return SigningKey(keyID: keyID, algorithm: algorithm, environment: environment, issuer: issuer, material: .p256(key))
         }
@@ -55,15 +57,9 @@ public final class SigningKey: Sendable {
     /// `alg`, else `Ed25519` or `ES256`.
     public static func parse(jwk: some Collection<UInt8>) throws(InvalidKey) -> SigningKey {
         let bytes = Array(jwk)
-        var members: [String: String] = [:]
+        let members: [String: String]
         do {
-            try bytes.withUnsafeBufferPointer { (buffer) throws(JSONError) in
-                var reader = JSONReader(buffer)
-                try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-                    if reader.peekKind() == .string { members[name.string] = try reader.readString() } else { try reader.skipValue() }
-                }
-                try reader.finish()
-            }
+            members = try JWKDocument.stringMembers(of: bytes)
         } catch {
             throw InvalidKey(description: "not a JSON object: \(error.description)")
         }
@@ -84,7 +80,7 @@ public final class SigningKey: Sendable {
         switch (members["kty"], members["crv"]) {
         case ("OKP", "Ed25519"):
             let seed = try decoded("d")
-            let (secretKey, publicKey) = Ed25519.expandedSecretKey(seed: seed)
+            let (secretKey, publicKey) = Ed25519Signing.expandedSecretKey(seed: seed)
             if let x = members["x"], Base64URL.decode(Array(x.utf8)) != publicKey {
                 throw InvalidKey(description: "\"x\" does not match \"d\"")
             }
@@ -148,7 +144,7 @@ public final class SigningKey: Sendable {
     /// The raw signature of `message`.
     public func signature(of message: [UInt8]) -> [UInt8] {
         switch material {
-        case .ed25519(_, let secretKey, _): Ed25519.sign(message, secretKey: secretKey)
+        case .ed25519(_, let secretKey, _): Ed25519Signing.sign(message, secretKey: secretKey)
         case .p256(let key): key.sign(message)
         }
     }

@@ -1,4 +1,5 @@
 internal import CSodium
+import TokenVerifier
 
 /// The RFC 7638 JWK thumbprint (SHA-256, base64url) of a public key.
 func jwkThumbprint(type: KeyType, publicKeyBytes: [UInt8]) -> String {
@@ -21,9 +22,4 @@ extension VerificationKey {
     /// The key's RFC 7638 thumbprint (SHA-256, base64url): the `kid` that `keys import` gives a
     /// key that has none.
     public var thumbprint: String { jwkThumbprint(type: type, publicKeyBytes: publicKeyBytes) }
-}
-
-/// `count` and the noun, in the form that agrees: "1 entry", "2 entries".
-public func counted(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
-    "\(count) \(count == 1 ? singular : plural ?? singular + "s")"
 }

@@ -1,3 +1,5 @@
+import TokenVerifier
+
 /// What `tokenverify keys import` sets on every key it writes.
 public struct KeyImportOptions: Sendable {
     /// The `kid` of the one key read (nil: the key's own `kid`, else its RFC 7638 thumbprint).
@@ -58,7 +60,7 @@ public enum KeyImporter {
             if let algorithm = options.algorithm { members["alg"] = algorithm.rawValue }
             let jwk = Self.jwk(material: key.material, members: members)
             // The same checks as `verify --keys`, so that what is written is what verify accepts.
-            let loaded = try JWKSParser.parse(Array("{\"keys\":[\(jwk)]}".utf8), file: key.file)
+            let (loaded, _) = try KeySet.parse(Array("{\"keys\":[\(jwk)]}".utf8), file: key.file)
             if let first = origin[keyID] {
                 let same = first == key.file ? "twice in this file" : "also in \(first)"
                 throw KeySetError(file: key.file, keyID: keyID, message: "duplicate kid (\(same)); give each key its own kid (with --kid for a single key)")

@@ -1,5 +1,6 @@
 internal import CSodium
-internal import CTokenCrypto
+internal import CTokenSigning
+import TokenVerifier
 
 /// Signs many tokens with one key on one thread, straight into a byte buffer: the hot path of
 /// `gen`. Ed25519 signs with libsodium (deterministic by design); ES256 signs with RFC 6979

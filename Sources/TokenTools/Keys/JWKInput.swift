@@ -1,17 +1,19 @@
+import TokenVerifier
+
 /// JWKs as other tools write them: one JWK, a JWKS, or JSON lines of JWKs (as `gen` writes
 /// signing-keys.jwk). Private JWKs give their public part.
 enum JWKInput {
     static func keys(in bytes: [UInt8]) throws(KeyEncodingError) -> [(members: [String: String], material: KeyMaterial)] {
         var entries: [JWKMembers] = []
         do {
-            entries = try document(bytes)
+            entries = try JWKDocument.members(of: bytes)
         } catch let documentError {
             // JSON lines of JWKs: every non-blank line one object.
             let lines = bytes.split(separator: 0x0A).filter { !$0.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
             guard lines.count > 1 else { throw KeyEncodingError("not valid JSON: \(documentError.description)") }
             for (number, line) in lines.enumerated() {
                 do {
-                    entries += try document(Array(line))
+                    entries += try JWKDocument.members(of: Array(line))
                 } catch {
                     throw KeyEncodingError("line \(number + 1): not a JWK: \(error.description)")
                 }
@@ -27,31 +29,6 @@ enum JWKInput {
             }
         }
         return keys
-    }
-
-    /// The JWKs of one JSON document: the entries of a JWKS, or the document itself.
-    private static func document(_ bytes: [UInt8]) throws(JSONError) -> [JWKMembers] {
-        var entries: [JWKMembers] = []
-        var sawKeys = false
-        var single: JWKMembers? = nil
-        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONError) in
-            var probe = JSONReader(buffer)
-            try probe.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-                guard name.equals("keys") else {
-                    try reader.skipValue()
-                    return
-                }
-                sawKeys = true
-                guard reader.peekKind() == .array else { throw JSONError("\"keys\" must be an array", at: reader.position) }
-                try reader.readArray { (reader: inout JSONReader) throws(JSONError) in entries.append(try JWKMembers(&reader)) }
-            }
-            try probe.finish()
-            if !sawKeys {
-                var reader = JSONReader(buffer)
-                single = try JWKMembers(&reader)
-            }
-        }
-        return single.map { [$0] } ?? entries
     }
 
     /// The public key of one JWK and the members kept with it (kid, alg, use, env, iss).
@@ -71,7 +48,7 @@ enum JWKInput {
         switch (kty, crv) {
         case ("OKP", "Ed25519"):
             if let seed = try decoded("d") {
-                let publicKey = Ed25519.publicKey(seed: seed)
+                let publicKey = Ed25519Signing.publicKey(seed: seed)
                 if let x = try decoded("x"), x != publicKey { throw KeyEncodingError("\"x\" does not match the private key \"d\"") }
                 material = KeyMaterial(type: .ed25519, publicKey: publicKey, fromPrivateKey: true)
             } else {

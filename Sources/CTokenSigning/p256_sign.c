@@ -6,6 +6,7 @@
 // r = R.x mod n, s = k⁻¹·(z + r·d) mod n with the fixed-size arithmetic of p256_order.c. It is
 // written for synthetic sets (`gen`, tests) and has not had the scrutiny of OpenSSL's own signing,
 // which `tokenverify sign` keeps using for real keys.
+#include "CTokenSigning.h"
 #include "CTokenCrypto.h"
 #include "p256_order.h"
 

@@ -1,3 +1,5 @@
+import TokenVerifier
+
 /// Public key material read from PEM, DER or a JWK, before it gets its JWK members.
 struct KeyMaterial {
     var type: KeyType
@@ -101,7 +103,7 @@ enum DERKey {
             guard let seed = inner.next(), seed.tag == 0x04, seed.value.count == 32 else {
                 throw KeyEncodingError("a malformed Ed25519 private key (expected a 32-byte seed)")
             }
-            return KeyMaterial(type: .ed25519, publicKey: Ed25519.publicKey(seed: Array(seed.value)), fromPrivateKey: true)
+            return KeyMaterial(type: .ed25519, publicKey: Ed25519Signing.publicKey(seed: Array(seed.value)), fromPrivateKey: true)
         case ecPublicKeyOID:
             try curveCheck(parameter)
             var inner = DERReader(privateKey.value)

@@ -1,0 +1,60 @@
+import TokenVerifier
+
+/// Makes CWTs (SPEC §2b): COSE_Sign1 messages under tag 18 whose protected header is
+/// `{1: alg, 4: h'kid'}` (alg −19 for an Ed25519 key, −8 for an EdDSA one, −7 for ES256) and
+/// whose payload is the claims as a CBOR map, written as base64url. Signatures are deterministic
+/// (Ed25519 by design, ES256 with RFC 6979 nonces), so the same key and claims give the same CWT.
+public struct CWTSigner: Sendable {
+    /// The key this signer uses.
+    public let key: SigningKey
+
+    public init(key: SigningKey) {
+        self.key = key
+    }
+
+    /// The COSE algorithm of a key's algorithm.
+    static func coseAlgorithm(_ algorithm: SignatureAlgorithm) -> Int64 {
+        switch algorithm {
+        case .ed25519: -19
+        case .edDSA: -8
+        case .es256: -7
+        }
+    }
+
+    /// The protected header `{1: alg, 4: h'kid'}`, encoded.
+    public var protectedHeader: [UInt8] {
+        CWTEncoding.protectedHeader(algorithm: Self.coseAlgorithm(key.algorithm), keyID: key.keyID)
+    }
+
+    /// A CWT over `claims`, a JSON object whose claim names are mapped to their CWT keys
+    /// (``claimsCBOR(json:)``).
+    public func sign(claims json: [UInt8]) throws(JSONError) -> String {
+        String(decoding: Base64URL.encode(sign(payload: try Self.claimsCBOR(json: json))), as: UTF8.self)
+    }
+
+    /// The CBOR of a COSE_Sign1 message (under tag 18) over `payload` with `protected` as its
+    /// protected header (default: ``protectedHeader``) and `unprotected` (CBOR map bytes) as its
+    /// unprotected one. With `presentedPayload`, the signature is still made over `payload` but
+    /// the message carries `presentedPayload` (a tampered token, for test sets).
+    public func sign(payload: [UInt8], protected: [UInt8]? = nil, unprotected: [UInt8] = [0xA0],
+                     presentedPayload: [UInt8]? = nil) -> [UInt8] {
+        let protected = protected ?? protectedHeader
+        let structure = CWTEncoding.signatureStructure(protected: protected, payload: payload)
+        return CWTEncoding.message(protected: protected, unprotected: unprotected, payload: presentedPayload ?? payload,
+                                   signature: signature(of: structure))
+    }
+
+    /// The signature of `message`, deterministic for both algorithms.
+    private func signature(of message: [UInt8]) -> [UInt8] {
+        if case .p256(let privateKey) = key.material, let signed = TokenSigner.deterministicES256(message, privateScalar: privateKey.d) {
+            return signed.signature
+        }
+        return key.signature(of: message)
+    }
+
+    /// The CWT claims map of a JSON claims object: `iss`, `sub`, `aud`, `exp`, `nbf`, `iat` and
+    /// `jti` become the keys 1–7 (`jti` as a text `cti`); other names stay text keys.
+    public static func claimsCBOR(json: [UInt8]) throws(JSONError) -> [UInt8] {
+        try CWTEncoding.claims(json: json)
+    }
+}
