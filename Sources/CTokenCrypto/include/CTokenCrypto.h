@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// Arithmetic modulo the group order, shared by the table path here and the signer of CTokenSigning.
+#include "p256_order.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
