@@ -39,10 +39,10 @@ enum P256TableBuilder {
     static func start(for keys: KeySet, memoryCap: Int, stillWanted: @escaping @Sendable (KeySet) -> Bool) {
         let budget = tableCount(memoryCap: memoryCap)
         guard budget > 0, keys.keys.contains(where: { $0.p256 != nil }) else { return }
-        queue.async { [weak keys] in
+        queue.async {
             var built = 0
-            for key in keys?.keys ?? [] {
-                guard built < budget, let keys, stillWanted(keys) else { return }
+            for key in keys.keys {
+                guard built < budget, stillWanted(keys) else { return }
                 guard let p256 = key.p256 else { continue }
                 if p256.buildTable() { built += 1 }
             }

@@ -61,8 +61,11 @@ final class VerifierCore: Sendable {
 
     /// Starts building the ES256 tables of a key set put in force (stops if it is replaced).
     private func buildTables(for keys: KeySet) {
-        P256TableBuilder.start(for: keys, memoryCap: options.es256TableMemory) { [weak self] keys in
-            self?.snapshot.keys === keys
+        // Strong captures (here and in the builder): a queued build keeps the core and the key set
+        // alive for its few milliseconds a key. Weak references would do as well, but their side
+        // tables read as leaks to LeakSanitizer in the fuzz harnesses, whose verifier lives forever.
+        P256TableBuilder.start(for: keys, memoryCap: options.es256TableMemory) { keys in
+            self.snapshot.keys === keys
         }
     }
 
