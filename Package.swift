@@ -6,6 +6,7 @@ import PackageDescription
 // Layers, bottom up (each knows only the ones below it):
 //   CSodium, COpenSSL   system libraries (libsodium, OpenSSL 3 libcrypto), found with pkg-config
 //   CTokenCrypto        a small C file: P-256 keys, verify contexts and r‖s handling over OpenSSL
+//   CTokenEd25519       a small C file: Ed25519 per-key tables over libsodium's own point functions
 //   CTokenSigning       ES256 signing for the tools: RFC 6979 deterministic, and OpenSSL's own
 //   TokenVerifier       the verification library: keys, revocations, the parsed token, the checks
 //                       (one file each, composed in SPEC order), signature back ends, caches, and a
@@ -54,6 +55,14 @@ let package = Package(
             dependencies: ["COpenSSL"],
             linkerSettings: [.linkedLibrary("crypto")]
         ),
+        // libsodium's point functions are internal to it: in libsodium.a, not exported by the shared
+        // library. `:libsodium.a` names that archive to the linker (an ordinary library name, no
+        // unsafe flag); only the members holding those functions are taken from it.
+        .target(
+            name: "CTokenEd25519",
+            dependencies: ["CSodium"],
+            linkerSettings: [.linkedLibrary(":libsodium.a")]
+        ),
         .target(
             name: "CTokenSigning",
             dependencies: ["COpenSSL", "CTokenCrypto"],
@@ -64,6 +73,7 @@ let package = Package(
             dependencies: [
                 "CSodium",
                 "CTokenCrypto",
+                "CTokenEd25519",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
             linkerSettings: [.linkedLibrary("sodium")]
@@ -108,7 +118,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenVerifierTests",
-            dependencies: ["TokenVerifier", "TokenTools", "TestSupport"]
+            dependencies: ["TokenVerifier", "TokenTools", "TestSupport", "CSodium"]
         ),
         .testTarget(
             name: "TokenToolsTests",

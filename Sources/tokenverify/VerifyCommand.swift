@@ -76,6 +76,11 @@ extension TokenVerify {
             valueName: "bytes"))
         var es256TableMemory: Int = 64 << 20
 
+        @Option(name: .customLong("ed25519-table-memory"), help: ArgumentHelp(
+            "Memory for Ed25519 keys' precomputed tables, built in the background after the keys load from libsodium's own point functions (about 215 KB per key; default 64 MiB = 304 keys; keys beyond it, and until their table is ready, verify through crypto_sign_verify_detached; 0 turns the tables off).",
+            valueName: "bytes"))
+        var ed25519TableMemory: Int = 64 << 20
+
         @Option(name: .long, help: ArgumentHelp("How often revocation files are checked for changes (0: only on SIGHUP).", valueName: "seconds"))
         var reloadInterval: Double = 0.25
 
@@ -89,6 +94,7 @@ extension TokenVerify {
             if !reloadInterval.isFinite || reloadInterval < 0 { throw ValidationError("--reload-interval must be a non-negative number of seconds") }
             if cacheSlots < 0 { throw ValidationError("--cache-slots must not be negative") }
             if es256TableMemory < 0 { throw ValidationError("--es256-table-memory must not be negative") }
+            if ed25519TableMemory < 0 { throw ValidationError("--ed25519-table-memory must not be negative") }
             if !leeway.isFinite || leeway < 0 { throw ValidationError("--leeway must be a non-negative number of seconds") }
             if let at, NumericDate.parse(at) == nil {
                 throw ValidationError("--at must be a NumericDate (seconds) or an RFC 3339 date-time, not \"\(at)\"")
@@ -120,7 +126,8 @@ extension TokenVerify {
                                            deviceSteps: deviceSteps, warn: { printError($0) })
             let options = VerificationOptions(
                 environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
-                audit: audit, signatureCacheSlots: cacheSlots, es256TableMemory: es256TableMemory)
+                audit: audit, signatureCacheSlots: cacheSlots, es256TableMemory: es256TableMemory,
+                ed25519TableMemory: ed25519TableMemory)
             let verifier: TokenVerifier
             do {
                 verifier = try liveState.makeVerifier(options: options)

@@ -14,6 +14,10 @@ void tv_p256_table_free(void *table);
 void *tv_p256_table_scratch_new(void);
 void tv_p256_table_scratch_free(void *scratch);
 int tv_p256_table_verify(void *table, void *scratch, const uint8_t *message, size_t message_length, const uint8_t *signature);
+// The same for the Ed25519 per-key table path (Sources/CTokenEd25519/ed25519_table.c).
+void *tv_ed25519_table_new(const uint8_t *public_key);
+void tv_ed25519_table_free(void *table);
+int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t message_length, const uint8_t *signature);
 
 struct raw_bench {
     int algorithm;
@@ -33,6 +37,8 @@ struct raw_bench {
     /* ES256 per key: the key's table, a scratch, and the signatures as r‖s (in `signatures`) */
     void *table;
     void *scratch;
+    /* Ed25519 per key: the key's table */
+    void *ed25519_table;
 };
 
 /* The per-key path's parts for the bench's key: its table, a scratch and the r‖s signatures. */
@@ -71,12 +77,16 @@ raw_bench *raw_bench_new(int algorithm, const uint8_t *message, size_t length, i
         memcpy(m, message, length);
         for (size_t i = 0; i < 4 && i < length; i++) m[length - 1 - i] = (uint8_t)(v >> (8 * i));
     }
-    if (algorithm == RAW_ED25519) {
+    if (algorithm == RAW_ED25519 || algorithm == RAW_ED25519_PER_KEY) {
         unsigned char secret_key[crypto_sign_SECRETKEYBYTES];
         crypto_sign_keypair(bench->public_key, secret_key);
         bench->signatures = malloc(64 * (size_t)variants);
         for (int v = 0; v < variants; v++) {
             crypto_sign_detached(bench->signatures + 64 * v, NULL, bench->messages + (size_t)v * length, length, secret_key);
+        }
+        if (algorithm == RAW_ED25519_PER_KEY && (bench->ed25519_table = tv_ed25519_table_new(bench->public_key)) == NULL) {
+            raw_bench_free(bench);
+            return NULL;
         }
         return bench;
     }
@@ -108,6 +118,8 @@ long raw_bench_run(raw_bench *bench, long count) {
         const uint8_t *m = bench->messages + (size_t)v * bench->length;
         if (bench->algorithm == RAW_ED25519) {
             verified += crypto_sign_verify_detached(bench->signatures + 64 * v, m, bench->length, bench->public_key) == 0;
+        } else if (bench->algorithm == RAW_ED25519_PER_KEY) {
+            verified += tv_ed25519_table_verify(bench->ed25519_table, m, bench->length, bench->signatures + 64 * v);
         } else if (bench->algorithm == RAW_ES256_PER_KEY) {
             verified += tv_p256_table_verify(bench->table, bench->scratch, m, bench->length, bench->signatures + 64 * v);
         } else {
@@ -123,6 +135,7 @@ long raw_bench_run(raw_bench *bench, long count) {
 void raw_bench_free(raw_bench *bench) {
     if (!bench) return;
     tv_p256_table_free(bench->table);
+    tv_ed25519_table_free(bench->ed25519_table);
     tv_p256_table_scratch_free(bench->scratch);
     EVP_PKEY_CTX_free(bench->context);
     EVP_PKEY_free(bench->pkey);

@@ -6,7 +6,7 @@ import TokenStream
 import TokenVerifier
 
 /// The deterministic cost figure: instructions per token outside libsodium and libcrypto (and
-/// tokenverify's own ES256 table arithmetic, `signatureFunctions`), counted by valgrind's callgrind. tokenbench runs itself under callgrind (`--stream-file`,
+/// tokenverify's own table arithmetic, `signatureFunctions`), counted by valgrind's callgrind. tokenbench runs itself under callgrind (`--stream-file`,
 /// one verifier thread) over the first `sizes[0]` and the first `sizes[1]` lines of one fixed
 /// set, and divides the difference by the difference in lines: start-up, key loading and the
 /// cache's allocation cancel out, and what is left is the work of one more token.
@@ -16,8 +16,10 @@ enum InstructionCount {
     /// Objects whose instructions are the signature library's, not ours.
     static let signatureLibraries = ["libsodium", "libcrypto"]
     /// Functions of tokenverify's own that are signature arithmetic too: the ES256 per-key table
-    /// path's inversion and scalars modulo n and its glue around OpenSSL's point arithmetic.
-    static let signatureFunctions = ["tv_order_", "tv_p256_table_"]
+    /// path's inversion and scalars modulo n and its glue around OpenSSL's point arithmetic; the
+    /// Ed25519 table path and the libsodium functions it links statically from libsodium.a.
+    static let signatureFunctions = ["tv_order_", "tv_p256_table_", "tv_ed25519_", "ge25519_", "sc25519_", "fe25519_",
+                                     "crypto_", "_crypto_", "sodium_", "_sodium_"]
 
     /// `valgrind --version`, or nil when valgrind is not installed.
     static func valgrindVersion() -> String? {
@@ -62,7 +64,7 @@ enum InstructionCount {
                 + profile.instructions(inFunctionsPrefixed: signatureFunctions, outsideObjectsNamed: signatureLibraries)
             ours.append(Double(profile.total - signature))
             library.append(Double(signature))
-            log("  \(name), \(size) tokens: \(profile.total) instructions, \(signature) in libsodium/libcrypto and the ES256 table path")
+            log("  \(name), \(size) tokens: \(profile.total) instructions, \(signature) in libsodium/libcrypto and the table paths")
         }
         let lines = Double(sizes[1] - sizes[0])
         return .init(perToken: (ours[1] - ours[0]) / lines, signatureLibraryPerToken: (library[1] - library[0]) / lines, setSizes: sizes)
@@ -101,7 +103,7 @@ enum InstructionCount {
         let keySet = try KeySet.load(files: [keys]).0
         let list = try RevocationList.load(files: [revocations])
         let verifier = TokenVerifier(keys: keySet, revocations: list, options: VerificationOptions(checkTime: 1_800_000_000))
-        verifier.waitForES256Tables() // every token through the same path, whatever the scheduling
+        verifier.waitForKeyTables() // every token through the same path, whatever the scheduling
         let run = StreamRunner.throughput(verifier: verifier, input: requests, output: "/dev/null", threads: 1)
         log("streamed \(run.lines) lines")
     }

@@ -34,20 +34,25 @@ struct Interleaved {
 
         /// A verifier with an empty signature cache, as `tokenverify verify` starts: a second
         /// repetition over the same tokens must not be answered from the first one's cache.
-        /// ES256 keys' tables are ready before it runs (the steady state, as a long stream sees).
+        /// Keys' tables are ready before it runs (the steady state, as a long stream sees).
         func freshVerifier() -> TokenVerifier {
             let verifier = TokenVerifier(keys: keys, revocations: revocations, steps: steps, options: options)
-            verifier.waitForES256Tables()
+            verifier.waitForKeyTables()
             return verifier
         }
 
-        /// The mix with ES256 measured on the per-key table path instead of EVP; nil without ES256.
+        /// The mix measured on the per-key table paths instead of the standard calls (ES256 and
+        /// Ed25519 alike); nil when no share has a table path.
         var perKeyMix: [RawRate.Algorithm: Double]? {
-            guard let share = mix[.es256], share > 0 else { return nil }
-            var perKey = mix
-            perKey[.es256] = nil
-            perKey[.es256PerKey] = share
-            return perKey
+            var perKey: [RawRate.Algorithm: Double] = [:]
+            for (algorithm, share) in mix where share > 0 {
+                switch algorithm {
+                case .es256: perKey[.es256PerKey, default: 0] += share
+                case .ed25519: perKey[.ed25519PerKey, default: 0] += share
+                default: perKey[algorithm, default: 0] += share
+                }
+            }
+            return perKey == mix.filter({ $0.value > 0 }) ? nil : perKey
         }
     }
 
@@ -71,7 +76,7 @@ struct Interleaved {
     /// notes; without, the other way round.
     func measure(_ workload: Workload, name: String, threads: Int, repetitions: Int, perCPUSecond: Bool) throws -> Report.Scenario {
         let output = workDirectory + "/interleaved.answers.jsonl"
-        // With ES256 also against the per-key table path's bare rate, measured beside the raw one.
+        // Also against the per-key table paths' bare rate, measured beside the raw one.
         let perKey = workload.perKeyMix
         var raw = [rawRate(workload.mix, workload, threads: threads)]
         var perKeyRaw = perKey.map { [rawRate($0, workload, threads: threads)] } ?? []

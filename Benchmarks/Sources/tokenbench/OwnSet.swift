@@ -50,7 +50,7 @@ struct OwnSet {
     static func streamChild(_ options: OwnSetOptions) throws {
         let state = try options.load()
         let verifier = TokenVerifier(keys: state.keys, revocations: state.revocations, steps: state.steps, options: state.options)
-        verifier.waitForES256Tables() // every token through the same path, whatever the scheduling
+        verifier.waitForKeyTables() // every token through the same path, whatever the scheduling
         let run = StreamRunner.throughput(verifier: verifier, input: options.requests[0], output: "/dev/null", threads: 1)
         log("streamed \(run.lines) lines")
     }

@@ -6,17 +6,20 @@ import Foundation
 /// OpenSSL's SHA-256 and `EVP_PKEY_verify` with a context set up once, called in a tight loop on
 /// `threads` threads at once. This is the ceiling the verifier's efficiency is measured against.
 /// `es256-per-key` is the bare rate of tokenverify's ES256 per-key table path (SHA-256 and
-/// `tv_p256_table_verify`), the second reference for ES256.
+/// `tv_p256_table_verify`), the second reference for ES256; `ed25519-per-key` the same for
+/// Ed25519 (`tv_ed25519_table_verify`).
 enum RawRate {
     enum Algorithm: String, Codable, ExpressibleByArgument {
         case ed25519, es256
         case es256PerKey = "es256-per-key"
+        case ed25519PerKey = "ed25519-per-key"
 
         var code: Int32 {
             switch self {
             case .ed25519: Int32(RAW_ED25519)
             case .es256: Int32(RAW_ES256)
             case .es256PerKey: Int32(RAW_ES256_PER_KEY)
+            case .ed25519PerKey: Int32(RAW_ED25519_PER_KEY)
             }
         }
     }

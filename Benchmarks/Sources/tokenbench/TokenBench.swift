@@ -50,7 +50,7 @@ struct TokenBench: ParsableCommand {
     @Option(name: .long, help: "Largest accepted fall of median efficiency, widened to the runs' own interquartile spread.") var maxEfficiencyRegression = 0.10
     @Option(name: .long, help: "Largest accepted rise of p99 latency (gated only with --gate …,p99).") var maxP99Regression = 1.0
     @Option(name: .long, help: "Seed of the generated sets.") var seed: UInt64 = 7
-    @Option(name: .long, help: ArgumentHelp("Only measure the raw verify rate of one back end (ed25519, es256 or es256-per-key) for --raw-seconds on --threads, print it and stop.", valueName: "algorithm"))
+    @Option(name: .long, help: ArgumentHelp("Only measure the raw verify rate of one back end (ed25519, es256, ed25519-per-key or es256-per-key) for --raw-seconds on --threads, print it and stop.", valueName: "algorithm"))
     var rawOnly: RawRate.Algorithm?
     @Option(name: .long, help: "Message length for --raw-only (a token's signing input is about 330 bytes).") var messageLength = 330
     @Option(name: .long, help: "Different signatures the raw baseline cycles through (1: one signature over and over, as `openssl speed`).")

@@ -1,5 +1,5 @@
 /// Check 12 (`bad_signature`): the signature over `header.payload` (a CWT's Sig_structure) verifies with the key found
-/// by check 5, through libsodium (Ed25519) or OpenSSL (ES256). Runs only when check 6 found that
+/// by check 5, through libsodium (Ed25519) or OpenSSL (ES256), with the key's precomputed table once it is built. Runs only when check 6 found that
 /// the key fits. Consults the signature cache first, when there is one: its entries are keyed by
 /// the whole token and the key's identity, so no other token, and no other key material, can hit
 /// an entry.
@@ -15,9 +15,7 @@ struct SignatureCheck: TokenCheck {
         let verified = parsed.withSignedMessage(compact: input.compact) { message in parsed.withBytes(parsed.signature) { signature in
             switch type {
             case .ed25519:
-                return keys[keyIndex].publicKeyBytes.withUnsafeBufferPointer { publicKey in
-                    Ed25519.verify(signature: signature, message: message, publicKey: publicKey)
-                }
+                return keys[keyIndex].ed25519!.verify(signature: signature, message: message)
             case .p256:
                 return input.crypto.p256Context(for: keyIndex, in: state).verify(signature: signature, message: message)
             }

@@ -2,7 +2,7 @@ internal import CTokenCrypto
 import Atomics
 
 /// A P-256 public key decoded once into an OpenSSL `EVP_PKEY`, and its precomputed table once
-/// that is built (``P256TableBuilder``).
+/// that is built (``KeyTableBuilder``).
 final class P256PublicKey: @unchecked Sendable {
     // Immutable after init; OpenSSL allows concurrent use of one EVP_PKEY by many contexts.
     fileprivate let handle: UnsafeMutableRawPointer

@@ -115,6 +115,7 @@ package struct JWKMembers {
         let type: KeyType
         var publicKey: [UInt8]
         var p256: P256PublicKey? = nil
+        var ed25519: Ed25519PublicKey? = nil
         switch (kty, crv) {
         case ("OKP", "Ed25519"):
             type = .ed25519
@@ -125,6 +126,7 @@ package struct JWKMembers {
                 throw fail("\"x\" is not a valid Ed25519 public key: \(problem)")
             }
             publicKey = bytes
+            ed25519 = Ed25519PublicKey(bytes)
             // A "y" member means nothing for an OKP key and, like other unknown members, is ignored.
         case ("EC", "P-256"):
             type = .p256
@@ -150,7 +152,7 @@ package struct JWKMembers {
         }
         let key = VerificationKey(
             keyID: keyID, type: type, algorithm: algorithm, environment: environment, issuer: issuer,
-            publicKeyBytes: publicKey, p256: p256)
+            publicKeyBytes: publicKey, p256: p256, ed25519: ed25519)
         return (key, warning)
     }
 }

@@ -15,6 +15,8 @@ public struct VerificationKey: Sendable {
 
     /// The decoded OpenSSL key, for P-256 keys.
     let p256: P256PublicKey?
+    /// The key and its precomputed table once built, for Ed25519 keys.
+    let ed25519: Ed25519PublicKey?
 
     /// Whether this key may verify a token whose header says `algorithm` (SPEC §3: the key's
     /// type decides, and a declared `alg` must agree, `EdDSA` ≡ `Ed25519`).

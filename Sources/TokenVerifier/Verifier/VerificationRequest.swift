@@ -88,9 +88,14 @@ public struct VerificationOptions: Sendable {
     /// Bytes for ES256 keys' precomputed tables (about 160 KB per key, built in the background;
     /// keys beyond the cap verify through EVP_PKEY_verify); 0 turns the tables off. Default 64 MiB.
     public var es256TableMemory: Int
+    /// Bytes for Ed25519 keys' precomputed tables (about 215 KB per key, built in the background
+    /// from libsodium's own point functions; keys beyond the cap verify through
+    /// crypto_sign_verify_detached); 0 turns the tables off. Default 64 MiB.
+    public var ed25519TableMemory: Int
 
     public init(environment: Environment? = nil, issuer: String? = nil, leeway: Double = 0, checkTime: Double? = nil,
-                audit: Bool = false, signatureCacheSlots: Int = 1 << 18, es256TableMemory: Int = 64 << 20) {
+                audit: Bool = false, signatureCacheSlots: Int = 1 << 18, es256TableMemory: Int = 64 << 20,
+                ed25519TableMemory: Int = 64 << 20) {
         self.environment = environment
         self.issuer = issuer
         self.leeway = leeway
@@ -98,5 +103,6 @@ public struct VerificationOptions: Sendable {
         self.audit = audit
         self.signatureCacheSlots = signatureCacheSlots
         self.es256TableMemory = es256TableMemory
+        self.ed25519TableMemory = ed25519TableMemory
     }
 }

@@ -59,12 +59,13 @@ final class VerifierCore: Sendable {
         buildTables(for: keys)
     }
 
-    /// Starts building the ES256 tables of a key set put in force (stops if it is replaced).
+    /// Starts building the per-key tables of a key set put in force (stops if it is replaced).
     private func buildTables(for keys: KeySet) {
         // Strong captures (here and in the builder): a queued build keeps the core and the key set
         // alive for its few milliseconds a key. Weak references would do as well, but their side
         // tables read as leaks to LeakSanitizer in the fuzz harnesses, whose verifier lives forever.
-        P256TableBuilder.start(for: keys, memoryCap: options.es256TableMemory) { keys in
+        let caps = KeyTableBuilder.Caps(es256: options.es256TableMemory, ed25519: options.ed25519TableMemory)
+        KeyTableBuilder.start(for: keys, caps: caps) { keys in
             self.snapshot.keys === keys
         }
     }

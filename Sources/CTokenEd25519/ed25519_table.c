@@ -1,0 +1,228 @@
+// Ed25519 verification with per-key tables (issue 21). See CTokenEd25519.h.
+//
+// crypto_sign_verify_detached (libsodium 1.0.18, crypto_sign/ed25519/ref10/open.c) refuses S with
+// any of its top 4 bits set unless S < L, an R of small order, and a key that is not canonical or
+// of small order or does not decode; it then hashes R‖A‖M with SHA-512, reduces h modulo L,
+// computes R' = [h](−A) + [S]B and accepts when R' encodes to R's 32 bytes. This file does the
+// same steps with the same libsodium functions; only the scalar multiplications differ: signed
+// 6-bit combs over precomputed multiples (h < L and S < 2^253, so 43 windows hold them), summed
+// with libsodium's complete twisted-Edwards addition. The sum is the same group element, and its
+// encoding (ge25519_p3_tobytes, canonical) the same 32 bytes, so the verdict is the same.
+//
+// The point functions are internal to libsodium: present (global) in libsodium.a, not exported by
+// the shared library, so this target links libsodium.a. Their types are declared here by size
+// (libsodium's field element is 40 bytes in both of its representations). The path is compiled
+// only for the libsodium version it was written against, and a self-test on first use compares
+// it with crypto_sign_verify_detached on signed, tampered and small-order inputs; if either fails,
+// no table is made and every key verifies through crypto_sign_verify_detached.
+#include "CTokenEd25519.h"
+
+#include <pthread.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if SODIUM_LIBRARY_VERSION_MAJOR == 10 && SODIUM_LIBRARY_VERSION_MINOR == 3
+#define TV_ED25519_TABLES 1
+#else
+#define TV_ED25519_TABLES 0
+#endif
+
+#define WINDOW_BITS 6
+#define DIGITS (1 << (WINDOW_BITS - 1))                 // multiples 1…32 of each window's point
+#define WINDOWS ((256 + WINDOW_BITS - 1) / WINDOW_BITS)  // 43
+
+// libsodium's point types (private/ed25519_ref10.h), by size: four 40-byte field elements.
+typedef struct { uint64_t limbs[5]; } tv_fe25519;
+typedef struct { tv_fe25519 X, Y, Z, T; } tv_ge25519_p3;
+typedef struct { tv_fe25519 X, Y, Z, T; } tv_ge25519_p1p1;
+typedef struct { tv_fe25519 YplusX, YminusX, Z, T2d; } tv_ge25519_cached;
+
+// A comb: entry [i][j] is (j + 1)·2^(6i)·P, in libsodium's cached form.
+typedef struct { tv_ge25519_cached multiples[WINDOWS][DIGITS]; } comb;
+
+struct ed25519_table {
+    comb negated_key;         // the multiples of −A
+    uint8_t public_key[32];   // A's encoding, hashed into h
+};
+
+#if TV_ED25519_TABLES
+// libsodium.a's internal functions (libsodium 1.0.18, crypto_core/ed25519/ref10/ed25519_ref10.c).
+int ge25519_frombytes(tv_ge25519_p3 *h, const unsigned char *s);
+int ge25519_frombytes_negate_vartime(tv_ge25519_p3 *h, const unsigned char *s);
+void ge25519_p3_to_cached(tv_ge25519_cached *r, const tv_ge25519_p3 *p);
+void ge25519_add(tv_ge25519_p1p1 *r, const tv_ge25519_p3 *p, const tv_ge25519_cached *q);
+void ge25519_sub(tv_ge25519_p1p1 *r, const tv_ge25519_p3 *p, const tv_ge25519_cached *q);
+void ge25519_p1p1_to_p3(tv_ge25519_p3 *r, const tv_ge25519_p1p1 *p);
+void ge25519_p3_tobytes(unsigned char *s, const tv_ge25519_p3 *h);
+int ge25519_has_small_order(const unsigned char s[32]);
+int ge25519_is_canonical(const unsigned char *s);
+int sc25519_is_canonical(const unsigned char s[32]);
+void sc25519_reduce(unsigned char s[64]);
+
+static comb *base_comb;             // the multiples of B, made once
+static tv_ge25519_p3 identity;      // the neutral element (0, 1, 1, 0)
+static int available;
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+static void tv_ed25519_build_comb(comb *table, const tv_ge25519_p3 *point) {
+    tv_ge25519_p3 window = *point, sum;
+    tv_ge25519_p1p1 step;
+    for (int i = 0; i < WINDOWS; i++) {
+        tv_ge25519_cached first;
+        ge25519_p3_to_cached(&first, &window);
+        table->multiples[i][0] = first;
+        sum = window;
+        for (int j = 1; j < DIGITS; j++) {
+            ge25519_add(&step, &sum, &first);
+            ge25519_p1p1_to_p3(&sum, &step);
+            ge25519_p3_to_cached(&table->multiples[i][j], &sum);
+        }
+        // The next window's point: 2^6 · window = 2 · (32 · window).
+        tv_ge25519_cached half;
+        ge25519_p3_to_cached(&half, &sum);
+        ge25519_add(&step, &sum, &half);
+        ge25519_p1p1_to_p3(&window, &step);
+    }
+}
+
+// Signed digits d[i] in [−32, 31] with Σ d[i]·2^(6i) = k (k < 2^253, so the last carry is absorbed).
+static void tv_ed25519_recode(int8_t digits[WINDOWS], const uint8_t k[32]) {
+    int carry = 0;
+    for (int i = 0; i < WINDOWS; i++) {
+        int value = carry;
+        for (int b = 0; b < WINDOW_BITS; b++) {
+            int bit = i * WINDOW_BITS + b;
+            if (bit < 256) value += ((k[bit >> 3] >> (bit & 7)) & 1) << b;
+        }
+        carry = value >= DIGITS;
+        digits[i] = (int8_t)(value - (carry << WINDOW_BITS));
+    }
+}
+
+// sum += k · P, where `table` is P's comb.
+static void tv_ed25519_add_multiple(tv_ge25519_p3 *sum, const comb *table, const uint8_t k[32]) {
+    int8_t digits[WINDOWS];
+    tv_ge25519_p1p1 step;
+    tv_ed25519_recode(digits, k);
+    for (int i = 0; i < WINDOWS; i++) {
+        int d = digits[i];
+        if (d > 0) {
+            ge25519_add(&step, sum, &table->multiples[i][d - 1]);
+        } else if (d < 0) {
+            ge25519_sub(&step, sum, &table->multiples[i][-d - 1]);
+        } else {
+            continue;
+        }
+        ge25519_p1p1_to_p3(sum, &step);
+    }
+}
+
+static int tv_ed25519_verify_with(const struct ed25519_table *table, const uint8_t *message, size_t length, const uint8_t *signature) {
+    // The order of crypto_sign_verify_detached's refusals (the key's were made with the table).
+    if ((signature[63] & 240) != 0 && sc25519_is_canonical(signature + 32) == 0) return 0;
+    if (ge25519_has_small_order(signature) != 0) return 0;
+    crypto_hash_sha512_state state;
+    uint8_t h[64], encoded[32];
+    crypto_hash_sha512_init(&state);
+    crypto_hash_sha512_update(&state, signature, 32);
+    crypto_hash_sha512_update(&state, table->public_key, 32);
+    crypto_hash_sha512_update(&state, message, length);
+    crypto_hash_sha512_final(&state, h);
+    sc25519_reduce(h);
+    tv_ge25519_p3 sum = identity;
+    tv_ed25519_add_multiple(&sum, base_comb, signature + 32);
+    tv_ed25519_add_multiple(&sum, &table->negated_key, h);
+    ge25519_p3_tobytes(encoded, &sum);
+    return crypto_verify_32(encoded, signature) == 0;
+}
+
+static struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key) {
+    tv_ge25519_p3 negated;
+    if (ge25519_is_canonical(public_key) == 0 || ge25519_has_small_order(public_key) != 0 ||
+        ge25519_frombytes_negate_vartime(&negated, public_key) != 0) return NULL;
+    struct ed25519_table *table = malloc(sizeof *table);
+    if (table == NULL) return NULL;
+    tv_ed25519_build_comb(&table->negated_key, &negated);
+    memcpy(table->public_key, public_key, 32);
+    return table;
+}
+
+// Compares the table path with crypto_sign_verify_detached on a fixed key: valid signatures,
+// each byte of R and S and of the message flipped, S + L, and R of small order.
+static int tv_ed25519_self_test(void) {
+    uint8_t seed[32], public_key[32], secret_key[64], message[96], signature[64];
+    for (int i = 0; i < 32; i++) seed[i] = (uint8_t)(7 * i + 1);
+    for (int i = 0; i < 96; i++) message[i] = (uint8_t)(3 * i);
+    if (crypto_sign_seed_keypair(public_key, secret_key, seed) != 0) return 0;
+    struct ed25519_table *table = tv_ed25519_make_table(public_key);
+    if (table == NULL) return 0;
+    int agreed = 1, valid = 0;
+    for (int round = 0; round < 4 && agreed; round++) {
+        message[0] = (uint8_t)round;
+        crypto_sign_detached(signature, NULL, message, sizeof message, secret_key);
+        for (int flip = -1; flip < 64 + 96 && agreed; flip += (flip < 0 ? 1 : 5)) {
+            uint8_t s[64], m[96];
+            memcpy(s, signature, 64);
+            memcpy(m, message, 96);
+            if (flip >= 0 && flip < 64) s[flip] ^= (uint8_t)(1 << (flip & 7));
+            if (flip >= 64) m[flip - 64] ^= 1;
+            int standard = crypto_sign_verify_detached(s, m, sizeof m, public_key) == 0;
+            valid += standard;
+            agreed = standard == tv_ed25519_verify_with(table, m, sizeof m, s);
+        }
+    }
+    // S + L (not canonical) and the identity as R (small order): both refused by the standard call.
+    static const uint8_t order[32] = {0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
+                                      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10};
+    uint8_t s[64];
+    memcpy(s, signature, 64);
+    unsigned carry = 0;
+    for (int i = 0; i < 32; i++) { carry += (unsigned)s[32 + i] + order[i]; s[32 + i] = (uint8_t)carry; carry >>= 8; }
+    agreed = agreed && (crypto_sign_verify_detached(s, message, sizeof message, public_key) == 0) == tv_ed25519_verify_with(table, message, sizeof message, s);
+    memcpy(s, signature, 64);
+    memset(s, 0, 32);
+    s[0] = 1;
+    agreed = agreed && (crypto_sign_verify_detached(s, message, sizeof message, public_key) == 0) == tv_ed25519_verify_with(table, message, sizeof message, s);
+    free(table);
+    return agreed && valid == 4;
+}
+
+static void tv_ed25519_setup(void) {
+    // B, the generator: y = 4/5.
+    static const uint8_t base_point[32] = {0x58, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
+                                           0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66};
+    static const uint8_t neutral[32] = {1};
+    tv_ge25519_p3 base;
+    if (sodium_init() < 0 || ge25519_frombytes(&identity, neutral) != 0 || ge25519_frombytes(&base, base_point) != 0) return;
+    base_comb = malloc(sizeof *base_comb);
+    if (base_comb == NULL) return;
+    tv_ed25519_build_comb(base_comb, &base);
+    available = tv_ed25519_self_test();
+}
+
+int tv_ed25519_table_available(void) {
+    pthread_once(&setup_once, tv_ed25519_setup);
+    return available;
+}
+
+void *tv_ed25519_table_new(const uint8_t *public_key) {
+    if (!tv_ed25519_table_available()) return NULL;
+    return tv_ed25519_make_table(public_key);
+}
+
+int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t message_length, const uint8_t *signature) {
+    return tv_ed25519_verify_with(table, message, message_length, signature);
+}
+#else
+int tv_ed25519_table_available(void) { return 0; }
+void *tv_ed25519_table_new(const uint8_t *public_key) { (void)public_key; return NULL; }
+int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t message_length, const uint8_t *signature) {
+    (void)table; (void)message; (void)message_length; (void)signature;
+    return 0;
+}
+#endif
+
+size_t tv_ed25519_table_size(void) { return sizeof(struct ed25519_table); }
+
+void tv_ed25519_table_free(void *table) { free(table); }

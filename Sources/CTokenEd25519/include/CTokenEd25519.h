@@ -1,0 +1,41 @@
+// Ed25519 verification with a per-key precomputed table, through libsodium's own group arithmetic.
+//
+// libsodium's crypto_sign_verify_detached computes [s]B − [h]A with a sliding window for A that it
+// rebuilds (with A's decompression, a square root) on every call. A key's table holds the signed
+// multiples of −A for every 6-bit window of a scalar, so that [h](−A) costs 43 additions and no
+// doubling; B gets the same table once. All point arithmetic is libsodium's (ge25519_add/sub of
+// libsodium.a, the functions crypto_sign_verify_detached itself is built from), and the checks on
+// S, R and the key are libsodium's own functions, called in the order the standard call makes them.
+#ifndef TOKENVERIFY_CTOKENED25519_H
+#define TOKENVERIFY_CTOKENED25519_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// 1 when this build has the table path: libsodium is the version whose internal point functions
+/// it was written against (1.0.18) and the start-up self-test agreed with crypto_sign_verify_detached.
+int tv_ed25519_table_available(void);
+
+/// The bytes one key's table takes.
+size_t tv_ed25519_table_size(void);
+
+/// A table for the 32-byte public key, or NULL when the path is not available or libsodium would
+/// refuse the key (non-canonical, small order, not a point). About 1 ms; read-only afterwards,
+/// shared by any number of threads.
+void *tv_ed25519_table_new(const uint8_t *public_key);
+void tv_ed25519_table_free(void *table);
+
+/// Same contract and verdict as crypto_sign_verify_detached(signature, message, length, key) for
+/// the table's key: 1 when the 64-byte `signature` verifies, 0 otherwise.
+int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t message_length,
+                            const uint8_t *signature);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

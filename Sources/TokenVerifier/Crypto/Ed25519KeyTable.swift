@@ -1,0 +1,64 @@
+internal import CTokenEd25519
+import Atomics
+
+/// An Ed25519 public key's precomputed table (see `ed25519_table.c`): the signed multiples of −A
+/// for each 6-bit window of a scalar, built from libsodium's own point functions, so that a
+/// verification adds 86 precomputed points instead of decompressing A and doubling 253 times.
+/// Built once, off the hot path, then read-only and shared by every worker.
+final class Ed25519KeyTable: @unchecked Sendable {
+    // Immutable after init; the C table is read-only, so any number of threads may use it.
+    let handle: UnsafeMutableRawPointer
+
+    /// The memory one table takes: 43 windows × 32 multiples × 160 bytes, and the key.
+    static let bytesPerTable = tv_ed25519_table_size()
+
+    /// Whether this build has the table path (libsodium 1.0.18, and its self-test passed).
+    static let isAvailable = tv_ed25519_table_available() == 1
+
+    /// Nil when the path is unavailable or libsodium would refuse the key. Takes about 1 ms.
+    init?(publicKey: [UInt8]) {
+        guard publicKey.count == 32, let handle = tv_ed25519_table_new(publicKey) else { return nil }
+        self.handle = handle
+    }
+
+    deinit { tv_ed25519_table_free(handle) }
+
+    /// Same verdict as `crypto_sign_verify_detached` with the table's key, on every input.
+    @inline(__always)
+    func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard signature.count == Ed25519.signatureLength else { return false }
+        return tv_ed25519_table_verify(handle, message.baseAddress, message.count, signature.baseAddress!) == 1
+    }
+}
+
+/// An Ed25519 public key and its table once that is built (``KeyTableBuilder``).
+final class Ed25519PublicKey: @unchecked Sendable {
+    let bytes: [UInt8]
+    /// The key's table, published once when ready; read with one atomic load per verification.
+    private let readyTable = ManagedAtomicLazyReference<Ed25519KeyTable>()
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The key's table, when it is ready.
+    @inline(__always)
+    var table: Ed25519KeyTable? { readyTable.load() }
+
+    /// Builds and publishes the key's table unless it has one; true when a table was built here.
+    func buildTable() -> Bool {
+        guard readyTable.load() == nil, let table = Ed25519KeyTable(publicKey: bytes) else { return false }
+        return readyTable.storeIfNilThenLoad(table) === table
+    }
+
+    /// Verifies through the key's table once it is ready, through `crypto_sign_verify_detached`
+    /// until then (both give the same verdict on every input).
+    @inline(__always)
+    func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let table { return table.verify(signature: signature, message: message) }
+        return verifyWithSodium(signature: signature, message: message)
+    }
+
+    /// The standard path, `crypto_sign_verify_detached`, whatever the key's table.
+    func verifyWithSodium(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { Ed25519.verify(signature: signature, message: message, publicKey: $0) }
+    }
+}

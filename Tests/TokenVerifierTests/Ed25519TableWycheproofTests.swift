@@ -1,0 +1,40 @@
+import Testing
+@testable import TokenVerifier
+import TestSupport
+
+/// Every Wycheproof Ed25519 vector through `crypto_sign_verify_detached` and through the key's
+/// precomputed table: equal verdicts, and equal to Wycheproof's.
+@Suite struct Ed25519TableWycheproofTests {
+    @Test func everyVector() throws {
+        try Ed25519PathComparison.requireTablePath()
+        var vectors = 0, compared = 0, valid = 0
+        for group in try SignatureBackendTests().loadVectors("ed25519_test.json") {
+            let publicKey = hexBytes((group["publicKey"] as! [String: Any])["pk"] as! String)
+            let paths = try #require(Ed25519PathComparison(publicKey: publicKey), "libsodium accepts every Wycheproof key")
+            for test in group["tests"] as! [[String: Any]] {
+                vectors += 1
+                let label = "tcId \(test["tcId"]!): \(test["comment"]!)"
+                let verdicts = paths.verdicts(signature: hexBytes(test["sig"] as! String), message: hexBytes(test["msg"] as! String))
+                #expect(verdicts.sodium == verdicts.table, "\(label): libsodium \(verdicts.sodium), table \(verdicts.table)")
+                #expect(verdicts.table == (test["result"] as! String == "valid"), "\(label): expected \(test["result"]!)")
+                compared += 1
+                if verdicts.table { valid += 1 }
+            }
+        }
+        #expect(vectors == 151 && compared == 151)
+        #expect(valid > 0 && valid < vectors)
+    }
+
+    /// A key libsodium refuses gets no table: small order, not canonical, not a point.
+    @Test func refusedKeysGetNoTable() throws {
+        try Ed25519PathComparison.requireTablePath()
+        let identity = [UInt8(1)] + [UInt8](repeating: 0, count: 31)
+        let nonCanonical = [UInt8(0xEE)] + [UInt8](repeating: 0xFF, count: 30) + [0x7F]  // y = p + 1
+        #expect(Ed25519KeyTable(publicKey: identity) == nil)
+        #expect(Ed25519KeyTable(publicKey: nonCanonical) == nil)
+        #expect(Ed25519KeyTable(publicKey: [UInt8](repeating: 0, count: 31)) == nil)
+        // y = 2: (y² − 1)/(d·y² + 1) is not a square modulo p, so no x exists.
+        let notAPoint = [UInt8(2)] + [UInt8](repeating: 0, count: 31)
+        #expect(Ed25519KeyTable(publicKey: notAPoint) == nil)
+    }
+}
