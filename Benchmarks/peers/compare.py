@@ -158,11 +158,10 @@ def run_raw(tools: Tools, backend: str, threads: int, seconds: float) -> Result:
 
 
 def raw_backends(tools: Tools, alg: str) -> list[str]:
-    """The raw back ends for `alg`: es256 also as es256-per-key when this tokenbench has it."""
-    if alg != "es256":
-        return ["ed25519"]
+    """The raw back ends for `alg`: also its per-key table path when this tokenbench has it."""
     help_text = subprocess.run([str(tools.tokenbench), "--help"], capture_output=True, text=True).stdout
-    return ["es256", "es256-per-key"] if "es256-per-key" in help_text else ["es256"]
+    per_key = f"{alg}-per-key"
+    return [alg, per_key] if per_key in help_text else [alg]
 
 
 def run_round(tools: Tools, tokens: TokenSet, threads: int, raw_seconds: float, round_index: int) -> dict[str, Result]:
