@@ -53,7 +53,7 @@ extension TokenVerify {
             writer.raw(",\"signature_bytes\":")
             writer.integer(Base64URL.decode(Array(segments[2].utf8))?.count ?? -1)
             writer.raw("}")
-            print(writer.text)
+            print(String(decoding: writer.bytes, as: UTF8.self))
         }
 
         /// Prints a CWT's headers and claims, or exits with why they cannot be read.
@@ -64,7 +64,7 @@ extension TokenVerify {
                 writer.raw("{\"UNVERIFIED\":\"nothing was checked: not the signature, the key, the time or revocation\",\"format\":\"cwt\",")
                 writer.raw(members)
                 writer.raw("}")
-                print(writer.text)
+                print(String(decoding: writer.bytes, as: UTF8.self))
             case .failure(let error):
                 ConfigurationError(description: "not a CWT (a token without a dot is base64url of a COSE_Sign1 message): \(error.description)").exit()
             }

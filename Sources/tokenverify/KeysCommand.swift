@@ -113,7 +113,7 @@ extension TokenVerify.Keys {
                     writer.raw(","); writer.key("thumbprint"); writer.string(key.thumbprint)
                     writer.raw(","); writer.key("file"); writer.string(origin[key.keyID] ?? "")
                     writer.raw("}\n")
-                    output += writer.text
+                    output += String(decoding: writer.bytes, as: UTF8.self)
                 } else {
                     let fields = [key.keyID, type, key.algorithm?.rawValue ?? "-", key.environment?.rawValue ?? "-",
                                   key.issuer ?? "-", key.thumbprint, origin[key.keyID] ?? "-"]

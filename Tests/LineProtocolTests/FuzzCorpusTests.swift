@@ -27,7 +27,7 @@ import TokenVerifier
             if !trimmingBlanks(line).isEmpty { lines.append(InputLine(number: number, bytes: Array(line))) }
         }
         input.withUnsafeBufferPointer { splitter.feed($0, collect) }
-        splitter.finish(collect)
+        splitter.feed(nil, collect)
         return lines
     }
 

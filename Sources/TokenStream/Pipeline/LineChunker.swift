@@ -32,7 +32,7 @@ struct LineChunker {
     mutating func finish() {
         var lines = pending
         pending = []
-        splitter.finish { number, line in Self.collect(number, line, into: &lines) }
+        splitter.feed(nil) { number, line in Self.collect(number, line, into: &lines) }
         pending = lines
     }
 

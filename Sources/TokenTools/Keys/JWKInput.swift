@@ -4,16 +4,16 @@ import TokenVerifier
 /// signing-keys.jwk). Private JWKs give their public part.
 enum JWKInput {
     static func keys(in bytes: [UInt8]) throws(KeyEncodingError) -> [(members: [String: String], material: KeyMaterial)] {
-        var entries: [JWKMembers] = []
+        var entries: [JWK] = []
         do {
-            entries = try JWKDocument.members(of: bytes)
+            entries = try readJWKs(bytes, keySet: true)
         } catch let documentError {
             // JSON lines of JWKs: every non-blank line one object.
             let lines = bytes.split(separator: 0x0A).filter { !$0.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
             guard lines.count > 1 else { throw KeyEncodingError("not valid JSON: \(documentError.description)") }
             for (number, line) in lines.enumerated() {
                 do {
-                    entries += try JWKDocument.members(of: Array(line))
+                    entries += try readJWKs(Array(line), keySet: true)
                 } catch {
                     throw KeyEncodingError("line \(number + 1): not a JWK: \(error.description)")
                 }
@@ -32,7 +32,10 @@ enum JWKInput {
     }
 
     /// The public key of one JWK and the members kept with it (kid, alg, use, env, iss).
-    private static func material(_ jwk: JWKMembers) throws(KeyEncodingError) -> (members: [String: String], material: KeyMaterial) {
+    /// One JWK as read: its string members and the names of its other members.
+    typealias JWK = (strings: [String: String], nonStrings: Set<String>)
+
+    private static func material(_ jwk: JWK) throws(KeyEncodingError) -> (members: [String: String], material: KeyMaterial) {
         for name in ["kty", "crv", "x", "y", "d", "kid", "alg", "use", "env", "iss"] where jwk.nonStrings.contains(name) {
             throw KeyEncodingError("\"\(name)\" must be a string")
         }

@@ -96,7 +96,7 @@ public enum KeyImporter {
             writer.string(value)
         }
         writer.raw("}")
-        return writer.text
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// The keys of one file in whichever form it has.

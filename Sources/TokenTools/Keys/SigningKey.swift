@@ -59,7 +59,7 @@ public final class SigningKey: Sendable {
         let bytes = Array(jwk)
         let members: [String: String]
         do {
-            members = try JWKDocument.stringMembers(of: bytes)
+            members = try readJWKs(bytes, keySet: false)[0].strings
         } catch {
             throw InvalidKey(description: "not a JSON object: \(error.description)")
         }
@@ -138,7 +138,7 @@ public final class SigningKey: Sendable {
             writer.string(issuer)
         }
         writer.raw("}")
-        return writer.text
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// The raw signature of `message`.

@@ -39,9 +39,8 @@ public struct CWTSigner: Sendable {
     public func sign(payload: [UInt8], protected: [UInt8]? = nil, unprotected: [UInt8] = [0xA0],
                      presentedPayload: [UInt8]? = nil) -> [UInt8] {
         let protected = protected ?? protectedHeader
-        let structure = CWTEncoding.signatureStructure(protected: protected, payload: payload)
-        return CWTEncoding.message(protected: protected, unprotected: unprotected, payload: presentedPayload ?? payload,
-                                   signature: signature(of: structure))
+        return CWTEncoding.signedMessage(protected: protected, unprotected: unprotected, payload: payload,
+                                         presentedPayload: presentedPayload ?? payload, sign: signature(of:))
     }
 
     /// The signature of `message`, deterministic for both algorithms.

@@ -1,9 +1,9 @@
 /// Why a CBOR item was refused.
-package struct CBORError: Error, CustomStringConvertible {
+public struct CBORError: Error, CustomStringConvertible {
     /// One human sentence.
-    package var description: String
+    public var description: String
     /// Byte offset in the CBOR where the problem was found.
-    var offset: Int
+    public var offset: Int
 
     init(_ description: String, at offset: Int) {
         self.description = description

@@ -13,8 +13,17 @@ package enum CWTEncoding {
         return writer.bytes
     }
 
+    /// The COSE_Sign1 message under tag 18, `[protected, unprotected (CBOR map bytes), presented
+    /// payload, signature]`, where `sign` signs the Sig_structure `["Signature1", protected, h'',
+    /// payload]` (`presentedPayload` differs from `payload` only in a tampered test token).
+    package static func signedMessage(protected: [UInt8], unprotected: [UInt8], payload: [UInt8], presentedPayload: [UInt8],
+                                      sign: ([UInt8]) -> [UInt8]) -> [UInt8] {
+        let structure = signatureStructure(protected: protected, payload: payload)
+        return message(protected: protected, unprotected: unprotected, payload: presentedPayload, signature: sign(structure))
+    }
+
     /// The Sig_structure `["Signature1", protected, h'', payload]` that the signature covers.
-    package static func signatureStructure(protected: [UInt8], payload: [UInt8]) -> [UInt8] {
+    static func signatureStructure(protected: [UInt8], payload: [UInt8]) -> [UInt8] {
         var structure = [UInt8](repeating: 0, count: CBORWriter.signatureStructureLength(protected: protected.count, payload: payload.count))
         protected.withUnsafeBufferPointer { protectedBytes in
             payload.withUnsafeBufferPointer { payloadBytes in
@@ -27,7 +36,7 @@ package enum CWTEncoding {
     }
 
     /// The COSE_Sign1 message under tag 18: `[protected, unprotected (CBOR map bytes), payload, signature]`.
-    package static func message(protected: [UInt8], unprotected: [UInt8], payload: [UInt8], signature: [UInt8]) -> [UInt8] {
+    static func message(protected: [UInt8], unprotected: [UInt8], payload: [UInt8], signature: [UInt8]) -> [UInt8] {
         var writer = CBORWriter()
         writer.head(major: 6, argument: 18)
         writer.head(major: 4, argument: 4)

@@ -1,10 +1,13 @@
 /// A CWT decoded for a person to read (`tokenverify inspect`), nothing verified: the COSE
 /// headers and the claims as one JSON object. Known labels are named (`"alg (1)"`, `"iss (1)"`),
 /// byte strings are written as base64url, tags as `{"tag": N, "value": …}`.
-package enum CWTInspection {
+///
+/// For showing a token to a person only: the bytes are read with the same strict CBOR rules as
+/// verification, but no signature, key, time or revocation is checked.
+public enum CWTInspection {
     /// The JSON members `"protected":…,"unprotected":…,"claims":…,"signature_bytes":N` of the
     /// CWT written as `token` (base64url), or why it could not be read.
-    package static func members(of token: [UInt8]) -> Result<[UInt8], CBORError> {
+    public static func members(of token: [UInt8]) -> Result<[UInt8], CBORError> {
         guard let cbor = Base64URL.decode(token) else { return .failure(CBORError("not canonical base64url", at: 0)) }
         return cbor.withUnsafeBufferPointer { (bytes) -> Result<[UInt8], CBORError> in
             do throws(CBORError) {

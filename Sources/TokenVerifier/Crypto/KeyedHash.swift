@@ -13,10 +13,10 @@ struct KeyedHash: Sendable {
 
     private let key: (UInt64, UInt64)
 
-    /// A hash with a fresh random key.
+    /// A hash with a fresh random key (from the system's random source: getrandom on Linux).
     init() {
-        let bytes = Sodium.randomBytes(16)
-        key = bytes.withUnsafeBytes { ($0.load(fromByteOffset: 0, as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+        var random = SystemRandomNumberGenerator()
+        key = (random.next(), random.next())
     }
 
     /// The digest of `bytes`.

@@ -88,12 +88,20 @@ public enum Base64URL {
 
     static func encode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var output: [UInt8] = []
-        append(input, to: &output)
+        append(buffer: input, to: &output)
         return output
     }
 
-    /// Appends the unpadded base64url of `input` to `output` (no temporary array).
-    package static func append(_ input: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    /// Appends the unpadded base64url of `bytes` to `output` (no temporary array for contiguous bytes).
+    @inlinable
+    public static func append(_ bytes: some Collection<UInt8>, to output: inout [UInt8]) {
+        if bytes.withContiguousStorageIfAvailable({ append(buffer: $0, to: &output) }) == nil {
+            Array(bytes).withUnsafeBufferPointer { append(buffer: $0, to: &output) }
+        }
+    }
+
+    @usableFromInline
+    static func append(buffer input: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         let count = input.count
         let encodedCount = (count / 3) * 4 + [0, 2, 3][count % 3]
         if encodedCount == 0 { return }

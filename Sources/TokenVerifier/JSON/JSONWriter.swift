@@ -108,7 +108,4 @@
         }
         bytes.append(UInt8(ascii: "]"))
     }
-
-    /// The text as a String.
-    @usableFromInline package var text: String { String(decoding: bytes, as: UTF8.self) }
 }

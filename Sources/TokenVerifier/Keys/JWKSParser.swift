@@ -52,9 +52,9 @@ enum JWKSParser {
 }
 
 /// The members of one JWK, as read.
-package struct JWKMembers {
-    package var strings: [String: String] = [:]
-    package var nonStrings: Set<String> = []
+struct JWKMembers {
+    var strings: [String: String] = [:]
+    var nonStrings: Set<String> = []
 
     init(_ reader: inout JSONReader) throws(JSONError) {
         guard reader.peekKind() == .object else { throw JSONError("each entry of \"keys\" must be an object", at: reader.position) }

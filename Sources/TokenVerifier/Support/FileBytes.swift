@@ -59,7 +59,7 @@ func forEachLine<E: Error>(ofFile path: String, readError: (String) -> E,
         if count == 0 { break }
         try splitter.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]), each)
     }
-    try splitter.finish(each)
+    try splitter.feed(nil, each)
 }
 
 /// Calls `body` with each line of `bytes` held in memory, as ``forEachLine(ofFile:readError:_:)`` does.
@@ -68,5 +68,5 @@ func forEachLine<E: Error>(in bytes: UnsafeBufferPointer<UInt8>,
     var splitter = LineSplitter()
     let each = { (number: Int, line: UnsafeBufferPointer<UInt8>?) throws(E) -> Void in try body(line!, number) }
     try splitter.feed(bytes, each)
-    try splitter.finish(each)
+    try splitter.feed(nil, each)
 }

@@ -19,10 +19,15 @@ package struct LineSplitter {
         self.maxLineBytes = maxLineBytes
     }
 
-    /// Feeds bytes just read; calls `body` for each line they complete, with the line's 1-based
-    /// number and its bytes (without the line break), or nil when it is longer than the limit.
-    package mutating func feed<E: Error>(_ buffer: UnsafeBufferPointer<UInt8>,
+    /// Feeds bytes just read, or nil at the end of the input (then a last line without a newline
+    /// counts as a line); calls `body` for each line completed, with the line's 1-based number and
+    /// its bytes (without the line break), or nil when it is longer than the limit.
+    package mutating func feed<E: Error>(_ buffer: UnsafeBufferPointer<UInt8>?,
                                          _ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void) throws(E) {
+        guard let buffer else {
+            if !partial.isEmpty || partialOversized { try endPartial(body) }
+            return
+        }
         var start = 0
         while start < buffer.count {
             guard let newline = firstIndex(of: 0x0A, in: buffer, from: start) else {
@@ -38,11 +43,6 @@ package struct LineSplitter {
             }
             start = newline + 1
         }
-    }
-
-    /// Ends the input: a last line without a newline counts as a line.
-    package mutating func finish<E: Error>(_ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void) throws(E) {
-        if !partial.isEmpty || partialOversized { try endPartial(body) }
     }
 
     private mutating func appendPartial(_ bytes: UnsafeBufferPointer<UInt8>) {
