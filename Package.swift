@@ -5,6 +5,9 @@ import PackageDescription
 //
 // Layers, bottom up (each knows only the ones below it):
 //   CSodium, COpenSSL   system libraries (libsodium, OpenSSL 3 libcrypto), found with pkg-config
+//   TokenConcurrency    the project's concurrency in one home: the lock-free work ring and queue,
+//                       the reorder ring, the lane pool, ordered production on worker threads, and
+//                       the one stop-signal mechanism (flags set by signal handlers)
 //   CTokenCrypto        a small C file: P-256 keys, verify contexts and r‖s handling over OpenSSL
 //   CTokenEd25519       a small C file: Ed25519 per-key tables over libsodium's own point functions
 //   CTokenSigning       ES256 signing for the tools: RFC 6979 deterministic, and OpenSSL's own
@@ -15,8 +18,8 @@ import PackageDescription
 //   TokenTools          what only the tools need: signing keys and token signing, key import
 //                       (PEM, DER, JWK), RFC 7638 thumbprints, CWT signing; the only Swift home of the signing C
 //   LineProtocol        SPEC §6 lines: request lines parsed in, answer lines out
-//   TokenStream         the streaming engine of `verify`: reader, lock-free rings to workers on
-//                       Dispatch queues, ordered output, live-state reload, signals
+//   TokenStream         the streaming engine of `verify`: reader, chunks to workers on Dispatch
+//                       queues through TokenConcurrency's rings, ordered output, live-state reload
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)
 //   tokenverify         the command line
 //
@@ -26,6 +29,7 @@ import PackageDescription
 let package = Package(
     name: "tokenverify",
     products: [
+        .library(name: "TokenConcurrency", targets: ["TokenConcurrency"]),
         .library(name: "TokenVerifier", targets: ["TokenVerifier"]),
         .library(name: "LineProtocol", targets: ["LineProtocol"]),
         .library(name: "TokenStream", targets: ["TokenStream"]),
@@ -69,8 +73,13 @@ let package = Package(
             linkerSettings: [.linkedLibrary("crypto")]
         ),
         .target(
+            name: "TokenConcurrency",
+            dependencies: [.product(name: "Atomics", package: "swift-atomics")]
+        ),
+        .target(
             name: "TokenVerifier",
             dependencies: [
+                "TokenConcurrency",
                 "CSodium",
                 "CTokenCrypto",
                 "CTokenEd25519",
@@ -85,6 +94,7 @@ let package = Package(
         .target(
             name: "TokenStream",
             dependencies: [
+                "TokenConcurrency",
                 "TokenVerifier",
                 "LineProtocol",
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -97,11 +107,12 @@ let package = Package(
         ),
         .target(
             name: "TokenGen",
-            dependencies: ["TokenVerifier", "TokenTools"]
+            dependencies: ["TokenConcurrency", "TokenVerifier", "TokenTools"]
         ),
         .executableTarget(
             name: "tokenverify",
             dependencies: [
+                "TokenConcurrency",
                 "TokenVerifier",
                 "LineProtocol",
                 "TokenStream",
@@ -115,6 +126,10 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["TokenVerifier", "TokenTools"],
             path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "TokenConcurrencyTests",
+            dependencies: ["TokenConcurrency"]
         ),
         .testTarget(
             name: "TokenVerifierTests",

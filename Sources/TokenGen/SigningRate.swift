@@ -1,5 +1,6 @@
 import Foundation
 import TokenTools
+import Synchronization
 
 /// The raw signing rate of the back ends on given threads: libsodium's `crypto_sign_detached`
 /// (Ed25519) and OpenSSL's own ES256 signing (SHA-256 and `EVP_PKEY_sign`, contexts set up once
@@ -62,15 +63,23 @@ public enum SigningRate {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
-    private final class Counts: @unchecked Sendable {
-        private let lock = NSLock()
-        private var rates: [Double], done: [Int], cpu: [Double]
-        init(_ count: Int) { rates = Array(repeating: 0, count: count); done = Array(repeating: 0, count: count); cpu = Array(repeating: 0, count: count) }
+    /// Each thread's figures, set once by that thread, summed at the end.
+    private final class Counts: Sendable {
+        private struct Figures {
+            var rates: [Double], done: [Int], cpu: [Double]
+        }
+        private let figures: Mutex<Figures>
+        init(_ count: Int) {
+            figures = Mutex(Figures(rates: Array(repeating: 0, count: count), done: Array(repeating: 0, count: count),
+                                    cpu: Array(repeating: 0, count: count)))
+        }
         func set(_ index: Int, rate: Double, done count: Int, cpuSeconds: Double) {
-            lock.withLock { rates[index] = rate; done[index] = count; cpu[index] = cpuSeconds }
+            figures.withLock { $0.rates[index] = rate; $0.done[index] = count; $0.cpu[index] = cpuSeconds }
         }
         var total: Rate {
-            lock.withLock { Rate(perSecond: rates.reduce(0, +), perCPUSecond: Double(done.reduce(0, +)) / max(1e-9, cpu.reduce(0, +))) }
+            figures.withLock {
+                Rate(perSecond: $0.rates.reduce(0, +), perCPUSecond: Double($0.done.reduce(0, +)) / max(1e-9, $0.cpu.reduce(0, +)))
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import TokenConcurrency
 import ArgumentParser
 import Foundation
 import TokenGen
@@ -78,7 +79,8 @@ extension TokenVerify {
             let threads = self.threads ?? activeProcessorCount()
             do { try OutputDirectory.prepare(out, force: force) } catch { ConfigurationError(description: error.description).exit() }
             let spec = self.spec
-            let stop = GenerationStop.install()
+            // SIGINT, SIGTERM and SIGHUP stop the generator, which removes its temporary files.
+            ProcessSignals.install(reloadOnHangUp: false)
             let rawBefore = compareRaw ? RawSigningRate(es256Share: spec.es256Share, threads: threads) : nil
             let showProgress = !quiet && isatty(2) == 1
             let progress = showProgress ? GenerationProgress(total: count) : nil
@@ -86,7 +88,7 @@ extension TokenVerify {
             do {
                 summary = try TokenSetFiles.write(spec, to: out, threads: threads,
                                                   progress: progress.map { meter in { meter.update($0, $1) } },
-                                                  shouldStop: { stop.requested })
+                                                  shouldStop: { ProcessSignals.stopRequested })
             } catch {
                 progress?.clear()
                 ConfigurationError(description: error.description).exit()

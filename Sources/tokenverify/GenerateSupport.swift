@@ -32,27 +32,6 @@ enum OutputDirectory {
     }
 }
 
-/// SIGINT and SIGTERM during `gen`: asks the generator to stop (it removes its temporary files).
-final class GenerationStop: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stopRequested = false
-    private var sources: [DispatchSourceSignal] = []
-
-    var requested: Bool { lock.withLock { stopRequested } }
-
-    static func install() -> GenerationStop {
-        let stop = GenerationStop()
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.lock.withLock { stop.stopRequested = true } }
-            source.resume()
-            stop.sources.append(source)
-        }
-        return stop
-    }
-}
-
 /// The progress line of `gen` on a terminal: tokens done, rate and time left, at most once a second.
 final class GenerationProgress {
     private let total: Int

@@ -1,3 +1,4 @@
+import TokenConcurrency
 import ArgumentParser
 import TokenStream
 import TokenVerifier

@@ -140,8 +140,10 @@ import TokenGen
         return (process.terminationStatus, String(decoding: text, as: UTF8.self))
     }
 
-    /// SIGINT while writing: exit 130 and no set file left, complete-looking or partial.
-    @Test func interruptedRunLeavesNoSet() throws {
+    /// SIGINT, SIGTERM or SIGHUP while writing: exit 130 and no set file left, complete-looking
+    /// or partial (the one stop-signal mechanism of TokenConcurrency; for gen a hang-up stops).
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
+    func interruptedRunLeavesNoSet(signal: Int32) throws {
         let space = try Workspace()
         let out = space.path("set")
         let process = Process()
@@ -156,9 +158,10 @@ import TokenGen
             waited += 0.05
         }
         #expect(waited < 60, "gen wrote nothing within a minute")
-        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, signal)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)
+        #expect(process.terminationReason == .exit, "gen ended by the signal itself, not by its own stop")
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == [])
     }
 }

@@ -1,3 +1,4 @@
+import TokenConcurrency
 import Atomics
 import Dispatch
 
@@ -20,7 +21,7 @@ final class AnswerSink: @unchecked Sendable {
         }
     }
 
-    private let ring: ReorderRing
+    private let ring: ReorderRing<Answer>
     private let writing = ManagedAtomic<Bool>(false)
     private let completed = ManagedAtomic<Int>(0)
     private let unordered: Bool

@@ -1,3 +1,4 @@
+import TokenConcurrency
 import Atomics
 import Dispatch
 import LineProtocol

@@ -1,3 +1,5 @@
+import TokenConcurrency
+
 /// The async API, for servers: the work runs on the verifier's own Dispatch queues and resumes
 /// the caller's continuation, so an event loop or a Swift concurrency thread is never blocked.
 extension TokenVerifier {
@@ -19,8 +21,8 @@ extension TokenVerifier {
                        chunkSize: Int = 256) async throws(CancellationError) -> [VerificationResult] {
         if Task.isCancelled { throw CancellationError() }
         guard !requests.isEmpty else { return [] }
-        let batch = VerificationLanes.Batch(requests)
-        let cancelled = CancellationFlag()
+        let batch = VerificationBatch(requests)
+        let cancelled = OnceFlag()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 lanes.run(batch, threads: threads ?? lanes.lanes.count, chunkSize: chunkSize,
@@ -32,13 +34,4 @@ extension TokenVerifier {
         if cancelled.isSet { throw CancellationError() }
         return batch.resultArray
     }
-}
-
-import Atomics
-
-/// A flag set once, from any thread.
-private final class CancellationFlag: Sendable {
-    private let flag = ManagedAtomic<Bool>(false)
-    var isSet: Bool { flag.load(ordering: .relaxed) }
-    func set() { flag.store(true, ordering: .relaxed) }
 }

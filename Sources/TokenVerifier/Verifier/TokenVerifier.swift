@@ -75,7 +75,7 @@ public final class TokenVerifier: Sendable {
     /// From async code, use `await verify(_:)`, which does not block.
     public func verify(_ requests: [VerificationRequest], threads: Int? = nil, chunkSize: Int = 256) -> [VerificationResult] {
         guard !requests.isEmpty else { return [] }
-        let batch = VerificationLanes.Batch(requests)
+        let batch = VerificationBatch(requests)
         let finished = DispatchSemaphore(value: 0)
         lanes.run(batch, threads: threads ?? lanes.lanes.count, chunkSize: chunkSize, isCancelled: { false }) {
             finished.signal()
