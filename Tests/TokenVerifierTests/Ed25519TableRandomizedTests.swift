@@ -101,8 +101,7 @@ import TestSupport
             return (publicKey: publicKey, secretKey: secretKey)
         }
         let paths = try keys.map { try #require(Ed25519PathComparison(publicKey: $0.publicKey)) }
-        var checked: [Variant: Int] = [:], valid: [Variant: Int] = [:], mismatches: [Variant: Int] = [:]
-        let started = Date()
+        var tally = PathComparisonTally<Variant>()
         var index = 0
         while index < count {
             let keyIndex = Int.random(in: 0..<keys.count, using: &random)
@@ -122,18 +121,13 @@ import TestSupport
                     input = Self.apply(variant, signature: signature, message: message, random: &random)
                     verdicts = paths[keyIndex].verdicts(signature: input.signature, message: input.message)
                 }
-                checked[variant, default: 0] += 1
-                if verdicts.table { valid[variant, default: 0] += 1 }
-                if verdicts.sodium != verdicts.table {
-                    mismatches[variant, default: 0] += 1
-                    Issue.record("\(variant): libsodium \(verdicts.sodium), table \(verdicts.table); signature \(input.signature), message \(input.message)")
-                }
+                tally.record(variant, standard: verdicts.sodium, table: verdicts.table, standardName: "libsodium",
+                             input: "signature \(input.signature), message \(input.message)")
             }
         }
-        let seconds = Date().timeIntervalSince(started)
-        let lines = Variant.allCases.map { "  \($0): \(checked[$0] ?? 0) checked, \(valid[$0] ?? 0) valid, \(mismatches[$0] ?? 0) mismatches" }
-        print("Ed25519 libsodium vs table: \(count) signatures over \(keys.count) keys in \(String(format: "%.1f", seconds)) s\n" + lines.joined(separator: "\n"))
-        #expect(mismatches.isEmpty)
+        tally.report("Ed25519 libsodium vs table: \(count) signatures over \(keys.count) keys")
+        let (checked, valid) = (tally.checked, tally.valid)
+        #expect(tally.mismatches.isEmpty)
         // Every signature made here verifies; a mixed-order key's only when T's order divides h
         // (between an eighth and a half of them); a changed one never does.
         #expect(valid[.valid] == checked[.valid])

@@ -66,8 +66,7 @@ import TestSupport
         var random = SystemRandomNumberGenerator()
         let keys = (0..<4).map { _ in P256PrivateKey() }
         let paths = try keys.map { try #require(P256PathComparison(x: $0.x, y: $0.y)) }
-        var checked: [Variant: Int] = [:], valid: [Variant: Int] = [:], mismatches: [Variant: Int] = [:]
-        let started = Date()
+        var tally = PathComparisonTally<Variant>()
         var index = 0
         while index < count {
             let keyIndex = Int.random(in: 0..<keys.count, using: &random)
@@ -77,18 +76,13 @@ import TestSupport
                 index += 1
                 let input = Self.apply(variant, signature: signature, message: message, random: &random)
                 let verdicts = paths[keyIndex].verdicts(signature: input.signature, message: input.message)
-                checked[variant, default: 0] += 1
-                if verdicts.table { valid[variant, default: 0] += 1 }
-                if verdicts.evp != verdicts.table {
-                    mismatches[variant, default: 0] += 1
-                    Issue.record("\(variant): EVP \(verdicts.evp), table \(verdicts.table); signature \(input.signature), message \(input.message)")
-                }
+                tally.record(variant, standard: verdicts.evp, table: verdicts.table, standardName: "EVP",
+                             input: "signature \(input.signature), message \(input.message)")
             }
         }
-        let seconds = Date().timeIntervalSince(started)
-        let lines = Variant.allCases.map { "  \($0): \(checked[$0] ?? 0) checked, \(valid[$0] ?? 0) valid, \(mismatches[$0] ?? 0) mismatches" }
-        print("P-256 EVP vs table: \(count) signatures over \(keys.count) keys in \(String(format: "%.1f", seconds)) s\n" + lines.joined(separator: "\n"))
-        #expect(mismatches.isEmpty)
+        tally.report("P-256 EVP vs table: \(count) signatures over \(keys.count) keys")
+        let (checked, valid) = (tally.checked, tally.valid)
+        #expect(tally.mismatches.isEmpty)
         // Every signature the test made verifies; a changed one almost never does.
         #expect(valid[.valid] == checked[.valid] && valid[.highS] == checked[.highS])
         #expect((valid[.flipMessage] ?? 0) == 0 && (valid[.r0] ?? 0) == 0 && (valid[.sN] ?? 0) == 0)
