@@ -149,7 +149,8 @@ static struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key) {
 }
 
 // Compares the table path with crypto_sign_verify_detached on a fixed key: valid signatures,
-// each byte of R and S and of the message flipped, S + L, and R of small order.
+// bytes of R and S and of the message flipped, S + L, and R of small order (about 50 verifies
+// each way, a few milliseconds once per process).
 static int tv_ed25519_self_test(void) {
     uint8_t seed[32], public_key[32], secret_key[64], message[96], signature[64];
     for (int i = 0; i < 32; i++) seed[i] = (uint8_t)(7 * i + 1);
@@ -158,10 +159,10 @@ static int tv_ed25519_self_test(void) {
     struct ed25519_table *table = tv_ed25519_make_table(public_key);
     if (table == NULL) return 0;
     int agreed = 1, valid = 0;
-    for (int round = 0; round < 4 && agreed; round++) {
+    for (int round = 0; round < 2 && agreed; round++) {
         message[0] = (uint8_t)round;
         crypto_sign_detached(signature, NULL, message, sizeof message, secret_key);
-        for (int flip = -1; flip < 64 + 96 && agreed; flip += (flip < 0 ? 1 : 5)) {
+        for (int flip = -1; flip < 64 + 96 && agreed; flip += (flip < 0 ? 1 : 13)) {
             uint8_t s[64], m[96];
             memcpy(s, signature, 64);
             memcpy(m, message, 96);
@@ -185,7 +186,7 @@ static int tv_ed25519_self_test(void) {
     s[0] = 1;
     agreed = agreed && (crypto_sign_verify_detached(s, message, sizeof message, public_key) == 0) == tv_ed25519_verify_with(table, message, sizeof message, s);
     free(table);
-    return agreed && valid == 4;
+    return agreed && valid == 2;
 }
 
 static void tv_ed25519_setup(void) {

@@ -12,17 +12,19 @@ enum KeyTableBuilder {
         var es256: Int
         var ed25519: Int
 
-        /// How many ES256 and Ed25519 tables fit.
-        var tableCounts: (es256: Int, ed25519: Int) {
-            (max(0, es256) / P256KeyTable.bytesPerTable,
-             Ed25519KeyTable.isAvailable ? max(0, ed25519) / Ed25519KeyTable.bytesPerTable : 0)
+        /// How many ES256 and Ed25519 tables fit (the Ed25519 path's start-up self-test runs only
+        /// when the key set has an Ed25519 key).
+        func tableCounts(for keys: KeySet) -> (es256: Int, ed25519: Int) {
+            let hasEd25519 = keys.keys.contains { $0.ed25519 != nil }
+            return (max(0, es256) / P256KeyTable.bytesPerTable,
+                    hasEd25519 && ed25519 > 0 && Ed25519KeyTable.isAvailable ? ed25519 / Ed25519KeyTable.bytesPerTable : 0)
         }
     }
 
     /// Schedules the tables of `keys` (nothing when no key can have one within the caps).
     /// `stillWanted` is asked before each key; the build stops when it answers false.
     static func start(for keys: KeySet, caps: Caps, stillWanted: @escaping @Sendable (KeySet) -> Bool) {
-        let budget = caps.tableCounts
+        let budget = caps.tableCounts(for: keys)
         let wanted = keys.keys.contains { ($0.p256 != nil && budget.es256 > 0) || ($0.ed25519 != nil && budget.ed25519 > 0) }
         guard wanted else { return }
         queue.async {
