@@ -2,16 +2,18 @@
 public struct VerificationKey: Sendable {
     /// `kid`, unique across the key set.
     public var keyID: String
-    /// The kind of key (`OKP`/`Ed25519` or `EC`/`P-256`).
-    public var type: KeyType
+    /// The kind of key (`OKP`/`Ed25519` or `EC`/`P-256`). Fixed with the key material: a key is
+    /// only ever made by loading a key set, where both are checked.
+    public private(set) var type: KeyType
     /// The key's declared `alg`, if any (already known to fit `type`).
     public var algorithm: SignatureAlgorithm?
     /// The key's `env` extension member, if any.
     public var environment: Environment?
     /// The key's `iss` extension member, if any.
     public var issuer: String?
-    /// The raw public key: 32 bytes for Ed25519, x‖y (64 bytes) for P-256.
-    public var publicKeyBytes: [UInt8]
+    /// The raw public key: 32 bytes for Ed25519, x‖y (64 bytes) for P-256 (the bytes the key's
+    /// verification objects were made from, so not to be changed).
+    public private(set) var publicKeyBytes: [UInt8]
 
     /// The decoded OpenSSL key, for P-256 keys.
     let p256: P256PublicKey?
