@@ -73,12 +73,12 @@ extension TokenVerify {
         var cacheSlots: Int = 1 << 18
 
         @Option(name: .customLong("es256-table-memory"), help: ArgumentHelp(
-            "Memory for ES256 keys' precomputed tables, built in the background after the keys load (about 160 KB per key; default 64 MiB = 419 keys; keys beyond it, and until their table is ready, verify through EVP_PKEY_verify; 0 turns the tables off).",
+            "Memory for ES256 keys' precomputed tables, built in the background on each key's first use (about 160 KB per key; default 64 MiB = 419 keys; keys beyond it, and until their table is ready, verify through EVP_PKEY_verify; 0 turns the tables off).",
             valueName: "bytes"))
         var es256TableMemory: Int = 64 << 20
 
         @Option(name: .customLong("ed25519-table-memory"), help: ArgumentHelp(
-            "Memory for Ed25519 keys' precomputed tables, built in the background after the keys load from libsodium's own point functions (about 215 KB per key; default 64 MiB = 304 keys; keys beyond it, and until their table is ready, verify through crypto_sign_verify_detached; 0 turns the tables off).",
+            "Memory for Ed25519 keys' precomputed tables, built in the background on each key's first use from libsodium's own point functions (about 215 KB per key; default 64 MiB = 304 keys; keys beyond it, and until their table is ready, verify through crypto_sign_verify_detached; 0 turns the tables off).",
             valueName: "bytes"))
         var ed25519TableMemory: Int = 64 << 20
 

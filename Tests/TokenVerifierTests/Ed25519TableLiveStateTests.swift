@@ -32,6 +32,22 @@ import TestSupport
         #expect(results.suffix(bad.count).allSatisfy { $0.reason == .badSignature })
     }
 
+    /// Nothing is built at start-up: a key's table is asked for by its first use (until it is
+    /// ready the key verifies through libsodium), so unused keys cost nothing.
+    @Test func aKeysTableIsBuiltOnItsFirstUse() throws {
+        try Ed25519PathComparison.requireTablePath()
+        let verifier = try verifier([first, es, second])
+        KeyTableBuilder.waitUntilIdle()
+        #expect(tables(verifier) == [false, false])
+        #expect(verifier.keys.keys[1].p256!.table == nil)
+        let worker = verifier.makeWorker()
+        #expect(worker.verify(VerificationRequest(token: Fixtures.token(second))).isValid)
+        KeyTableBuilder.waitUntilIdle()
+        #expect(tables(verifier) == [false, true])
+        #expect(verifier.keys.keys[1].p256!.table == nil, "the ES256 key was not used")
+        #expect(worker.verify(VerificationRequest(token: Fixtures.token(second))).isValid)
+    }
+
     @Test func aRotatedKeySetGetsNewTables() throws {
         try Ed25519PathComparison.requireTablePath()
         let verifier = try verifier([first])

@@ -28,7 +28,7 @@ import TestSupport
 
     @Test func workersTakeTheTableOnceReady() throws {
         let verifier = TokenVerifier(keys: try keySet([ed, first, second]), options: options())
-        KeyTableBuilder.waitUntilIdle()
+        verifier.waitForKeyTables()
         #expect(verifier.keys.keys.allSatisfy { $0.p256 == nil || $0.p256!.table != nil })
         let worker = verifier.makeWorker()
         #expect(verify(first, with: worker) == (true, true))
@@ -55,12 +55,12 @@ import TestSupport
 
     @Test func aRotatedKeySetGetsNewTables() throws {
         let verifier = TokenVerifier(keys: try keySet([first]), options: options())
-        KeyTableBuilder.waitUntilIdle()
+        verifier.waitForKeyTables()
         let worker = verifier.makeWorker()
         #expect(verify(first, with: worker) == (true, true))
         let oldKey = try #require(verifier.keys.keys[0].p256)
         verifier.replaceKeys(try keySet([second]))
-        KeyTableBuilder.waitUntilIdle()
+        verifier.waitForKeyTables()
         #expect(try #require(verifier.keys.keys[0].p256).table != nil)
         #expect(verify(second, with: worker) == (true, true))
         // The removed key's token meets no key (and so no table) any more.
@@ -70,7 +70,7 @@ import TestSupport
 
     @Test func theMemoryCapLeavesLaterKeysOnEVP() throws {
         let verifier = TokenVerifier(keys: try keySet([first, second]), options: options(tableMemory: P256KeyTable.bytesPerTable))
-        KeyTableBuilder.waitUntilIdle()
+        verifier.waitForKeyTables()
         #expect(verifier.keys.keys.map { $0.p256!.table != nil } == [true, false])
         let worker = verifier.makeWorker()
         #expect(verify(first, with: worker) == (true, true))
@@ -79,7 +79,7 @@ import TestSupport
 
     @Test func zeroTurnsTheTablesOff() throws {
         let verifier = TokenVerifier(keys: try keySet([first]), options: options(tableMemory: 0))
-        KeyTableBuilder.waitUntilIdle()
+        verifier.waitForKeyTables()
         #expect(verifier.keys.keys[0].p256!.table == nil)
         #expect(verify(first, with: verifier.makeWorker()) == (true, false))
     }

@@ -32,28 +32,33 @@ final class Ed25519KeyTable: @unchecked Sendable {
 }
 
 /// An Ed25519 public key and its table once that is built (``KeyTableBuilder``).
-final class Ed25519PublicKey: @unchecked Sendable {
+final class Ed25519PublicKey: Sendable {
     let bytes: [UInt8]
-    /// The key's table, published once when ready; read with one atomic load per verification.
-    private let readyTable = ManagedAtomicLazyReference<Ed25519KeyTable>()
+    /// The key's table: asked for on first use, published once when ready.
+    let lazyTable = LazyKeyTable<Ed25519KeyTable>()
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// The key's table, when it is ready.
     @inline(__always)
-    var table: Ed25519KeyTable? { readyTable.load() }
+    var table: Ed25519KeyTable? { lazyTable.table }
 
-    /// Builds and publishes the key's table unless it has one; true when a table was built here.
+    /// Asks for the key's table (built in the background, within its key set's budget).
+    func requestTable() {
+        lazyTable.request { [bytes] in Ed25519KeyTable(publicKey: bytes) }
+    }
+
+    /// Builds and publishes the key's table now unless it has one; true when a table was built here.
     func buildTable() -> Bool {
-        guard readyTable.load() == nil, let table = Ed25519KeyTable(publicKey: bytes) else { return false }
-        return readyTable.storeIfNilThenLoad(table) === table
+        lazyTable.buildNow { Ed25519KeyTable(publicKey: bytes) }
     }
 
     /// Verifies through the key's table once it is ready, through `crypto_sign_verify_detached`
-    /// until then (both give the same verdict on every input).
+    /// until then (both give the same verdict on every input); the first use asks for the table.
     @inline(__always)
     func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         if let table { return table.verify(signature: signature, message: message) }
+        if !lazyTable.isRequested { requestTable() }
         return verifyWithSodium(signature: signature, message: message)
     }
 

@@ -1,40 +1,38 @@
+import Atomics
 import Dispatch
 
-/// Builds the per-key tables of a key set in the background (ES256: ``P256KeyTable``, Ed25519:
-/// ``Ed25519KeyTable``): on one low-priority serial queue, in key order, each algorithm up to its
-/// memory cap (keys beyond it keep the standard call). A build stops early when its key set is no
-/// longer the one in force.
+/// Builds keys' precomputed tables (ES256: ``P256KeyTable``, about 40 ms each; Ed25519:
+/// ``Ed25519KeyTable``, about 1 ms) in the background, on one low-priority serial queue: a key's
+/// table on the key's first use, within what its key set's memory cap allows (keys beyond it keep
+/// the standard call). A key set of many keys, most of them unused by a run, so costs nothing at
+/// start-up. A table lives as long as its key: a rotated-out key's table goes with it.
 enum KeyTableBuilder {
-    private static let queue = DispatchQueue(label: "tokenverify.key-tables", qos: .utility)
+    fileprivate static let queue = DispatchQueue(label: "tokenverify.key-tables", qos: .utility)
 
     /// The memory caps, in bytes, of the two kinds of table.
     struct Caps {
         var es256: Int
         var ed25519: Int
+    }
 
-        /// How many ES256 and Ed25519 tables fit (the Ed25519 path's start-up self-test runs only
-        /// when the key set has an Ed25519 key).
-        func tableCounts(for keys: KeySet) -> (es256: Int, ed25519: Int) {
-            let hasEd25519 = keys.keys.contains { $0.ed25519 != nil }
-            return (max(0, es256) / P256KeyTable.bytesPerTable,
-                    hasEd25519 && ed25519 > 0 && Ed25519KeyTable.isAvailable ? ed25519 / Ed25519KeyTable.bytesPerTable : 0)
+    /// Gives the keys of a key set put in force their budgets: tables are built as keys are used.
+    static func arm(_ keys: KeySet, caps: Caps) {
+        let es256 = TableBudget(tables: max(0, caps.es256) / P256KeyTable.bytesPerTable)
+        let ed25519 = TableBudget(tables: max(0, caps.ed25519) / Ed25519KeyTable.bytesPerTable)
+        for key in keys.keys {
+            key.p256?.lazyTable.arm(es256)
+            key.ed25519?.lazyTable.arm(ed25519)
         }
     }
 
-    /// Schedules the tables of `keys` (nothing when no key can have one within the caps).
-    /// `stillWanted` is asked before each key; the build stops when it answers false.
-    static func start(for keys: KeySet, caps: Caps, stillWanted: @escaping @Sendable (KeySet) -> Bool) {
-        let budget = caps.tableCounts(for: keys)
-        let wanted = keys.keys.contains { ($0.p256 != nil && budget.es256 > 0) || ($0.ed25519 != nil && budget.ed25519 > 0) }
-        guard wanted else { return }
-        queue.async {
-            var built = (es256: 0, ed25519: 0)
-            for key in keys.keys {
-                guard built.es256 < budget.es256 || built.ed25519 < budget.ed25519, stillWanted(keys) else { return }
-                if let p256 = key.p256, built.es256 < budget.es256, p256.buildTable() { built.es256 += 1 }
-                if let ed25519 = key.ed25519, built.ed25519 < budget.ed25519, ed25519.buildTable() { built.ed25519 += 1 }
-            }
+    /// Asks for the table of every key of `keys` (in key order, within the caps) and returns
+    /// when every build asked for so far has ended.
+    static func buildAll(_ keys: KeySet) {
+        for key in keys.keys {
+            key.p256?.requestTable()
+            key.ed25519?.requestTable()
         }
+        waitUntilIdle()
     }
 
     /// Returns when every build scheduled so far has ended (for tests and the benchmark).
@@ -43,17 +41,77 @@ enum KeyTableBuilder {
     }
 }
 
+/// What one key set's tables of one kind may take: how many more may be built.
+final class TableBudget: Sendable {
+    private let remaining: ManagedAtomic<Int>
+
+    init(tables: Int) {
+        remaining = ManagedAtomic(tables)
+    }
+
+    /// Schedules `build` if a table may still be built; false when the budget is spent.
+    func schedule(_ build: @escaping @Sendable () -> Void) -> Bool {
+        var left = remaining.load(ordering: .relaxed)
+        while left > 0 {
+            let (exchanged, found) = remaining.weakCompareExchange(expected: left, desired: left - 1, ordering: .relaxed)
+            if exchanged {
+                KeyTableBuilder.queue.async(execute: build)
+                return true
+            }
+            left = found
+        }
+        return false
+    }
+}
+
+/// A key's precomputed table: asked for on the key's first use without one, built in the
+/// background within the key set's budget, then published once and read with one atomic load.
+final class LazyKeyTable<Table: AnyObject & Sendable>: Sendable {
+    private let ready = ManagedAtomicLazyReference<Table>()
+    private let requested = ManagedAtomic<Bool>(false)
+    private let budget = ManagedAtomicLazyReference<TableBudget>()
+
+    init() {}
+
+    /// The table, once it is built.
+    @inline(__always)
+    var table: Table? { ready.load() }
+
+    /// Whether the table was asked for (once asked, never again).
+    @inline(__always)
+    var isRequested: Bool { requested.load(ordering: .relaxed) }
+
+    /// Gives the key its key set's budget (the first key set the key is put in force with).
+    func arm(_ budget: TableBudget) {
+        _ = self.budget.storeIfNilThenLoad(budget)
+    }
+
+    /// Schedules `make` once, if the key is armed and its budget allows.
+    func request(_ make: @escaping @Sendable () -> Table?) {
+        guard requested.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged,
+              let budget = budget.load() else { return }
+        _ = budget.schedule { [self] in _ = buildNow(make) }
+    }
+
+    /// Builds and publishes the table now, unless there is one; true when a table was built here.
+    func buildNow(_ make: () -> Table?) -> Bool {
+        guard ready.load() == nil, let table = make() else { return false }
+        return ready.storeIfNilThenLoad(table) === table
+    }
+}
+
 extension TokenVerifier {
-    /// Blocks until the per-key tables scheduled so far (ES256 and Ed25519, for this verifier's
-    /// key set and any other) are built or skipped: for benchmarks and tests that measure the
-    /// steady state. Verification never needs it; a key without its table verifies through the
-    /// library's standard call.
+    /// Builds the per-key tables of the key set in force (ES256 and Ed25519, in key order, within
+    /// the memory caps) and blocks until they are built: for benchmarks and tests that measure
+    /// the steady state. Verification never needs it: a key's table is otherwise built in the
+    /// background on the key's first use, and until then the key verifies through the library's
+    /// standard call.
     public func waitForKeyTables() {
-        KeyTableBuilder.waitUntilIdle()
+        KeyTableBuilder.buildAll(keys)
     }
 
     /// The same as ``waitForKeyTables()`` (its earlier name, from when only ES256 keys had tables).
     public func waitForES256Tables() {
-        KeyTableBuilder.waitUntilIdle()
+        waitForKeyTables()
     }
 }

@@ -8,8 +8,8 @@ final class P256PublicKey: @unchecked Sendable {
     fileprivate let handle: UnsafeMutableRawPointer
     private let x: [UInt8]
     private let y: [UInt8]
-    /// The key's table, published once when ready; read with one atomic load per verification.
-    private let readyTable = ManagedAtomicLazyReference<P256KeyTable>()
+    /// The key's table: asked for on first use, published once when ready.
+    let lazyTable = LazyKeyTable<P256KeyTable>()
 
     /// Nil when (x, y) is not a point on P-256 or a coordinate is not 32 bytes.
     init?(x: [UInt8], y: [UInt8]) {
@@ -23,13 +23,17 @@ final class P256PublicKey: @unchecked Sendable {
 
     /// The key's table, when it is ready.
     @inline(__always)
-    var table: P256KeyTable? { readyTable.load() }
+    var table: P256KeyTable? { lazyTable.table }
 
-    /// Builds and publishes the key's table unless it has one; true when a table was built here.
-    /// False too when OpenSSL offers no table for P-256: the key keeps verifying through EVP.
+    /// Asks for the key's table (built in the background, within its key set's budget).
+    func requestTable() {
+        lazyTable.request { [x, y] in P256KeyTable(x: x, y: y) }
+    }
+
+    /// Builds and publishes the key's table now unless it has one; true when a table was built
+    /// here. False too when OpenSSL offers no table for P-256: the key keeps verifying through EVP.
     func buildTable() -> Bool {
-        guard readyTable.load() == nil, let table = P256KeyTable(x: x, y: y) else { return false }
-        return readyTable.storeIfNilThenLoad(table) === table
+        lazyTable.buildNow { P256KeyTable(x: x, y: y) }
     }
 }
 
@@ -67,6 +71,7 @@ final class P256VerifyContext {
                 tv_p256_table_verify(table.handle, scratch, message.baseAddress, message.count, signature.baseAddress) == 1
             }
         }
+        if !key.lazyTable.isRequested { key.requestTable() }
         return verifyWithEVP(signature: signature, message: message)
     }
 

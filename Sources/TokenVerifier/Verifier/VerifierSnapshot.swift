@@ -59,15 +59,11 @@ final class VerifierCore: Sendable {
         buildTables(for: keys)
     }
 
-    /// Starts building the per-key tables of a key set put in force (stops if it is replaced).
+    /// Arms the per-key tables of a key set put in force: each is built in the background on its
+    /// key's first use, within the caps of ``VerificationOptions``. (Nothing here refers back to
+    /// the core, so no cycle forms and no weak reference is needed.)
     private func buildTables(for keys: KeySet) {
-        // Strong captures (here and in the builder): a queued build keeps the core and the key set
-        // alive for its few milliseconds a key. Weak references would do as well, but their side
-        // tables read as leaks to LeakSanitizer in the fuzz harnesses, whose verifier lives forever.
-        let caps = KeyTableBuilder.Caps(es256: options.es256TableMemory, ed25519: options.ed25519TableMemory)
-        KeyTableBuilder.start(for: keys, caps: caps) { keys in
-            self.snapshot.keys === keys
-        }
+        KeyTableBuilder.arm(keys, caps: KeyTableBuilder.Caps(es256: options.es256TableMemory, ed25519: options.ed25519TableMemory))
     }
 
     /// The snapshot in force.
