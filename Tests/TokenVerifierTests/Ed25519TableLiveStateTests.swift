@@ -48,6 +48,20 @@ import TestSupport
         #expect(worker.verify(VerificationRequest(token: Fixtures.token(second))).isValid)
     }
 
+    /// A key used before its key set arms it (a reload races its first use) asks again on its
+    /// next use once armed: the early use must not spend its one request.
+    @Test func aUseBeforeArmingDoesNotLoseTheTable() throws {
+        try Ed25519PathComparison.requireTablePath()
+        let key = Ed25519PublicKey(try Fixtures.publicKey(first).publicKeyBytes)
+        key.requestTable()
+        KeyTableBuilder.waitUntilIdle()
+        #expect(key.table == nil && !key.lazyTable.isRequested)
+        key.lazyTable.arm(TableBudget(tables: 1))
+        key.requestTable()
+        KeyTableBuilder.waitUntilIdle()
+        #expect(key.table != nil)
+    }
+
     @Test func aRotatedKeySetGetsNewTables() throws {
         try Ed25519PathComparison.requireTablePath()
         let verifier = try verifier([first])

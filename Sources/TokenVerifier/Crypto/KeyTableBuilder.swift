@@ -86,10 +86,11 @@ final class LazyKeyTable<Table: AnyObject & Sendable>: Sendable {
         _ = self.budget.storeIfNilThenLoad(budget)
     }
 
-    /// Schedules `make` once, if the key is armed and its budget allows.
+    /// Schedules `make` once, if the key is armed and its budget allows. A request before the
+    /// key is armed is not counted: the key's next use asks again.
     func request(_ make: @escaping @Sendable () -> Table?) {
-        guard requested.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged,
-              let budget = budget.load() else { return }
+        guard let budget = budget.load(),
+              requested.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         _ = budget.schedule { [self] in _ = buildNow(make) }
     }
 

@@ -55,15 +55,8 @@ final class VerifierCore: Sendable {
     init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, options: VerificationOptions) {
         self.options = options
         let cache = options.signatureCacheSlots > 0 ? SignatureCache(slots: options.signatureCacheSlots) : nil
+        KeyTableBuilder.arm(keys, caps: options.tableCaps)
         current = ManagedAtomic(VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, signatureCache: cache))
-        buildTables(for: keys)
-    }
-
-    /// Arms the per-key tables of a key set put in force: each is built in the background on its
-    /// key's first use, within the caps of ``VerificationOptions``. (Nothing here refers back to
-    /// the core, so no cycle forms and no weak reference is needed.)
-    private func buildTables(for keys: KeySet) {
-        KeyTableBuilder.arm(keys, caps: KeyTableBuilder.Caps(es256: options.es256TableMemory, ed25519: options.ed25519TableMemory))
     }
 
     /// The snapshot in force.
@@ -76,12 +69,19 @@ final class VerifierCore: Sendable {
         var old = current.load(ordering: .acquiring)
         while true {
             let new = change(old)
+            // A key set is armed before it is in force, so that its keys' first uses ask for
+            // their tables (arming is idempotent: a key keeps the first budget it is given).
+            if new.keys !== old.keys { KeyTableBuilder.arm(new.keys, caps: options.tableCaps) }
             let (exchanged, found) = current.compareExchange(expected: old, desired: new, ordering: .acquiringAndReleasing)
-            if exchanged {
-                if new.keys !== old.keys { buildTables(for: new.keys) }
-                return
-            }
+            if exchanged { return }
             old = found
         }
+    }
+}
+
+extension VerificationOptions {
+    /// The memory caps of the per-key tables (each key set put in force gets these budgets).
+    var tableCaps: KeyTableBuilder.Caps {
+        KeyTableBuilder.Caps(es256: es256TableMemory, ed25519: ed25519TableMemory)
     }
 }
