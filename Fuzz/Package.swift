@@ -15,7 +15,7 @@ let package = Package(
         .executableTarget(name: "FuzzRequestLine", dependencies: ["FuzzSupport", .product(name: "LineProtocol", package: "tokenverify")]),
         .executableTarget(name: "FuzzKeySet", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(name: "FuzzSignature", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
-        .executableTarget(name: "FuzzEd25519Signature", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify"), .product(name: "TokenTools", package: "tokenverify")]),
+        .executableTarget(name: "FuzzEd25519Signature", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(name: "FuzzRevocations", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
     ]
 )

@@ -49,3 +49,20 @@ extension FuzzCorpusTests {
         #expect(signedAndValid >= 3, "the corpus reaches valid signatures")
     }
 }
+
+extension FuzzCorpusTests {
+    /// The Ed25519 signature corpus through both paths (`crypto_sign_verify_detached` and the
+    /// per-key table), as the FuzzEd25519Signature harness does: equal verdicts on every input.
+    @Test func ed25519SignatureCorpus() throws {
+        try Ed25519PathComparison.requireTablePath()
+        let inputs = try Repository.fuzzCorpus("FuzzEd25519Signature")
+        #expect(inputs.count >= 10, "the Ed25519 signature corpus is missing or nearly empty")
+        var signedAndValid = 0
+        for input in inputs {
+            let verdicts = input.withUnsafeBufferPointer { Ed25519PathCheck.verdicts($0) }
+            #expect(verdicts.sodium == verdicts.table, "libsodium \(verdicts.sodium), table \(verdicts.table) on \(input)")
+            if verdicts.signedHere, verdicts.table { signedAndValid += 1 }
+        }
+        #expect(signedAndValid >= 3, "the corpus reaches valid signatures")
+    }
+}

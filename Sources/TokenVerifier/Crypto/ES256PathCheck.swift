@@ -1,12 +1,8 @@
 internal import CTokenCrypto
 
-/// Both ES256 verification paths — EVP_PKEY_verify and the per-key table — on one fuzz input,
-/// for the FuzzSignature harness and the replay of its corpus in the tests.
-///
-/// An input is read as: byte 0 picks one of three fixed keys (its value mod 3) and, with its top
-/// bit set, asks for a signature made here over the message, XORed with the next 64 bytes (so
-/// valid and nearly valid signatures are reached); without it, bytes 1..<65 are the signature
-/// itself (shorter when the input is). The bytes after them are the message.
+/// Both ES256 verification paths — EVP_PKEY_verify and the per-key table — on one fuzz input
+/// (laid out as ``SignaturePathInput`` says), for the FuzzSignature harness and the replay of its
+/// corpus in the tests.
 enum ES256PathCheck {
     /// Three fixed private scalars (any values in [1, n−1]).
     private static let scalars: [[UInt8]] = (1...3).map { seed in (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ seed &* 101) } }
@@ -24,21 +20,16 @@ enum ES256PathCheck {
 
     /// The verdicts of both paths on `input`, and whether the signature was made here.
     static func verdicts(_ input: UnsafeBufferPointer<UInt8>) -> (evp: Bool, table: Bool, signedHere: Bool) {
-        guard let first = input.first else { return (false, false, false) }
-        let key = keys[Int(first) % keys.count]
-        let signatureBytes = Array(input[1..<min(input.count, 65)])
-        let message = Array(input[min(input.count, 65)...])
-        let signedHere = first & 0x80 != 0
-        var signature = signatureBytes
-        if signedHere {
-            signature = [UInt8](repeating: 0, count: 64)
+        guard let input = SignaturePathInput(input, keys: keys.count) else { return (false, false, false) }
+        let key = keys[input.keyIndex]
+        let signature = input.signature { message in
+            var signature = [UInt8](repeating: 0, count: 64)
             precondition(tv_p256_sign(key.privateKey, message, message.count, &signature) == 1, "OpenSSL could not sign")
-            for (index, mask) in signatureBytes.enumerated() { signature[index] ^= mask }
+            return signature
         }
-        return signature.withUnsafeBufferPointer { s in
-            message.withUnsafeBufferPointer { m in
-                (key.context.verifyWithEVP(signature: s, message: m), key.context.verify(signature: s, message: m), signedHere)
-            }
+        let (evp, table) = input.verdicts(signature: signature) { s, m in
+            (key.context.verifyWithEVP(signature: s, message: m), key.context.verify(signature: s, message: m))
         }
+        return (evp, table, input.signedHere)
     }
 }
