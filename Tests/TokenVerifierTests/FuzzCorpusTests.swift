@@ -38,31 +38,28 @@ extension FuzzCorpusTests {
     /// The signature corpus through both ES256 paths (EVP and the per-key table), as the
     /// FuzzSignature harness does: equal verdicts on every input.
     @Test func signatureCorpus() throws {
-        let inputs = try Repository.fuzzCorpus("FuzzSignature")
-        #expect(inputs.count >= 10, "the signature corpus is missing or nearly empty")
-        var signedAndValid = 0
-        for input in inputs {
-            let verdicts = input.withUnsafeBufferPointer { ES256PathCheck.verdicts($0) }
-            #expect(verdicts.evp == verdicts.table, "EVP \(verdicts.evp), table \(verdicts.table) on \(input)")
-            if verdicts.signedHere, verdicts.table { signedAndValid += 1 }
-        }
-        #expect(signedAndValid >= 3, "the corpus reaches valid signatures")
+        try replayBothPaths("FuzzSignature", standard: "EVP") { ES256PathCheck.verdicts($0) }
     }
-}
 
-extension FuzzCorpusTests {
     /// The Ed25519 signature corpus through both paths (`crypto_sign_verify_detached` and the
     /// per-key table), as the FuzzEd25519Signature harness does: equal verdicts on every input.
     @Test func ed25519SignatureCorpus() throws {
         try Ed25519PathComparison.requireTablePath()
-        let inputs = try Repository.fuzzCorpus("FuzzEd25519Signature")
-        #expect(inputs.count >= 10, "the Ed25519 signature corpus is missing or nearly empty")
+        try replayBothPaths("FuzzEd25519Signature", standard: "libsodium") { Ed25519PathCheck.verdicts($0) }
+    }
+
+    /// Replays a signature corpus through `verdicts` (the standard call's, the table's, and
+    /// whether the signature was made here): equal on every input, and some valid ones reached.
+    private func replayBothPaths(_ corpus: String, standard: String,
+                                 _ verdicts: (UnsafeBufferPointer<UInt8>) -> (Bool, Bool, Bool)) throws {
+        let inputs = try Repository.fuzzCorpus(corpus)
+        #expect(inputs.count >= 10, "the \(corpus) corpus is missing or nearly empty")
         var signedAndValid = 0
         for input in inputs {
-            let verdicts = input.withUnsafeBufferPointer { Ed25519PathCheck.verdicts($0) }
-            #expect(verdicts.sodium == verdicts.table, "libsodium \(verdicts.sodium), table \(verdicts.table) on \(input)")
-            if verdicts.signedHere, verdicts.table { signedAndValid += 1 }
+            let (standardVerdict, table, signedHere) = input.withUnsafeBufferPointer(verdicts)
+            #expect(standardVerdict == table, "\(standard) \(standardVerdict), table \(table) on \(input)")
+            if signedHere, table { signedAndValid += 1 }
         }
-        #expect(signedAndValid >= 3, "the corpus reaches valid signatures")
+        #expect(signedAndValid >= 3, "the \(corpus) corpus reaches valid signatures")
     }
 }
