@@ -4,7 +4,8 @@ import PackageDescription
 // tokenverify: bulk and streaming verification of signed access tokens for digital car keys.
 //
 // Layers, bottom up (each knows only the ones below it):
-//   CSodium, COpenSSL   system libraries (libsodium, OpenSSL 3 libcrypto), found with pkg-config
+//   CSodium, COpenSSL,  system libraries (libsodium, OpenSSL 3 libcrypto, zlib for status lists),
+//   CZlib               found with pkg-config
 //   TokenConcurrency    the project's concurrency in one home: the lock-free work ring and queue,
 //                       the reorder ring, the lane pool, ordered production on worker threads, and
 //                       the one stop-signal mechanism (flags set by signal handlers)
@@ -54,6 +55,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "CTokenCrypto",
             dependencies: ["COpenSSL"],
@@ -83,6 +89,7 @@ let package = Package(
                 "CSodium",
                 "CTokenCrypto",
                 "CTokenEd25519",
+                "CZlib",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
             linkerSettings: [.linkedLibrary("sodium")]

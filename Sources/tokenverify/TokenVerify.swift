@@ -21,7 +21,7 @@ struct TokenVerify: ParsableCommand {
               tokenverify inspect eyJhbGciOi...
             """,
         version: "tokenverify 0.1.0",
-        subcommands: [Verify.self, Keys.self, Keygen.self, Sign.self, Generate.self, Inspect.self]
+        subcommands: [Verify.self, Keys.self, Keygen.self, Sign.self, StatusList.self, Generate.self, Inspect.self]
     )
 
     /// Runs the command; usage and configuration errors exit with status 2 (SPEC §6).
