@@ -193,3 +193,46 @@ extension StatusListToken {
         return try load(bytes: bytes, source: file, keys: keys, options: options, maxInflatedBytes: maxInflatedBytes)
     }
 }
+
+/// A Status List Token decoded for a person to read (`tokenverify inspect`), nothing verified.
+public enum StatusListInspection {
+    /// What a list holds: its URI, bits per entry, number of entries and non-zero entries.
+    public struct Entries: Sendable {
+        public var uri: String
+        public var bits: Int
+        public var count: Int
+        public var nonZero: [(index: Int, status: UInt8)]
+    }
+
+    /// Whether `token` (compact JWS or base64url CWT text) declares itself a Status List Token
+    /// by its `typ`.
+    public static func isStatusList(_ token: [UInt8]) -> Bool {
+        if token.contains(UInt8(ascii: ".")) {
+            guard let header = token.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).first,
+                  let json = Base64URL.decode(header) else { return false }
+            return String(decoding: json, as: UTF8.self).contains("\"\(UnverifiedStatusList.jwsType)\"")
+        }
+        guard let cbor = Base64URL.decode(token) else { return false }
+        return withUTF8(of: UnverifiedStatusList.cwtType) { type in
+            cbor.withUnsafeBufferPointer { bytes in
+                bytes.count >= type.count && (0...(bytes.count - type.count)).contains { bytesEqual(UnsafeBufferPointer(rebasing: bytes[$0..<($0 + type.count)]), type) }
+            }
+        }
+    }
+
+    /// The entries of the Status List Token `token`, read and inflated (within `maxInflatedBytes`)
+    /// but not verified.
+    public static func entries(of token: [UInt8], maxInflatedBytes: Int = 256 << 20) throws(StatusListError) -> Entries {
+        let parsed = try UnverifiedStatusList.parse(token, source: "the token")
+        let inflated: [UInt8]
+        do {
+            inflated = try parsed.compressedList.withUnsafeBufferPointer { (compressed) throws(Zlib.Failure) in
+                try Zlib.inflate(compressed, limit: maxInflatedBytes)
+            }
+        } catch {
+            throw StatusListError(source: "the token", message: "lst: \(error.description)")
+        }
+        let entries = StatusEntries(bytes: inflated, bits: parsed.bits)
+        return Entries(uri: parsed.uri, bits: parsed.bits, count: entries.count, nonZero: entries.nonZero())
+    }
+}
