@@ -178,7 +178,8 @@ struct UnverifiedStatusList {
                 try header.read(&unprotected, isProtected: false)
                 if let problem = header.problem { throw CBORError(problem, at: 0) }
                 guard header.type == cwtType else {
-                    let found = header.type.map { "found \"\($0)\"" } ?? "it is missing"
+                    let found = header.type.map { "found \"\($0)\"" + ($0 == "statuslist+cwt" ? ", an earlier draft's form" : "") }
+                        ?? "it is missing"
                     throw CBORError("the protected header's typ (16) must be \"\(cwtType)\" (\(found))", at: 0)
                 }
                 guard let value = header.algorithm else { throw CBORError("the protected header has no alg (1)", at: 0) }
