@@ -25,6 +25,7 @@ let package = Package(
                 .product(name: "TokenVerifier", package: "tokenverify"),
                 .product(name: "TokenStream", package: "tokenverify"),
                 .product(name: "TokenGen", package: "tokenverify"),
+                .product(name: "TokenTools", package: "tokenverify"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Atomics", package: "swift-atomics"),

@@ -109,7 +109,7 @@ public struct TokenSetSpec: Sendable {
     var chunkCount: Int { (count + Self.linesPerChunk - 1) / Self.linesPerChunk }
 
     /// The signing keys of the set, derived from the seed.
-    func signingKeys() -> (ed25519: SigningKey, es256: SigningKey) {
+    public func signingKeys() -> (ed25519: SigningKey, es256: SigningKey) {
         var seeder = SplitMix64(seed)
         func secret() -> [UInt8] { (0..<4).flatMap { _ in withUnsafeBytes(of: seeder.next()) { Array($0) } } }
         let edAlgorithm = ed25519Algorithm.keyType == .ed25519 ? ed25519Algorithm : .ed25519
