@@ -16,6 +16,7 @@ let package = Package(
         .executableTarget(name: "FuzzKeySet", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(name: "FuzzSignature", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(name: "FuzzEd25519Signature", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
+        .executableTarget(name: "FuzzStatusList", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(name: "FuzzRevocations", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
     ]
 )
