@@ -16,7 +16,9 @@ import PackageDescription
 //                       safe public API (sync, batch and async), the three-pass batch engine they
 //                       and the line protocol share, and the verdict members of an answer line
 //   TokenTools          what only the tools need: signing keys and token signing, key import
-//                       (PEM, DER, JWK), RFC 7638 thumbprints, CWT signing; the only Swift home of the signing C
+//                       (PEM, DER, JWK), RFC 7638 thumbprints, CWT signing
+//   TokenVerifierTesting  what the tests and the fuzz harnesses share: both paths of each signature
+//                       back end on one input, with fixed private keys; never a dependency of the tools
 //   LineProtocol        SPEC §6 lines: request lines parsed in, answer lines out
 //   TokenStream         the streaming engine of `verify`: reader, chunks to workers on Dispatch
 //                       queues through TokenConcurrency's rings, ordered output, live-state reload
@@ -35,6 +37,8 @@ let package = Package(
         .library(name: "TokenStream", targets: ["TokenStream"]),
         .library(name: "TokenTools", targets: ["TokenTools"]),
         .library(name: "TokenGen", targets: ["TokenGen"]),
+        // For the fuzz package (Fuzz/) and the tests only.
+        .library(name: "TokenVerifierTesting", targets: ["TokenVerifierTesting"]),
         .executable(name: "tokenverify", targets: ["tokenverify"]),
     ],
     dependencies: [
@@ -106,6 +110,11 @@ let package = Package(
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(
+            name: "TokenVerifierTesting",
+            dependencies: ["TokenVerifier", "CSodium", "CTokenCrypto"],
+            linkerSettings: [.linkedLibrary("sodium")]
+        ),
+        .target(
             name: "TokenGen",
             dependencies: ["TokenConcurrency", "TokenVerifier", "TokenTools"]
         ),
@@ -133,7 +142,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenVerifierTests",
-            dependencies: ["TokenVerifier", "TokenTools", "TestSupport", "CSodium"]
+            dependencies: [
+                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TestSupport", "CSodium",
+            ]
         ),
         .testTarget(
             name: "TokenToolsTests",

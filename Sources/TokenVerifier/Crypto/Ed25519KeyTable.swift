@@ -32,12 +32,12 @@ final class Ed25519KeyTable: @unchecked Sendable {
 }
 
 /// An Ed25519 public key and its table once that is built (``KeyTableBuilder``).
-final class Ed25519PublicKey: Sendable {
+package final class Ed25519PublicKey: Sendable {
     let bytes: [UInt8]
     /// The key's table: asked for on first use, published once when ready.
     let lazyTable = LazyKeyTable<Ed25519KeyTable>()
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// The key's table, when it is ready.
     @inline(__always)
@@ -49,21 +49,21 @@ final class Ed25519PublicKey: Sendable {
     }
 
     /// Builds and publishes the key's table now unless it has one; true when a table was built here.
-    func buildTable() -> Bool {
+    package func buildTable() -> Bool {
         lazyTable.buildNow { Ed25519KeyTable(publicKey: bytes) }
     }
 
     /// Verifies through the key's table once it is ready, through `crypto_sign_verify_detached`
     /// until then (both give the same verdict on every input); the first use asks for the table.
     @inline(__always)
-    func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         if let table { return table.verify(signature: signature, message: message) }
         if !lazyTable.isRequested { requestTable() }
         return verifyWithSodium(signature: signature, message: message)
     }
 
     /// The standard path, `crypto_sign_verify_detached`, whatever the key's table.
-    func verifyWithSodium(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func verifyWithSodium(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         bytes.withUnsafeBufferPointer { Ed25519.verify(signature: signature, message: message, publicKey: $0) }
     }
 }
