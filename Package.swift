@@ -8,9 +8,12 @@ import PackageDescription
 //   TokenConcurrency    the project's concurrency in one home: the lock-free work ring and queue,
 //                       the reorder ring, the lane pool, ordered production on worker threads, and
 //                       the one stop-signal mechanism (flags set by signal handlers)
-//   CTokenCrypto        a small C file: P-256 keys, verify contexts and r‖s handling over OpenSSL
-//   CTokenEd25519       a small C file: Ed25519 per-key tables over libsodium's own point functions
-//   CTokenSigning       ES256 signing for the tools: RFC 6979 deterministic, and OpenSSL's own
+//   CTokenCrypto        ES256 verification in C over OpenSSL: public keys, verify contexts, r‖s
+//                       handling, the per-key comb tables and arithmetic modulo the group order
+//   CTokenEd25519       Ed25519 verification in C: per-key tables over libsodium's own point
+//                       functions, with a start-up self-test against crypto_sign_verify_detached
+//   CTokenSigning       all of the project's signing C: P-256 private keys, OpenSSL's randomised
+//                       ES256 signing and an RFC 6979 deterministic signer (tools and tests only)
 //   TokenVerifier       the verification library: keys, revocations, the parsed token, the checks
 //                       (one file each, composed in SPEC order), signature back ends, caches, and a
 //                       safe public API (sync, batch and async), the three-pass batch engine they
@@ -39,6 +42,9 @@ let package = Package(
         .library(name: "TokenGen", targets: ["TokenGen"]),
         // For the fuzz package (Fuzz/) and the tests only.
         .library(name: "TokenVerifierTesting", targets: ["TokenVerifierTesting"]),
+        // The verification C back ends, for the benchmark package's raw-rate reference (its C
+        // includes their headers); not an API.
+        .library(name: "_CTokenVerification", targets: ["CTokenCrypto", "CTokenEd25519"]),
         .executable(name: "tokenverify", targets: ["tokenverify"]),
     ],
     dependencies: [
@@ -111,7 +117,7 @@ let package = Package(
         ),
         .target(
             name: "TokenVerifierTesting",
-            dependencies: ["TokenVerifier", "CSodium", "CTokenCrypto"],
+            dependencies: ["TokenVerifier", "CSodium", "CTokenSigning"],
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(

@@ -1,4 +1,4 @@
-internal import CTokenCrypto
+internal import CTokenSigning
 import TokenVerifier
 
 /// Both ES256 verification paths — EVP_PKEY_verify and the per-key table — on one fuzz input
