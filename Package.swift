@@ -149,7 +149,7 @@ let package = Package(
         .testTarget(
             name: "TokenVerifierTests",
             dependencies: [
-                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TestSupport", "CSodium",
+                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TestSupport", "CSodium", "CTokenEd25519",
             ]
         ),
         .testTarget(

@@ -17,7 +17,9 @@ extern "C" {
 #endif
 
 /// 1 when this build has the table path: libsodium is the version whose internal point functions
-/// it was written against (1.0.18) and the start-up self-test agreed with crypto_sign_verify_detached.
+/// it was written against (1.0.18), the shared library at run time is the same version as the
+/// static archive the point functions come from, and the start-up self-test agreed with
+/// crypto_sign_verify_detached.
 int tv_ed25519_table_available(void);
 
 /// The bytes one key's table takes.
@@ -33,6 +35,18 @@ void tv_ed25519_table_free(void *table);
 /// the table's key: 1 when the 64-byte `signature` verifies, 0 otherwise.
 int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t message_length,
                             const uint8_t *signature);
+
+/// Faults that tv_ed25519_self_test_with_faults puts into the table path (for the tests): skip the
+/// small-order check on R, skip the small-order check on the key, leave out the top comb window.
+enum {
+    TV_ED25519_FAULT_SKIP_SMALL_ORDER_R = 1,
+    TV_ED25519_FAULT_SKIP_SMALL_ORDER_KEY = 2,
+    TV_ED25519_FAULT_DROP_TOP_WINDOW = 4,
+};
+
+/// For the tests: 1 when the start-up self-test passes on the table path with `faults` (a set of
+/// the flags above) put in; with 0, the verifier's own path. Each fault must make it fail.
+int tv_ed25519_self_test_with_faults(int faults);
 
 #ifdef __cplusplus
 }
