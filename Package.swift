@@ -149,7 +149,8 @@ let package = Package(
         .testTarget(
             name: "TokenVerifierTests",
             dependencies: [
-                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TestSupport", "CSodium", "CTokenEd25519",
+                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TestSupport", "CSodium", "CTokenCrypto",
+                "CTokenEd25519",
             ]
         ),
         .testTarget(
