@@ -12,6 +12,9 @@ final class Ed25519KeyTable: @unchecked Sendable {
     /// The memory one table takes: 43 windows × 32 multiples × 160 bytes, and the key.
     static let bytesPerTable = tv_ed25519_table_size()
 
+    /// Ed25519 keys' tables, capped by ``VerificationOptions/ed25519TableMemory``.
+    static let kind = KeyTableKind(key: { $0.ed25519 }, bytesPerTable: bytesPerTable, memory: { $0.ed25519TableMemory })
+
     /// Whether this build has the table path (libsodium 1.0.18, and its self-test passed).
     static let isAvailable = tv_ed25519_table_available() == 1
 
@@ -32,7 +35,7 @@ final class Ed25519KeyTable: @unchecked Sendable {
 }
 
 /// An Ed25519 public key and its table once that is built (``KeyTableBuilder``).
-package final class Ed25519PublicKey: Sendable {
+package final class Ed25519PublicKey: Sendable, KeyWithTable {
     let bytes: [UInt8]
     /// The key's table: asked for on first use, published once when ready.
     let lazyTable = LazyKeyTable<Ed25519KeyTable>()

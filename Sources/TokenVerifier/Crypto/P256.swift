@@ -3,7 +3,7 @@ import Atomics
 
 /// A P-256 public key decoded once into an OpenSSL `EVP_PKEY`, and its precomputed table once
 /// that is built (``KeyTableBuilder``).
-package final class P256PublicKey: @unchecked Sendable {
+package final class P256PublicKey: @unchecked Sendable, KeyWithTable {
     // Immutable after init; OpenSSL allows concurrent use of one EVP_PKEY by many contexts.
     fileprivate let handle: UnsafeMutableRawPointer
     private let x: [UInt8]
