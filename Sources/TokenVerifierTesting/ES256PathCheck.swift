@@ -28,7 +28,8 @@ public enum ES256PathCheck {
         let key = keys[input.keyIndex]
         let signature = input.signature { message in
             var signature = [UInt8](repeating: 0, count: 64)
-            precondition(tv_p256_sign(key.privateKey, message, message.count, &signature) == 1, "OpenSSL could not sign")
+            let signed = tv_p256_sign(key.privateKey, message, message.count, &signature)
+            precondition(signed == 1, "OpenSSL could not sign")
             return signature
         }
         let (evp, table) = input.verdicts(signature: signature) { s, m in

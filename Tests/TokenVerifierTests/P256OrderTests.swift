@@ -5,7 +5,9 @@ import Testing
 /// uses is total, reduced inputs and unreduced ones alike.
 @Suite struct P256OrderTests {
     /// n, little-endian 64-bit limbs.
-    static let n: [UInt64] = [0xF3B9_CAC2_FC63_2551, 0xBCE6_FAAD_A717_9E84, 0xFFFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_0000_0000]
+    static let n: [UInt64] = [
+        0xF3B9_CAC2_FC63_2551, 0xBCE6_FAAD_A717_9E84, 0xFFFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_0000_0000,
+    ]
 
     static func inverse(_ a: [UInt64]) -> [UInt64] {
         var r = [UInt64](repeating: 0xAA, count: 4)
