@@ -5,9 +5,15 @@ import PackageDescription
 //
 // Layers, bottom up (each knows only the ones below it):
 //   CSodium, COpenSSL   system libraries (libsodium, OpenSSL 3 libcrypto), found with pkg-config
-//   TokenConcurrency    the project's concurrency in one home: the lock-free work ring and queue,
-//                       the reorder ring, the lane pool, ordered production on worker threads, and
-//                       the one stop-signal mechanism (flags set by signal handlers)
+//   TokenConcurrency    the concurrency primitives shared by the engines: the lock-free work ring
+//                       and queue, the reorder ring, the lane pool, ordered production on worker
+//                       threads, and the one stop-signal mechanism (flags set by signal handlers).
+//                       What has a single user stays with it, on Dispatch directly: the batch API's
+//                       wait for its lanes and the key-table builder's background queue
+//                       (TokenVerifier), the pipeline's bound on chunks in flight, its worker queues
+//                       and the live-state poll timer (TokenStream), clocks for rates (TokenGen).
+//                       Verification takes no lock: the two Mutexes are gen's (ordered production, per
+//                       chunk; the signing-rate figures, once per thread).
 //   CTokenCrypto        ES256 verification in C over OpenSSL: public keys, verify contexts, r‖s
 //                       handling, the per-key comb tables and arithmetic modulo the group order
 //   CTokenEd25519       Ed25519 verification in C: per-key tables over libsodium's own point
@@ -71,7 +77,9 @@ let package = Package(
         ),
         // libsodium's point functions are internal to it: in libsodium.a, not exported by the shared
         // library. `:libsodium.a` names that archive to the linker (an ordinary library name, no
-        // unsafe flag); only the members holding those functions are taken from it.
+        // unsafe flag); only the members holding those functions are taken from it. The public calls
+        // still come from the shared library at run time, so ed25519_table.c makes no table unless
+        // the shared library's version is the archive's (sodium_version_string()).
         .target(
             name: "CTokenEd25519",
             dependencies: ["CSodium"],
