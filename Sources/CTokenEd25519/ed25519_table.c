@@ -21,6 +21,7 @@
 // fail. The verifier's entry points pass the constant 0 to always-inlined code, so the checks
 // compile away there.
 #include "CTokenEd25519.h"
+#include "CTokenEd25519Testing.h"
 
 #include <pthread.h>
 #include <sodium.h>

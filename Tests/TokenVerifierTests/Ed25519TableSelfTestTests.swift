@@ -1,4 +1,4 @@
-import CTokenEd25519
+import CTokenEd25519.Testing
 import Testing
 
 /// The Ed25519 table path's start-up self-test: it passes on the verifier's own path and fails
