@@ -15,6 +15,7 @@ let package = Package(
     targets: [
         .target(
             name: "CRawCrypto",
+            dependencies: [.product(name: "_CTokenVerification", package: "tokenverify")],
             linkerSettings: [.linkedLibrary("sodium"), .linkedLibrary("crypto")]
         ),
         .executableTarget(
