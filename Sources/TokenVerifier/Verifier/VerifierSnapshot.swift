@@ -4,7 +4,7 @@ import Atomics
 /// identity for the signature cache), the revocation list and the security steps. Swapped whole
 /// through one atomic, so a line never sees a mixture of old and new state, and a verifying
 /// thread never waits on a lock.
-final class VerifierSnapshot: AtomicReference, Sendable {
+package final class VerifierSnapshot: AtomicReference, Sendable {
     let keys: KeySet
     let revocations: RevocationList
     /// The step policy and the steps devices have done (SPEC §4b).
