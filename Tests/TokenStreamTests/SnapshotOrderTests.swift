@@ -54,6 +54,7 @@ import Glibc
         let lineCount = 30_000
         let input = try Fixtures.writeTemporary(String(repeating: line, count: lineCount), name: "input.jsonl")
         let outputPath = input + ".out"
+        defer { try? FileManager.default.removeItem(atPath: (input as NSString).deletingLastPathComponent) }
         let inputDescriptor = open(input, O_RDONLY | O_CLOEXEC)
         let outputDescriptor = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         #expect(inputDescriptor >= 0 && outputDescriptor >= 0)
