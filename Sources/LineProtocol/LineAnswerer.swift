@@ -16,6 +16,7 @@ public struct InputLine: Sendable {
 /// Answers input lines of the line protocol (SPEC §6) for one thread: request lines in, answer
 /// lines out. Make one per thread; it holds a ``VerificationWorker``.
 public final class LineAnswerer {
+    private let verifier: TokenVerifier
     private let worker: VerificationWorker
     private let audit: Bool
     private let skipsStatusLists: Bool
@@ -27,6 +28,7 @@ public final class LineAnswerer {
     /// An answerer verifying with `verifier` (its options decide audit mode); lines longer than
     /// `maxLineBytes` are expected to arrive as nil bytes.
     public init(verifier: TokenVerifier, maxLineBytes: Int) {
+        self.verifier = verifier
         worker = verifier.makeWorker()
         audit = verifier.options.audit
         skipsStatusLists = verifier.options.skipStatusLists
@@ -37,9 +39,17 @@ public final class LineAnswerer {
     /// answer line per input line to `output`, in order. Returns each line's reason (nil: valid).
     ///
     /// The request lines are parsed here; the worker's batch engine verifies them against one
-    /// snapshot of the live state, with the signatures back to back, and TokenVerifier appends
-    /// each verdict's members to the answer.
+    /// snapshot of the live state (the one in force), with the signatures back to back, and
+    /// TokenVerifier appends each verdict's members to the answer.
     public func answer(_ lines: [InputLine], to output: inout [UInt8]) -> [Reason?] {
+        answer(lines, against: verifier.snapshot, to: &output)
+    }
+
+    /// Answers `lines` as ``answer(_:to:)`` does, against `snapshot` (one taken from this
+    /// answerer's verifier, ``TokenVerifier/snapshot``): a stream that takes its snapshots in
+    /// line order answers in line order (SPEC §4), whichever thread answers which lines.
+    package func answer(_ lines: [InputLine], against snapshot: VerifierSnapshot,
+                        to output: inout [UInt8]) -> [Reason?] {
         var writer = JSONWriter(reservingCapacity: 0)
         swap(&writer.bytes, &output)
         defer { swap(&writer.bytes, &output) }
@@ -51,7 +61,7 @@ public final class LineAnswerer {
                 let batch = RequestBatch(lines, requests: requests.baseAddress!, problems: problems.baseAddress!,
                                          oversizeDetail: oversizeDetail)
                 defer { batch.deinitialize() }
-                worker.verify(batch: batch) { index, result in
+                worker.verify(batch: batch, against: snapshot) { index, result in
                     let number = lines[index].number
                     guard let result else {
                         AnswerWriter.writeMalformed(line: number, batch.problems[index]!, audit: audit, to: &writer)

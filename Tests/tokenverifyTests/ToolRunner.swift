@@ -109,6 +109,8 @@ final class LiveTool: @unchecked Sendable {
     private var outputEnded = false
     private var errors = Data()
     private var errorsEnded = false
+    /// The complete lines of stderr so far.
+    private var errorLines: [String] = []
 
     init(_ arguments: [String]) throws {
         signal(SIGPIPE, SIG_IGN)   // writing to a tool that has stopped reading must not kill the tests
@@ -129,12 +131,23 @@ final class LiveTool: @unchecked Sendable {
             }
         }.start()
         Thread { [self] in
-            let data = stderr.fileHandleForReading.readDataToEndOfFile()
-            condition.lock()
-            errors = data
-            errorsEnded = true
-            condition.broadcast()
-            condition.unlock()
+            var partial = Data()
+            while true {
+                let data = stderr.fileHandleForReading.availableData
+                partial.append(data)
+                var complete: [String] = []
+                while let newline = partial.firstIndex(of: 0x0A) {
+                    complete.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
+                    partial.removeSubrange(partial.startIndex...newline)
+                }
+                condition.lock()
+                errors.append(data)
+                errorLines += complete
+                if data.isEmpty { errorsEnded = true }
+                condition.broadcast()
+                condition.unlock()
+                if data.isEmpty { return }
+            }
         }.start()
     }
 
@@ -171,6 +184,13 @@ final class LiveTool: @unchecked Sendable {
             if readLine()?.contains(text) == true { return true }
         }
         return false
+    }
+
+    /// The complete lines the tool has written to stderr so far, from line `start` (0-based) on.
+    func errorLines(from start: Int) -> ArraySlice<String> {
+        condition.lock()
+        defer { condition.unlock() }
+        return errorLines[min(start, errorLines.count)...]
     }
 
     /// Everything left on stdout and stderr after the process ends.

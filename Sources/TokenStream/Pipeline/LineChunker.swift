@@ -1,10 +1,12 @@
 import LineProtocol
 import TokenVerifier
 
-/// A run of input lines, the unit of work handed to a worker.
+/// A run of input lines, the unit of work handed to a worker, with the snapshot of the live
+/// state they are checked against (taken by the reader when it cut the chunk, in line order).
 struct LineChunk: Sendable {
     var sequence: Int
     var lines: [InputLine]
+    var snapshot: VerifierSnapshot
 }
 
 /// Cuts the input stream into the line protocol's lines (through ``LineSplitter``: LF or CR LF,

@@ -21,6 +21,12 @@ import Musl
 /// flight, the reader answers them itself, and an interactive producer's round trip wakes no
 /// other thread. Output keeps input order (unless `unordered`) and is written in large buffers,
 /// flushed whenever nothing more is in flight.
+///
+/// Snapshots are taken in line order (SPEC §4): the reader loads the live state's snapshot as it
+/// cuts each chunk (one atomic load a chunk), and the chunk carries it to its worker; lines it
+/// answers inline are checked against one it loads the same way. So once a line is answered
+/// against a new snapshot, no later line is answered against an older one, whichever worker
+/// takes which chunk first.
 public final class VerifyPipeline: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// Verifier threads.
@@ -121,7 +127,8 @@ public final class VerifyPipeline: @unchecked Sendable {
             if lines.count <= Self.inlineLines,
                sink.flushed.load(ordering: .acquiring) == sequence, !sink.closed.load(ordering: .relaxed) {
                 // Nothing in flight and everything before written: answer here, in order.
-                let answer = Self.answer(LineChunk(sequence: -1, lines: lines), with: inlineAnswerer)
+                let chunk = LineChunk(sequence: -1, lines: lines, snapshot: verifier.snapshot)
+                let answer = Self.answer(chunk, with: inlineAnswerer)
                 inlineSummary.add(answer.summary)
                 if !OutputChannel.writeAll(answer.bytes, to: output) { sink.closed.store(true, ordering: .relaxed) }
                 answeredInline = true
@@ -140,7 +147,8 @@ public final class VerifyPipeline: @unchecked Sendable {
                     end += 1
                 }
                 inFlight.wait()
-                work.push(LineChunk(sequence: sequence, lines: Array(lines[index..<end])))
+                // The snapshot is taken here, after any wait, in line order.
+                work.push(LineChunk(sequence: sequence, lines: Array(lines[index..<end]), snapshot: verifier.snapshot))
                 sequence += 1
                 index = end
             }
@@ -190,7 +198,7 @@ public final class VerifyPipeline: @unchecked Sendable {
 
     private static func answer(_ chunk: LineChunk, with answerer: LineAnswerer) -> AnswerSink.Answer {
         var bytes: [UInt8] = []
-        let reasons = answerer.answer(chunk.lines, to: &bytes)
+        let reasons = answerer.answer(chunk.lines, against: chunk.snapshot, to: &bytes)
         var summary = RunSummary()
         summary.statusUnchecked = answerer.takeStatusUncheckedCount()
         for reason in reasons {

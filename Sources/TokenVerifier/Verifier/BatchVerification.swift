@@ -17,17 +17,25 @@ package protocol BatchRequests {
 }
 
 extension VerificationWorker {
-    /// The batch engine: verifies `requests` against one snapshot of the live state and calls
-    /// `answer` with each item's verdict (nil: not a request), in order.
+    /// The batch engine: verifies `requests` against the snapshot of the live state in force and
+    /// calls `answer` with each item's verdict (nil: not a request), in order.
+    package func verify(batch requests: some BatchRequests, _ answer: (Int, VerificationResult?) -> Void) {
+        verify(batch: requests, against: core.snapshot, answer)
+    }
+
+    /// The batch engine: verifies `requests` against `snapshot` (one the caller took from this
+    /// worker's verifier, ``TokenVerifier/snapshot``) and calls `answer` with each item's verdict
+    /// (nil: not a request), in order.
     ///
     /// Three passes: parsing and checks 1–11b for every item, then the signatures one after
     /// another (the crypto library's code and tables stay in cache from one verify to the next),
     /// then the verdicts. Each item's state lives in one slot of a temporary buffer and is
     /// changed in place between the passes.
-    package func verify(batch requests: some BatchRequests, _ answer: (Int, VerificationResult?) -> Void) {
+    package func verify(batch requests: some BatchRequests, against snapshot: VerifierSnapshot,
+                        _ answer: (Int, VerificationResult?) -> Void) {
         let count = requests.count
         guard count > 0 else { return }
-        let snapshot = snapshot()
+        let snapshot = adopt(snapshot)
         let audit = core.options.audit
         withUnsafeTemporaryAllocation(of: Prepared.self, capacity: count) { buffer in
             withUnsafeTemporaryAllocation(of: Bool.self, capacity: count) { isRequest in

@@ -32,6 +32,11 @@ public final class TokenVerifier: Sendable {
     /// How tokens are checked.
     public var options: VerificationOptions { core.options }
 
+    /// The snapshot of the live state in force (one atomic load), for a batch of lines to be
+    /// checked against with ``VerificationWorker/verify(batch:against:_:)``: a caller that takes
+    /// snapshots in line order answers its lines in line order (SPEC §4).
+    package var snapshot: VerifierSnapshot { core.snapshot }
+
     /// The key set in force.
     public var keys: KeySet { core.snapshot.keys }
 

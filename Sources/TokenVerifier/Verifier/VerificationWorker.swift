@@ -41,12 +41,17 @@ public final class VerificationWorker {
         return prepared.result
     }
 
-    /// The snapshot of the live state that one line, or one batch of lines, is checked against.
+    /// The snapshot of the live state in force, for one line or one batch of lines.
     @inline(__always)
     func snapshot() -> VerifierSnapshot {
-        let snapshot = core.snapshot
+        adopt(core.snapshot)
+    }
+
+    /// `snapshot`, as the one this worker checks against next.
+    @inline(__always)
+    func adopt(_ snapshot: VerifierSnapshot) -> VerifierSnapshot {
         // Contexts made for a key set no longer in force would keep its keys and their ES256
-        // tables alive: drop them as soon as this worker sees the new set.
+        // tables alive: drop them as soon as this worker sees another set.
         if let keys = contextsKeys, keys !== snapshot.keys {
             contextsKeys = nil
             p256Contexts = []

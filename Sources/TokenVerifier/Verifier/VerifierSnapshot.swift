@@ -5,7 +5,7 @@ import Atomics
 /// lists (with the index of those in force for this key set). Swapped whole
 /// through one atomic, so a line never sees a mixture of old and new state, and a verifying
 /// thread never waits on a lock.
-final class VerifierSnapshot: AtomicReference, Sendable {
+package final class VerifierSnapshot: AtomicReference, Sendable {
     let keys: KeySet
     let revocations: RevocationList
     /// The step policy and the steps devices have done (SPEC §4b).
