@@ -21,6 +21,9 @@ import PackageDescription
 //   TokenStream         the streaming engine of `verify`: reader, chunks to workers on Dispatch
 //                       queues through TokenConcurrency's rings, ordered output, live-state reload
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)
+//   CTokenHTTP          a small C file: one HTTPS GET over libcurl, loaded with dlopen by `fetch` only
+//   TokenFetch          `fetch`: key sets and status lists downloaded over HTTPS, checked by
+//                       TokenVerifier's loaders, renamed into place; the --watch schedule
 //   tokenverify         the command line
 //
 // No unsafe flags (SwiftPM refuses them in a dependency pinned by version): the hot path stays
@@ -35,6 +38,7 @@ let package = Package(
         .library(name: "TokenStream", targets: ["TokenStream"]),
         .library(name: "TokenTools", targets: ["TokenTools"]),
         .library(name: "TokenGen", targets: ["TokenGen"]),
+        .library(name: "TokenFetch", targets: ["TokenFetch"]),
         .executable(name: "tokenverify", targets: ["tokenverify"]),
     ],
     dependencies: [
@@ -109,6 +113,16 @@ let package = Package(
             name: "TokenGen",
             dependencies: ["TokenConcurrency", "TokenVerifier", "TokenTools"]
         ),
+        // libcurl is opened with dlopen when `fetch` first needs it: no other command, and no
+        // machine that never fetches, needs libcurl.so.4; curl.h (libcurl4-openssl-dev) is read
+        // at build time for its constants only.
+        .target(
+            name: "CTokenHTTP"
+        ),
+        .target(
+            name: "TokenFetch",
+            dependencies: ["CTokenHTTP", "TokenConcurrency", "TokenVerifier"]
+        ),
         .executableTarget(
             name: "tokenverify",
             dependencies: [
@@ -118,6 +132,7 @@ let package = Package(
                 "TokenStream",
                 "TokenTools",
                 "TokenGen",
+                "TokenFetch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -125,7 +140,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: ["TokenVerifier", "TokenTools"],
-            path: "Tests/TestSupport"
+            path: "Tests/TestSupport",
+            exclude: ["https_publisher.py"]
         ),
         .testTarget(
             name: "TokenConcurrencyTests",
@@ -150,6 +166,10 @@ let package = Package(
         .testTarget(
             name: "tokenverifyTests",
             dependencies: ["TokenVerifier", "TokenTools", "TokenGen", "TestSupport"]
+        ),
+        .testTarget(
+            name: "TokenFetchTests",
+            dependencies: ["TokenFetch", "TokenVerifier", "TokenTools", "TestSupport"]
         ),
         .testTarget(
             name: "TokenGenTests",
