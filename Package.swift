@@ -4,7 +4,8 @@ import PackageDescription
 // tokenverify: bulk and streaming verification of signed access tokens for digital car keys.
 //
 // Layers, bottom up (each knows only the ones below it):
-//   CSodium, COpenSSL   system libraries (libsodium, OpenSSL 3 libcrypto), found with pkg-config
+//   CSodium, COpenSSL,  system libraries (libsodium, OpenSSL 3 libcrypto, zlib for status lists),
+//   CZlib               found with pkg-config
 //   TokenConcurrency    the project's concurrency in one home: the lock-free work ring and queue,
 //                       the reorder ring, the lane pool, ordered production on worker threads, and
 //                       the one stop-signal mechanism (flags set by signal handlers)
@@ -23,7 +24,8 @@ import PackageDescription
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)
 //   CTokenHTTP          a small C file: one HTTPS GET over libcurl, loaded with dlopen by `fetch` only
 //   TokenFetch          `fetch`: key sets and status lists downloaded over HTTPS, checked by
-//                       TokenVerifier's loaders, renamed into place; the --watch schedule
+//                       verify's loaders (TokenVerifier, TokenStream's folder listing), renamed
+//                       into place; the --watch schedule
 //   tokenverify         the command line
 //
 // No unsafe flags (SwiftPM refuses them in a dependency pinned by version): the hot path stays
@@ -58,6 +60,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "CTokenCrypto",
             dependencies: ["COpenSSL"],
@@ -87,6 +94,7 @@ let package = Package(
                 "CSodium",
                 "CTokenCrypto",
                 "CTokenEd25519",
+                "CZlib",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
             linkerSettings: [.linkedLibrary("sodium")]
@@ -121,7 +129,7 @@ let package = Package(
         ),
         .target(
             name: "TokenFetch",
-            dependencies: ["CTokenHTTP", "TokenConcurrency", "TokenVerifier"]
+            dependencies: ["CTokenHTTP", "TokenConcurrency", "TokenVerifier", "TokenStream"]
         ),
         .executableTarget(
             name: "tokenverify",

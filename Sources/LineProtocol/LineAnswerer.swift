@@ -18,13 +18,18 @@ public struct InputLine: Sendable {
 public final class LineAnswerer {
     private let worker: VerificationWorker
     private let audit: Bool
+    private let skipsStatusLists: Bool
     private let oversizeDetail: String
+    /// Tokens answered that name a status list entry left unchecked (`--skip-status-lists`), since
+    /// this count was last taken.
+    private var statusUnchecked = 0
 
     /// An answerer verifying with `verifier` (its options decide audit mode); lines longer than
     /// `maxLineBytes` are expected to arrive as nil bytes.
     public init(verifier: TokenVerifier, maxLineBytes: Int) {
         worker = verifier.makeWorker()
         audit = verifier.options.audit
+        skipsStatusLists = verifier.options.skipStatusLists
         oversizeDetail = "the line is longer than the limit of \(maxLineBytes) bytes"
     }
 
@@ -59,10 +64,18 @@ public final class LineAnswerer {
                         AnswerWriter.write(line: number, id: id, result: result, audit: audit, to: &writer)
                     }
                     reasons[index] = result.reason
+                    if skipsStatusLists && result.namesStatusListEntry { statusUnchecked += 1 }
                 }
             }
         }
         return reasons
+    }
+
+    /// The number of tokens answered whose status list entry was left unchecked since the last
+    /// call (`--skip-status-lists`), and starts counting again.
+    public func takeStatusUncheckedCount() -> Int {
+        defer { statusUnchecked = 0 }
+        return statusUnchecked
     }
 
     /// Answers one line (see ``answer(_:to:)``).

@@ -1,8 +1,6 @@
 import Foundation
+import TokenStream
 import TokenVerifier
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What `fetch` keeps of a Status List Token that passed its checks.
 public struct StatusListSummary: Sendable {
@@ -29,6 +27,17 @@ public struct StatusListSummary: Sendable {
 /// it in errors. Throws an error whose description says why it fails.
 public typealias StatusListLoader = @Sendable (_ bytes: [UInt8], _ source: String, _ keys: KeySet) throws -> StatusListSummary
 
+/// The loader of `verify --status-lists`: ``StatusListToken/load(bytes:source:keys:options:maxInflatedBytes:)``.
+public func standardStatusListLoader(maxInflatedBytes: Int = 256 << 20) -> StatusListLoader {
+    { bytes, source, keys in
+        let list = try StatusListToken.load(bytes: bytes, source: source, keys: keys, maxInflatedBytes: maxInflatedBytes)
+        let entries = list.count == 1 ? "1 entry" : "\(list.count) entries"
+        return StatusListSummary(uri: list.uri, issuedAt: list.issuedAt, expiresAt: list.expiresAt,
+                                 timeToLive: list.timeToLive,
+                                 description: "status list, \(entries) of \(list.bits) bit\(list.bits == 1 ? "" : "s")")
+    }
+}
+
 /// The checks a download passes before it replaces a file: the loaders `verify` uses.
 enum DownloadChecks {
     /// A key set as `verify` loads it at start-up (SPEC §3), which must also load beside the
@@ -42,13 +51,13 @@ enum DownloadChecks {
             throw FetchError("not a key set verify would load: \(error.description)")
         }
         var owner: [String: String] = [:]
-        for file in regularFiles(in: folder) where file != name {
-            guard let (other, _) = try? KeySet.load(files: ["\(folder)/\(file)"]) else { continue }
+        for file in StatePaths.expand([folder]) where file != "\(folder)/\(name)" {
+            guard let (other, _) = try? KeySet.load(files: [file]) else { continue }
             for key in other.keys { owner[key.keyID] = file }
         }
         for key in loaded.0.keys {
             if let file = owner[key.keyID] {
-                throw FetchError("key \"\(key.keyID)\" is also in \(folder)/\(file): verify would refuse the folder")
+                throw FetchError("key \"\(key.keyID)\" is also in \(file): verify would refuse the folder")
             }
         }
         return (loaded.0.keys.count, loaded.warnings)
@@ -57,7 +66,7 @@ enum DownloadChecks {
     /// The key set status lists are checked against: every key file in `folder`, as
     /// `verify --keys folder` loads it.
     static func keysForStatusLists(folder: String) -> Result<KeySet, FetchError> {
-        let files = regularFiles(in: folder).map { "\(folder)/\($0)" }
+        let files = StatePaths.expand([folder])
         guard !files.isEmpty else {
             return .failure(FetchError("no key set in \(folder) to check it against (fetch one with --keys)"))
         }
@@ -80,14 +89,5 @@ enum DownloadChecks {
             throw FetchError("its sub is \"\(summary.uri)\", not the URL it was fetched from")
         }
         return summary
-    }
-
-    /// The names of the regular files in `folder` that do not start with a dot, sorted.
-    static func regularFiles(in folder: String) -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
-        return names.filter { name in
-            var info = stat()
-            return !name.hasPrefix(".") && stat("\(folder)/\(name)", &info) == 0 && info.st_mode & S_IFMT == S_IFREG
-        }.sorted()
     }
 }

@@ -14,11 +14,11 @@ public struct FetchConfiguration: Sendable {
     public var timeout: Double
     /// A larger body fails the download.
     public var maxBodyBytes: Int
-    /// Checks a status list as `verify` would; nil fails every status list.
-    public var statusListLoader: StatusListLoader?
+    /// Checks a status list as `verify` would (by default, `verify`'s own loader).
+    public var statusListLoader: StatusListLoader
 
     public init(directory: String, caFile: String? = nil, timeout: Double = 30, maxBodyBytes: Int = 256 << 20,
-                statusListLoader: StatusListLoader? = nil) {
+                statusListLoader: @escaping StatusListLoader = standardStatusListLoader()) {
         self.directory = directory
         self.caFile = caFile
         self.timeout = timeout
@@ -44,6 +44,12 @@ public struct FetchReport: Sendable {
     public let outcome: Outcome
     /// The status list now in the target's file, when it is one and could be read.
     public let statusList: StatusListSummary?
+
+    public init(target: FetchTarget, outcome: Outcome, statusList: StatusListSummary?) {
+        self.target = target
+        self.outcome = outcome
+        self.statusList = statusList
+    }
 
     /// The path of the target's file, relative to the output directory.
     public var file: String { "\(target.kind.folder)/\(target.fileName)" }
@@ -74,6 +80,8 @@ public final class Fetcher {
     /// killed run left behind.
     public init(configuration: FetchConfiguration) throws(FetchUsageError) {
         self.configuration = configuration
+        client = try HTTPSClient(caFile: configuration.caFile, timeout: configuration.timeout,
+                                 maxBodyBytes: configuration.maxBodyBytes)
         let directory = configuration.directory
         for folder in [directory, "\(directory)/\(FetchTarget.Kind.keys.folder)",
                        "\(directory)/\(FetchTarget.Kind.statusList.folder)"] {
@@ -90,8 +98,6 @@ public final class Fetcher {
             close(lockDescriptor)
             throw FetchUsageError("--out: another tokenverify fetch is writing \(directory)")
         }
-        client = try HTTPSClient(caFile: configuration.caFile, timeout: configuration.timeout,
-                                 maxBodyBytes: configuration.maxBodyBytes)
         state = FetchState.load(directory: directory)
         TemporaryFile.removeLeftovers(in: directory)
         for kind in [FetchTarget.Kind.keys, .statusList] {
@@ -162,15 +168,12 @@ public final class Fetcher {
                 warnings += checked.warnings
                 detail = checked.count == 1 ? "1 key" : "\(checked.count) keys"
             case .statusList:
-                guard let loader = configuration.statusListLoader else {
-                    throw FetchError("this build cannot check status lists")
-                }
                 let keys: KeySet
                 switch listKeys ?? DownloadChecks.keysForStatusLists(folder: self.folder(.keys)) {
                 case .success(let loaded): keys = loaded
                 case .failure(let error): throw error
                 }
-                let list = try DownloadChecks.statusList(bytes, url: target.url, keys: keys, loader: loader)
+                let list = try DownloadChecks.statusList(bytes, url: target.url, keys: keys, loader: configuration.statusListLoader)
                 summary = list
                 detail = list.description
             }
@@ -188,9 +191,8 @@ public final class Fetcher {
 
     /// The status list in a target's current file, for scheduling (nil when it cannot be read).
     private func currentList(_ bytes: [UInt8], _ target: FetchTarget, _ keys: Result<KeySet, FetchError>?) -> StatusListSummary? {
-        guard target.kind == .statusList, let loader = configuration.statusListLoader,
-              case .success(let keys)? = keys else { return nil }
-        return try? DownloadChecks.statusList(bytes, url: target.url, keys: keys, loader: loader)
+        guard target.kind == .statusList, case .success(let keys)? = keys else { return nil }
+        return try? DownloadChecks.statusList(bytes, url: target.url, keys: keys, loader: configuration.statusListLoader)
     }
 
     /// Records a good response's validators.

@@ -1,10 +1,10 @@
 import TokenVerifier
 
-/// The files of the live state (SPEC §3, §4, §4b) and the one loader of them:
+/// The files of the live state (SPEC §3, §4, §4b, §4c) and the one loader of them:
 /// ``makeVerifier(options:)`` loads them all at start-up; ``sources`` reloads each group alone
 /// for the ``LiveStateWatcher``. Both run the same loading and print the same warnings.
 public struct LiveStateFiles: Sendable {
-    /// JWKS files (at least one).
+    /// JWKS files, or directories standing for their regular files (at least one).
     public var keys: [String]
     /// Revocation list files.
     public var revocations: [String]
@@ -12,22 +12,32 @@ public struct LiveStateFiles: Sendable {
     public var stepPolicy: String?
     /// Device steps files.
     public var deviceSteps: [String]
+    /// Status List Token files, or directories standing for their regular files (nil: none
+    /// configured).
+    public var statusLists: [String]?
+    /// The largest inflated status list accepted, in bytes.
+    public var maxStatusListBytes: Int
     /// Where warnings go (a line each).
     public var warn: @Sendable (String) -> Void
+    private let statusListFiles: StatusListFiles?
 
     public init(keys: [String], revocations: [String] = [], stepPolicy: String? = nil, deviceSteps: [String] = [],
+                statusLists: [String]? = nil, maxStatusListBytes: Int = 256 << 20, options: VerificationOptions = VerificationOptions(),
                 warn: @escaping @Sendable (String) -> Void) {
         self.keys = keys
         self.revocations = revocations
         self.stepPolicy = stepPolicy
         self.deviceSteps = deviceSteps
+        self.statusLists = statusLists
+        self.maxStatusListBytes = maxStatusListBytes
         self.warn = warn
+        statusListFiles = statusLists.map { StatusListFiles(paths: $0, maxInflatedBytes: maxStatusListBytes, options: options) }
     }
 
     /// Loads every file and makes the verifier, for start-up; throws the first group's error
     /// (its description is the message to show).
     public func makeVerifier(options: VerificationOptions) throws -> TokenVerifier {
-        let (keySet, warnings) = try KeySet.load(files: keys)
+        let (keySet, warnings) = try KeySet.load(files: StatePaths.expand(keys))
         for warning in warnings { warn("tokenverify: warning: \(warning)") }
         if keySet.keys.isEmpty {
             warn("tokenverify: warning: the key files hold no keys; every token will be unknown_key")
@@ -38,28 +48,36 @@ public struct LiveStateFiles: Sendable {
         }
         let policy = stepPolicy == nil ? nil : try loadStepPolicy().update.stepPolicy
         let done = deviceSteps.isEmpty ? DeviceSteps.empty : try loadDeviceSteps().update.deviceSteps
+        let lists = try statusListFiles?.load(keys: keySet, strict: true, warn: warn)
         return TokenVerifier(keys: keySet, revocations: list ?? .empty, steps: SecuritySteps(policy: policy, done: done ?? .empty),
-                             options: options)
+                             statusLists: lists, options: options)
     }
 
     /// The groups of files, each reloaded alone when it changes.
     public var sources: [LiveStateWatcher.Source] {
-        var sources = [LiveStateWatcher.Source(name: "keys", kept: "key set", files: keys, load: { try self.loadKeys() })]
+        var sources = [LiveStateWatcher.Source(name: "keys", kept: "key set", files: keys, load: { _ in try self.loadKeys() })]
         if !revocations.isEmpty {
-            sources.append(LiveStateWatcher.Source(name: "revocations", kept: "list", files: revocations, load: { try self.loadRevocations() }))
+            sources.append(LiveStateWatcher.Source(name: "revocations", kept: "list", files: revocations, load: { _ in try self.loadRevocations() }))
         }
         if let stepPolicy {
-            sources.append(LiveStateWatcher.Source(name: "step policy", kept: "policy", files: [stepPolicy], load: { try self.loadStepPolicy() }))
+            sources.append(LiveStateWatcher.Source(name: "step policy", kept: "policy", files: [stepPolicy], load: { _ in try self.loadStepPolicy() }))
         }
         if !deviceSteps.isEmpty {
             sources.append(LiveStateWatcher.Source(name: "device steps", kept: "device steps", files: deviceSteps,
-                                                   load: { try self.loadDeviceSteps() }))
+                                                   load: { _ in try self.loadDeviceSteps() }))
+        }
+        // Last: the lists are checked against the key set this round puts in force.
+        if let statusLists, let files = statusListFiles {
+            sources.append(LiveStateWatcher.Source(name: "status lists", kept: "lists", files: statusLists, load: { keys in
+                let lists = try files.load(keys: keys, strict: false, warn: self.warn)
+                return (LiveStateUpdate(statusLists: lists), counted(lists.count, "list", "lists"))
+            }))
         }
         return sources
     }
 
     private func loadKeys() throws -> (update: LiveStateUpdate, summary: String) {
-        let (loaded, warnings) = try KeySet.load(files: keys)
+        let (loaded, warnings) = try KeySet.load(files: StatePaths.expand(keys))
         for warning in warnings { warn("tokenverify: warning: \(warning)") }
         return (LiveStateUpdate(keys: loaded), counted(loaded.keys.count, "key", "keys"))
     }

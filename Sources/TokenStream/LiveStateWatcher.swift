@@ -8,7 +8,7 @@ import Glibc
 import Musl
 #endif
 
-/// Follows the files of the live state while a stream runs (SPEC §3 key rotation, §4, §4b): each
+/// Follows the files of the live state while a stream runs (SPEC §3 key rotation, §4, §4b, §4c): each
 /// group of files (the key files, the revocation files, …) is reloaded in the background when
 /// one of its files changes (a new file renamed into place, or rewritten) and on SIGHUP, checked
 /// completely, and put in force: every group that loaded in one round (a poll, or a SIGHUP,
@@ -22,12 +22,15 @@ public final class LiveStateWatcher: @unchecked Sendable {
         public var name: String
         /// What stays in force when they fail to load ("key set", "list", …).
         public var kept: String
+        /// The files, or directories standing for their regular files (``StatePaths``).
         public var files: [String]
-        /// Loads the files and checks them completely; throws when they fail a check. Returns the
-        /// new part of the state and what was loaded, in words ("3 keys").
-        public var load: @Sendable () throws -> (update: LiveStateUpdate, summary: String)
+        /// Loads the files and checks them completely; throws when they fail a check. Given the
+        /// key set this round puts in force (new keys of the same round, else the keys in force).
+        /// Returns the new part of the state and what was loaded, in words ("3 keys").
+        public var load: @Sendable (_ keys: KeySet) throws -> (update: LiveStateUpdate, summary: String)
 
-        public init(name: String, kept: String, files: [String], load: @escaping @Sendable () throws -> (update: LiveStateUpdate, summary: String)) {
+        public init(name: String, kept: String, files: [String],
+                    load: @escaping @Sendable (_ keys: KeySet) throws -> (update: LiveStateUpdate, summary: String)) {
             self.name = name
             self.kept = kept
             self.files = files
@@ -42,11 +45,7 @@ public final class LiveStateWatcher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "tokenverify.live-state", qos: .utility)
     private let timer: DispatchSourceTimer
     /// Per source: the files' signatures as last loaded, and as last seen (touched only on `queue`).
-    private var seen: [(loaded: [FileSignature?], candidate: [FileSignature?])]
-
-    struct FileSignature: Equatable {
-        var device: UInt64, inode: UInt64, size: Int64, modified: Int, modifiedNanoseconds: Int
-    }
+    private var seen: [(loaded: [FileState], candidate: [FileState])]
 
     /// A watcher polling every `interval` seconds (0: files are not polled, only SIGHUP reloads).
     public init(verifier: TokenVerifier, sources: [Source], interval: Double = 0.25, log: @escaping @Sendable (String) -> Void) {
@@ -54,7 +53,7 @@ public final class LiveStateWatcher: @unchecked Sendable {
         self.sources = sources
         self.interval = interval
         self.log = log
-        let signatures = sources.map { $0.files.map(Self.signature) }
+        let signatures = sources.map(Self.signatures)
         seen = signatures.map { ($0, $0) }
         timer = DispatchSource.makeTimerSource(queue: queue)
     }
@@ -80,7 +79,7 @@ public final class LiveStateWatcher: @unchecked Sendable {
                 if signalled { due.append((source, "SIGHUP")) }
                 continue
             }
-            let current = source.files.map(Self.signature)
+            let current = Self.signatures(of: source)
             // A change is loaded once it has held still for one interval, so that a file still
             // being written in place is not read half-way.
             let state = seen[index]
@@ -106,7 +105,7 @@ public final class LiveStateWatcher: @unchecked Sendable {
         var loaded: [String] = []
         for (source, reason) in due {
             do {
-                let (part, summary) = try source.load()
+                let (part, summary) = try source.load(update.keys ?? verifier.keys)
                 update = update.merging(part)
                 loaded.append("tokenverify: \(source.name) reloaded (\(reason)): \(summary)")
             } catch {
@@ -118,10 +117,14 @@ public final class LiveStateWatcher: @unchecked Sendable {
         for line in loaded { log(line) }
     }
 
-    static func signature(_ path: String) -> FileSignature? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        return FileSignature(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
-                             modified: Int(status.st_mtim.tv_sec), modifiedNanoseconds: Int(status.st_mtim.tv_nsec))
+    /// What tells whether a source's files changed: each file's path and signature, a
+    /// directory's files included (so a file added or removed is a change).
+    static func signatures(of source: Source) -> [FileState] {
+        StatePaths.expand(source.files).map { FileState(path: $0, signature: FileSignature(path: $0)) }
+    }
+
+    struct FileState: Equatable {
+        var path: String
+        var signature: FileSignature?
     }
 }

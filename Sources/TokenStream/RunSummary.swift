@@ -5,12 +5,15 @@ public struct RunSummary: Sendable {
     public var answered = 0
     public var valid = 0
     public var byReason: [Reason: Int] = [:]
+    /// Tokens whose status list entry was left unchecked (`--skip-status-lists`).
+    public var statusUnchecked = 0
 
     public var invalid: Int { answered - valid }
 
     mutating func add(_ other: RunSummary) {
         answered += other.answered
         valid += other.valid
+        statusUnchecked += other.statusUnchecked
         for (reason, count) in other.byReason { byReason[reason, default: 0] += count }
     }
 
@@ -21,6 +24,9 @@ public struct RunSummary: Sendable {
         if !byReason.isEmpty {
             let reasons = byReason.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }
             text += "; " + reasons.joined(separator: ", ")
+        }
+        if statusUnchecked > 0 {
+            text += "; status not checked (--skip-status-lists) for \(statusUnchecked) token\(statusUnchecked == 1 ? "" : "s")"
         }
         return text
     }

@@ -58,6 +58,10 @@ extension TokenVerify {
         @Option(name: .long, help: ArgumentHelp("Seconds one URL may take, redirects included.", valueName: "seconds"))
         var timeout: Double = 30
 
+        @Option(name: .long, help: ArgumentHelp(
+            "The most bytes a status list may inflate to (as verify's option of the same name).", valueName: "bytes"))
+        var maxStatusListBytes: Int = 256 << 20
+
         func validate() throws {
             if keys.isEmpty && statusLists.isEmpty { throw ValidationError("name at least one URL (--keys or --status-lists)") }
             for (name, value) in [("--interval", interval), ("--min-interval", minInterval),
@@ -65,6 +69,7 @@ extension TokenVerify {
                 if !(value > 0) || !value.isFinite { throw ValidationError("\(name) must be a positive number of seconds") }
             }
             if minInterval > maxInterval { throw ValidationError("--min-interval must not exceed --max-interval") }
+            if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }
             if out.isEmpty { throw ValidationError("--out must name a directory") }
         }
 
@@ -83,7 +88,8 @@ extension TokenVerify {
             let fetcher: Fetcher
             do {
                 fetcher = try Fetcher(configuration: FetchConfiguration(
-                    directory: out, caFile: caFile, timeout: timeout, statusListLoader: statusListLoader))
+                    directory: out, caFile: caFile, timeout: timeout,
+                    statusListLoader: standardStatusListLoader(maxInflatedBytes: maxStatusListBytes)))
             } catch {
                 ConfigurationError(description: error.description).exit()
             }
@@ -114,6 +120,3 @@ extension TokenVerify {
         }
     }
 }
-
-/// Status List Tokens are checked by the loader `verify --status-lists` uses, once it exists.
-let statusListLoader: StatusListLoader? = nil

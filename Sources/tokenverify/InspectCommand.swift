@@ -10,6 +10,8 @@ extension TokenVerify {
             discussion: """
                 Nothing is checked: not the signature, not the key, not the time. Use verify for that.
 
+                A Status List Token (typ statuslist+jwt or application/statuslist+cwt) also shows "status_list_entries": its URI, bits, number of entries and every non-zero entry {"idx", "status"}.
+
                 A token without a dot is read as a CWT (base64url of a COSE_Sign1 message, SPEC §2b): its protected and unprotected headers and its claims are written as JSON, with known labels named ("alg (1)", "kid (4)", "iss (1)", "cti (7)"), byte strings as base64url and tags as {"tag": N, "value": …}.
                 """
         )
@@ -25,7 +27,8 @@ extension TokenVerify {
             }
             text = text.trimmingCharacters(in: .whitespacesAndNewlines)
             let segments = text.split(separator: ".", omittingEmptySubsequences: false)
-            if segments.count == 1 { return Self.inspectCWT(text) }
+            let entries = Self.statusListEntries(text)
+            if segments.count == 1 { return Self.inspectCWT(text, statusList: entries) }
             guard segments.count == 3 else {
                 ConfigurationError(description: "not a compact token: expected three segments separated by dots, found \(segments.count)").exit()
             }
@@ -52,17 +55,50 @@ extension TokenVerify {
             }
             writer.raw(",\"signature_bytes\":")
             writer.integer(Base64URL.decode(Array(segments[2].utf8))?.count ?? -1)
+            if let entries { writer.raw(entries) }
             writer.raw("}")
             print(String(decoding: writer.bytes, as: UTF8.self))
         }
 
+        /// For a Status List Token (by its typ): `,"status_list_entries":{…}` with its bits, its
+        /// number of entries and every non-zero entry, or why its list cannot be read.
+        static func statusListEntries(_ text: String) -> [UInt8]? {
+            let token = Array(text.utf8)
+            guard StatusListInspection.isStatusList(token) else { return nil }
+            var writer = JSONWriter()
+            writer.raw(",\"status_list_entries\":")
+            do {
+                let entries = try StatusListInspection.entries(of: token)
+                writer.raw("{\"uri\":")
+                writer.string(entries.uri)
+                writer.raw(",\"bits\":")
+                writer.integer(entries.bits)
+                writer.raw(",\"entries\":")
+                writer.integer(entries.count)
+                writer.raw(",\"non_zero\":[")
+                for (position, entry) in entries.nonZero.enumerated() {
+                    if position > 0 { writer.raw(",") }
+                    writer.raw("{\"idx\":")
+                    writer.integer(entry.index)
+                    writer.raw(",\"status\":")
+                    writer.integer(Int(entry.status))
+                    writer.raw("}")
+                }
+                writer.raw("]}")
+            } catch {
+                writer.string("cannot be read: \(error.message)")
+            }
+            return writer.bytes
+        }
+
         /// Prints a CWT's headers and claims, or exits with why they cannot be read.
-        static func inspectCWT(_ text: String) {
+        static func inspectCWT(_ text: String, statusList: [UInt8]? = nil) {
             switch CWTInspection.members(of: Array(text.utf8)) {
             case .success(let members):
                 var writer = JSONWriter()
                 writer.raw("{\"UNVERIFIED\":\"nothing was checked: not the signature, the key, the time or revocation\",\"format\":\"cwt\",")
                 writer.raw(members)
+                if let statusList { writer.raw(statusList) }
                 writer.raw("}")
                 print(String(decoding: writer.bytes, as: UTF8.self))
             case .failure(let error):

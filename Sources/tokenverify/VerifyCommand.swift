@@ -17,11 +17,13 @@ extension TokenVerify {
 
                 Each answer has "line" and "valid" (and "id" when given). Valid: jti, sub, aud, kid, alg, exp, role. Invalid: "reason" (a code) and "detail" (a sentence); with --audit also "reasons" and "details" for every failed check.
 
-                Reason codes, in check order: malformed_request, malformed_token, unsupported_alg, bad_header, unknown_key, key_alg_mismatch, wrong_environment, wrong_issuer, not_yet_valid, expired, revoked_key, revoked_token, revoked_device, revoked_object, revoked_grant, wrong_device, wrong_object, channel_not_permitted, command_not_permitted, step_required, bad_signature.
+                Reason codes, in check order: malformed_request, malformed_token, unsupported_alg, bad_header, unknown_key, key_alg_mismatch, wrong_environment, wrong_issuer, not_yet_valid, expired, revoked_key, revoked_token, revoked_device, revoked_object, revoked_grant, status_invalid, status_suspended, status_unavailable, wrong_device, wrong_object, channel_not_permitted, command_not_permitted, step_required, bad_signature.
 
                 With --step-policy, a request naming a command must come from a device that has done every security step the policy requires for it (--device-steps), or it is step_required; the detail names the next step to do.
 
-                Key, revocation, step-policy and device-steps files are reloaded in the background when they change (write a new file and rename it into place) and on SIGHUP, and swapped in together as one snapshot; a file that fails to load keeps the previous state in force and says why on stderr. SIGINT/SIGTERM stop reading; every line already read is answered. A summary goes to stderr at the end.
+                With --status-lists, a token whose status claim names a list (IETF Token Status List) is checked against that list's generation in force at the line's check time (the greatest iat ≤ t): status_invalid, status_suspended, or status_unavailable when no list for it was issued by then, it expired, or the index is beyond it. A token that names a list when none is given is status_unavailable, unless --skip-status-lists.
+
+                Key, revocation, step-policy, device-steps and status-list files (and directories given for keys or lists) are reloaded in the background when they change (write a new file and rename it into place) and on SIGHUP, and swapped in together as one snapshot; a file that fails to load keeps the previous state in force and says why on stderr. SIGINT/SIGTERM stop reading; every line already read is answered. A summary goes to stderr at the end.
 
                 Exit status: 0 every line answered; 1 with --fail-on-invalid when a token was invalid; 2 usage or configuration error (nothing is read then).
                 """
@@ -30,7 +32,7 @@ extension TokenVerify {
         @Argument(help: ArgumentHelp("Input files, read in order (default: standard input; '-' is standard input).", valueName: "file"))
         var files: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("A JWKS key file (repeatable; kids must be unique across files).", valueName: "file"))
+        @Option(name: .long, help: ArgumentHelp("A JWKS key file, or a directory of them (repeatable; kids must be unique across files).", valueName: "path"))
         var keys: [String] = []
 
         @Option(name: .long, help: ArgumentHelp("A revocation list, JSON lines (repeatable).", valueName: "file"))
@@ -41,6 +43,17 @@ extension TokenVerify {
 
         @Option(name: .long, help: ArgumentHelp("Steps devices have done, JSON lines {\"sub\":…,\"aud\":…,\"done\":[…]} (repeatable).", valueName: "file"))
         var deviceSteps: [String] = []
+
+        @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp(
+            "Status List Tokens (SPEC §4c: JWS statuslist+jwt, or CWT under tag 18), files or directories of them; tokens with a status claim are checked against the list in force at their check time.",
+            valueName: "path"))
+        var statusLists: [String] = []
+
+        @Flag(name: .long, help: "Leave the status of tokens that name a status list unchecked (counted in the summary).")
+        var skipStatusLists = false
+
+        @Option(name: .long, help: ArgumentHelp("Largest inflated status list accepted (default 256 MiB); a larger or broken one fails its file.", valueName: "bytes"))
+        var maxStatusListBytes: Int = 256 << 20
 
         @Option(name: .long, help: ArgumentHelp("Accept only this environment.", valueName: "env"))
         var env: Environment?
@@ -96,6 +109,10 @@ extension TokenVerify {
             if cacheSlots < 0 { throw ValidationError("--cache-slots must not be negative") }
             if es256TableMemory < 0 { throw ValidationError("--es256-table-memory must not be negative") }
             if ed25519TableMemory < 0 { throw ValidationError("--ed25519-table-memory must not be negative") }
+            if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }
+            if skipStatusLists && !statusLists.isEmpty {
+                throw ValidationError("--skip-status-lists and --status-lists contradict each other: give one")
+            }
             if !leeway.isFinite || leeway < 0 { throw ValidationError("--leeway must be a non-negative number of seconds") }
             if let at, NumericDate.parse(at) == nil {
                 throw ValidationError("--at must be a NumericDate (seconds) or an RFC 3339 date-time, not \"\(at)\"")
@@ -123,12 +140,13 @@ extension TokenVerify {
                     ConfigurationError(description: "input \(file): cannot be read: \(String(cString: strerror(errno)))").exit()
                 }
             }
-            let liveState = LiveStateFiles(keys: keys, revocations: revocations, stepPolicy: stepPolicy,
-                                           deviceSteps: deviceSteps, warn: { printError($0) })
             let options = VerificationOptions(
                 environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
                 audit: audit, signatureCacheSlots: cacheSlots, es256TableMemory: es256TableMemory,
-                ed25519TableMemory: ed25519TableMemory)
+                ed25519TableMemory: ed25519TableMemory, skipStatusLists: skipStatusLists)
+            let liveState = LiveStateFiles(keys: keys, revocations: revocations, stepPolicy: stepPolicy, deviceSteps: deviceSteps,
+                                           statusLists: statusLists.isEmpty ? nil : statusLists,
+                                           maxStatusListBytes: maxStatusListBytes, options: options, warn: { printError($0) })
             let verifier: TokenVerifier
             do {
                 verifier = try liveState.makeVerifier(options: options)

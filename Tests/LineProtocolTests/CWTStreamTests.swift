@@ -9,9 +9,10 @@ import TokenVerifier
 @Suite struct CWTStreamTests {
     let fixtures = Fixtures()
 
-    func answers(_ lines: [String], revocations: RevocationList = .empty, steps: SecuritySteps? = nil) throws -> [[String: Any]] {
-        let verifier = steps.map { TokenVerifier(keys: fixtures.keySet, revocations: revocations, steps: $0, options: VerificationOptions(checkTime: Fixtures.now)) }
-            ?? fixtures.verifier(revocations: revocations)
+    func answers(_ lines: [String], revocations: RevocationList = .empty, steps: SecuritySteps? = nil,
+                 statusLists: StatusListSet? = nil) throws -> [[String: Any]] {
+        let verifier = TokenVerifier(keys: fixtures.keySet, revocations: revocations, steps: steps ?? .none, statusLists: statusLists,
+                                     options: VerificationOptions(checkTime: Fixtures.now))
         var output: [UInt8] = []
         _ = LineAnswerer(verifier: verifier, maxLineBytes: 65536)
             .answer(lines.enumerated().map { InputLine(number: $0.offset + 1, bytes: Array($0.element.utf8)) }, to: &output)
@@ -64,6 +65,9 @@ import TokenVerifier
         case .channelNotPermitted: return (request(#","channel":"uwb""#), nil)
         case .commandNotPermitted: return (request(#","command":"horn""#), nil)
         case .stepRequired: return (request(#","command":"unlock""#), nil)
+        case .statusInvalid: return (Fixtures.cwt(fixtures.ed, claims: Fixtures.claims(statusIndex: 1)), nil)
+        case .statusSuspended: return (Fixtures.cwt(fixtures.ed, claims: Fixtures.claims(statusIndex: 2)), nil)
+        case .statusUnavailable: return (Fixtures.cwt(fixtures.ed, claims: Fixtures.claims(statusIndex: 64)), nil)
         case .badSignature:
             return (Fixtures.cwt(fixtures.ed, presentedPayload: Fixtures.cwtClaims(Fixtures.claims(["cmd": #"["engine_start"]"#]))), nil)
         }
@@ -75,7 +79,9 @@ import TokenVerifier
         let revocations = try revocation.map { try RevocationList.parse(Array($0.utf8)) } ?? .empty
         let steps = SecuritySteps(policy: try StepPolicy.parse(Array(#"{"unlock":["trustedPhone","deviceActivation"]}"#.utf8)),
                                   done: try DeviceSteps.parse(Array(#"{"sub":"phone-1","aud":"car-1","done":["trustedPhone"]}"#.utf8)))
-        let answer = try #require(try answers([line], revocations: revocations, steps: steps).first)
+        // A CWT status list in which entry 1 is INVALID and entry 2 SUSPENDED (64 entries).
+        let lists = StatusListSet(lists: [try fixtures.statusList(Fixtures.statusListToken(fixtures.es, format: .cwt))])
+        let answer = try #require(try answers([line], revocations: revocations, steps: steps, statusLists: lists).first)
         #expect(answer["reason"] as? String == reason.rawValue, "\(answer)")
         // The format is reported once the token could be read as a CWT.
         let parsed = reason != .malformedRequest && reason != .malformedToken

@@ -34,6 +34,9 @@ import TokenVerifier
         case .wrongObject: return (request(good, #","object":"car-2""#), nil)
         case .channelNotPermitted: return (request(good, #","channel":"uwb""#), nil)
         case .commandNotPermitted: return (request(good, #","command":"horn""#), nil)
+        case .statusInvalid: return (Fixtures.token(fixtures.ed, claims: Fixtures.claims(statusIndex: 1)), nil)
+        case .statusSuspended: return (Fixtures.token(fixtures.ed, claims: Fixtures.claims(statusIndex: 2)), nil)
+        case .statusUnavailable: return (Fixtures.token(fixtures.ed, claims: Fixtures.claims(statusIndex: 999)), nil)
         case .stepRequired: return nil   // above
         case .badSignature:
             return (replacingSegment(good, 1, with: b64(Fixtures.claims(["cmd": #"["engine_start"]"#]))), nil)
@@ -47,7 +50,9 @@ import TokenVerifier
         // A policy under which phone-1 has done the first of two steps for car-1.
         let steps = SecuritySteps(policy: try StepPolicy.parse(Array(#"{"unlock":["trustedPhone","deviceActivation"]}"#.utf8)),
                                   done: try DeviceSteps.parse(Array(#"{"sub":"phone-1","aud":"car-1","done":["trustedPhone"]}"#.utf8)))
-        let verifier = TokenVerifier(keys: fixtures.keySet, revocations: revocations, steps: steps,
+        // A status list in which entry 1 is INVALID and entry 2 SUSPENDED (64 entries).
+        let lists = StatusListSet(lists: [try fixtures.statusList(Fixtures.statusListToken(fixtures.ed))])
+        let verifier = TokenVerifier(keys: fixtures.keySet, revocations: revocations, steps: steps, statusLists: lists,
                                      options: VerificationOptions(checkTime: Fixtures.now))
         var output: [UInt8] = []
         let answerer = LineAnswerer(verifier: verifier, maxLineBytes: 65536)

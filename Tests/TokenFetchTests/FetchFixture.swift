@@ -17,9 +17,9 @@ struct FetchFixture {
     }
 
     /// A fetcher for `out` trusting the test CA (unless `trustTestCA` is false).
-    func fetcher(trustTestCA: Bool = true, timeout: Double = 5, statusListLoader: StatusListLoader? = nil) throws -> Fetcher {
+    func fetcher(trustTestCA: Bool = true, timeout: Double = 5) throws -> Fetcher {
         try Fetcher(configuration: FetchConfiguration(directory: out, caFile: trustTestCA ? publisher.caFile : nil,
-                                                      timeout: timeout, statusListLoader: statusListLoader))
+                                                      timeout: timeout))
     }
 
     func keysTarget(_ name: String) throws -> FetchTarget { try FetchTarget(kind: .keys, url: publisher.url(name)) }

@@ -64,6 +64,19 @@ import TestSupport
         let extras = withClaims(fixtures.ed, [(CBOR.int(-70000), [0xF9, 0x3C, 0x00]), (CBOR.text("x"), [0xC1, 0x1A, 0x00, 0x01, 0x00, 0x00]),
                                               (CBOR.int(8), [0xF4]), (CBOR.int(9), [0xF7])])
         #expect(reason(extras) == nil)
+        // Integers, lengths and tags in longer heads than needed are well-formed (RFC 9052 §9 asks
+        // shortest forms only of the Sig_structure): an 8-byte exp, a 2-byte array length, a
+        // 4-byte text length, a wide claim key and a wide tag.
+        let wideExp = withClaims(fixtures.ed, dropping: [4], [(CBOR.int(4), [0x1B, 0, 0, 0, 0, 0x6B, 0x49, 0xE0, 0x10])])
+        #expect(result(wideExp).claims?.expiresAt == 1_800_003_600)
+        #expect(reason(wideExp) == nil)
+        let wideList = withClaims(fixtures.ed, dropping: [5], [(CBOR.text("ch"), [0x99, 0x00, 0x01, 0x7A, 0, 0, 0, 3] + Array("ble".utf8))])
+        #expect(reason(wideList) == nil)
+        let wideKey = withClaims(fixtures.ed, dropping: [0], [([0x19, 0x00, 0x01], CBOR.text("operator-a"))])
+        #expect(reason(wideKey) == nil)
+        let good = Fixtures.cborBytes(ofCWT: Fixtures.cwt(fixtures.ed))
+        #expect(reason(Base64URL.encodeString([0xD9, 0x00, 0x12] + good.dropFirst())) == nil, "tag 18 in a 2-byte head")
+        #expect(reason(Base64URL.encodeString([0x98, 0x04] + good.dropFirst(2))) == nil, "the message's array in a 1-byte head")
     }
 
     @Test func malformedToken() {
@@ -81,7 +94,6 @@ import TestSupport
             CBOR.array([protected, [0x80], claims, signature]),         // unprotected not a map
             good + [0x00],                                             // trailing byte
             Array(good.dropLast()),                                    // truncated
-            [0x98, 0x04] + Array(message.dropFirst()),                 // array length not in shortest form
             [0x84, 0x5B, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],   // huge declared length
             [],
         ]
@@ -99,7 +111,8 @@ import TestSupport
             withClaims(fixtures.ed, [(CBOR.int(99), nested)]),                          // too deep
             withClaims(fixtures.ed, [(CBOR.int(99), [0x7F, 0x61, 0x61, 0xFF])]),        // indefinite text
             withClaims(fixtures.ed, [(CBOR.int(99), [0x62, 0xC3, 0x28])]),              // invalid UTF-8
-            withClaims(fixtures.ed, [(CBOR.int(99), [0x18, 0x05])]),                    // non-shortest integer
+            withClaims(fixtures.ed, [([0x18, 0x01], CBOR.text("again"))]),               // iss (1) again, in a wider head
+            withClaims(fixtures.ed, [([0x79, 0x00, 0x02] + Array("ch".utf8), CBOR.array([CBOR.text("nfc")]))]),  // "ch" again, wider
             withClaims(fixtures.ed, [(CBOR.int(99), [0xF8, 0x10])]),                    // ill-formed simple value
             withClaims(fixtures.ed, [(CBOR.int(99), [0xF0])]),                          // unassigned simple value
             withClaims(fixtures.ed, [(CBOR.int(99), [0x1C])]),                          // reserved additional information

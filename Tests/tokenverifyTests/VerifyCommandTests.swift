@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TokenTools
 import TokenVerifier
 
 /// `tokenverify verify` end to end: the built binary, fed through pipes.
@@ -55,10 +56,16 @@ import TokenVerifier
             ("{\"token\":\"\(good)\",\"channel\":\"remote\"}", "channel_not_permitted"),
             ("{\"token\":\"\(good)\",\"command\":\"engine_start\"}", "command_not_permitted"),
             ("{\"token\":\"\(good)\",\"command\":\"lock\"}", "step_required"),
+            (space.token(claims: Workspace.claims(["status": #"{"status_list":{"idx":1,"uri":"https://op.example/sl"}}"#])), "status_invalid"),
+            (space.token(claims: Workspace.claims(["status": #"{"status_list":{"idx":2,"uri":"https://op.example/sl"}}"#])), "status_suspended"),
+            (space.token(claims: Workspace.claims(["status": #"{"status_list":{"idx":0,"uri":"https://op.example/other"}}"#])), "status_unavailable"),
             (replacingSignature(good, with: space.token(claims: Workspace.claims(["jti": "\"t-2\""]))), "bad_signature"),
         ]
         let policy = try space.write("policy.json", #"{"lock":["trustedPhone"]}"#)
-        let output = try Tool.run(space.verifyArguments + ["--step-policy", policy], input: cases.map(\.0).joined(separator: "\n") + "\n")
+        let list = try space.write("list.jwt", try StatusListIssuer(key: space.ed).sign(
+            uri: "https://op.example/sl", bits: 2, size: 16, statuses: [1: 1, 2: 2], format: .jws, issuedAt: 1_799_990_000))
+        let output = try Tool.run(space.verifyArguments + ["--step-policy", policy, "--status-lists", list],
+                                  input: cases.map(\.0).joined(separator: "\n") + "\n")
         #expect(output.status == 0)
         let reasons = output.answers.map { $0["reason"] as? String }
         #expect(reasons == cases.map(\.1))

@@ -192,6 +192,7 @@ public final class VerifyPipeline: @unchecked Sendable {
         var bytes: [UInt8] = []
         let reasons = answerer.answer(chunk.lines, to: &bytes)
         var summary = RunSummary()
+        summary.statusUnchecked = answerer.takeStatusUncheckedCount()
         for reason in reasons {
             summary.answered += 1
             if let reason { summary.byReason[reason, default: 0] += 1 } else { summary.valid += 1 }

@@ -44,6 +44,11 @@ public struct CWTSigner: Sendable {
     }
 
     /// The signature of `message`, deterministic for both algorithms.
+    func deterministicSignature(of message: [UInt8]) -> [UInt8] {
+        signature(of: message)
+    }
+
+    /// The signature of `message`, deterministic for both algorithms.
     private func signature(of message: [UInt8]) -> [UInt8] {
         if case .p256(let privateKey) = key.material, let signed = TokenSigner.deterministicES256(message, privateScalar: privateKey.d) {
             return signed.signature
@@ -52,7 +57,8 @@ public struct CWTSigner: Sendable {
     }
 
     /// The CWT claims map of a JSON claims object: `iss`, `sub`, `aud`, `exp`, `nbf`, `iat` and
-    /// `jti` become the keys 1–7 (`jti` as a text `cti`); other names stay text keys.
+    /// `jti` become the keys 1–7 (`jti` as a text `cti`) and `status` 65535 (with text keys
+    /// inside); other names stay text keys.
     public static func claimsCBOR(json: [UInt8]) throws(JSONError) -> [UInt8] {
         try CWTEncoding.claims(json: json)
     }

@@ -13,9 +13,10 @@ public struct CBORError: Error, CustomStringConvertible {
 
 /// A strict pull reader for CBOR (RFC 8949) held in memory: the items a token may hold.
 ///
-/// It accepts only well-formed CBOR with definite lengths; every integer and length argument in
-/// its shortest form (preferred serialization, RFC 8949 §4.2.1); text strings of valid UTF-8;
-/// map keys that are integers or text strings, none twice in one map; simple values `false`,
+/// It accepts only well-formed CBOR with definite lengths; integers, lengths and tags in any head
+/// width (RFC 9052 §9 asks for shortest forms only of the `Sig_structure`, which the verifier
+/// builds itself); text strings of valid UTF-8; map keys that are integers or text strings, none
+/// twice in one map (compared by value, so `4` and `0x1804` are the same key); simple values `false`,
 /// `true`, `null` and `undefined` only; floats of any width. Nesting deeper than
 /// ``maximumDepth`` is refused, and so is a declared length past the end of the bytes, so no
 /// input allocates or recurses without bound. The reader borrows `bytes`.
@@ -67,8 +68,8 @@ struct CBORReader {
     /// Whether the next item is `null`.
     var nextIsNull: Bool { position < bytes.count && bytes[position] == 0xF6 }
 
-    /// Reads one initial byte and its argument, in shortest form; refuses indefinite lengths and
-    /// the reserved additional information values.
+    /// Reads one initial byte and its argument (in any head width); refuses indefinite lengths,
+    /// the reserved additional information values and a two-byte simple value below 32.
     mutating func readHead() throws(CBORError) -> Head {
         let start = position
         guard position < bytes.count else { throw error("the CBOR ends inside an item") }
@@ -88,10 +89,7 @@ struct CBORReader {
                 argument = argument << 8 | UInt64(bytes[position])
                 position += 1
             }
-            if major != .simple {
-                let smallest: UInt64 = info == 24 ? 24 : 1 << (8 * UInt64(width / 2))
-                guard argument >= smallest else { throw error("an integer or length is not in its shortest form", at: start) }
-            } else if info == 24 && argument < 32 {
+            if major == .simple && info == 24 && argument < 32 {
                 throw error("a simple value is not well-formed", at: start)
             }
         case 31:
@@ -184,7 +182,8 @@ struct CBORReader {
 
     /// Reads a map, calling `body` for each entry with the key read and the reader at the value,
     /// which `body` must consume. Refuses a key that is not an integer or a text string, and a
-    /// key that appears twice (with shortest-form heads, equal keys have equal bytes).
+    /// key that appears twice: keys are compared by value (an integer's sign and argument, a
+    /// text's bytes), whatever the width of their heads.
     mutating func readMap(_ body: (inout CBORReader, Key) throws(CBORError) -> Void) throws(CBORError) {
         let start = position
         let head = try readHead()
@@ -196,27 +195,46 @@ struct CBORReader {
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else { throw error("CBOR nested deeper than \(Self.maximumDepth) levels", at: start) }
         let count = Int(head.argument)
-        try withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: max(1, count)) { (keys) throws(CBORError) in
+        try withUnsafeTemporaryAllocation(of: KeyValue.self, capacity: max(1, count)) { (keys) throws(CBORError) in
             for index in 0..<count {
                 let keyStart = position
                 let key: Key
+                let value: KeyValue
                 switch peekMajor() {
                 case .unsigned?, .negative?:
-                    key = try readInteger().map(Key.integer) ?? .otherInteger
+                    let integer = try readHead()
+                    value = KeyValue(major: integer.major.rawValue, argument: integer.argument, text: 0..<0)
+                    if integer.argument <= UInt64(Int64.max) {
+                        key = .integer(integer.major == .unsigned ? Int64(integer.argument) : -1 - Int64(integer.argument))
+                    } else {
+                        key = .otherInteger
+                    }
                 case .text?:
-                    key = .text(try readTextString())
+                    let text = try readTextString()
+                    value = KeyValue(major: Major.text.rawValue, argument: UInt64(text.count), text: text)
+                    key = .text(text)
                 default:
                     throw error("a map key is not an integer or a text string", at: keyStart)
                 }
-                let encoded = keyStart..<position
-                for earlier in 0..<index where keys[earlier].count == encoded.count
-                    && bytesEqual(UnsafeBufferPointer(rebasing: bytes[keys[earlier]]), UnsafeBufferPointer(rebasing: bytes[encoded])) {
+                for earlier in 0..<index where keys[earlier].major == value.major && keys[earlier].argument == value.argument {
+                    if value.major == Major.text.rawValue,
+                       !bytesEqual(UnsafeBufferPointer(rebasing: bytes[keys[earlier].text]), UnsafeBufferPointer(rebasing: bytes[value.text])) {
+                        continue
+                    }
                     throw error("a map key appears twice", at: keyStart)
                 }
-                keys[index] = encoded
+                (keys.baseAddress! + index).initialize(to: value)
                 try body(&self, key)
             }
         }
+    }
+
+    /// A map key's value, for the duplicate check: the major type and argument (a text's length),
+    /// and a text's bytes.
+    private struct KeyValue {
+        var major: UInt8
+        var argument: UInt64
+        var text: Range<Int>
     }
 
     /// Reads and checks one item of any kind, and everything nested in it.

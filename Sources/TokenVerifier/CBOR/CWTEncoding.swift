@@ -48,7 +48,8 @@ package enum CWTEncoding {
     }
 
     /// The CWT claims map of a JSON claims object: `iss`, `sub`, `aud`, `exp`, `nbf`, `iat` and
-    /// `jti` become the keys 1–7 (`jti` as a text `cti`); other names stay text keys. Strings,
+    /// `jti` become the keys 1–7 (`jti` as a text `cti`) and `status` the key 65535 (its members
+    /// keep their text keys, SPEC §4c); other names stay text keys. Strings,
     /// arrays, objects, `true`, `false` and `null` keep their kind; an integer of at most 15
     /// digits becomes a CBOR integer, any other number the shortest float that holds it.
     package static func claims(json: [UInt8]) throws(JSONError) -> [UInt8] {
@@ -62,7 +63,9 @@ package enum CWTEncoding {
         }
     }
 
-    private static let claimKeys: [String: Int64] = ["iss": 1, "sub": 2, "aud": 3, "exp": 4, "nbf": 5, "iat": 6, "jti": 7]
+    private static let claimKeys: [String: Int64] = [
+        "iss": 1, "sub": 2, "aud": 3, "exp": 4, "nbf": 5, "iat": 6, "jti": 7, "status": 65535,
+    ]
 
     private static func convert(_ reader: inout JSONReader, to writer: inout CBORWriter, isClaims: Bool = false) throws(JSONError) {
         switch reader.peekKind() {
@@ -102,5 +105,47 @@ package enum CWTEncoding {
         case .invalid:
             throw reader.unexpected()
         }
+    }
+}
+
+extension CWTEncoding {
+    /// The protected header of a CWT Status List Token: `{1: alg, 4: h'kid', 16: "application/statuslist+cwt"}`.
+    package static func statusListProtectedHeader(algorithm: Int64, keyID: String) -> [UInt8] {
+        var writer = CBORWriter()
+        writer.head(major: 5, argument: 3)
+        writer.integer(1)
+        writer.integer(algorithm)
+        writer.integer(4)
+        writer.byteString(Array(keyID.utf8))
+        writer.integer(16)
+        writer.text(UnverifiedStatusList.cwtType)
+        return writer.bytes
+    }
+
+    /// The claims of a CWT Status List Token (draft §5.2): `{2: uri, 6: iat, 4: exp, 65534: ttl,
+    /// 65533: {"bits": bits, "lst": h'…'}}`, `exp` and `ttl` when given.
+    package static func statusListClaims(uri: String, issuedAt: Int64, expiresAt: Int64?, timeToLive: Int64?, bits: Int,
+                                         compressedList: [UInt8]) -> [UInt8] {
+        var writer = CBORWriter()
+        writer.head(major: 5, argument: 3 + (expiresAt == nil ? 0 : 1) + (timeToLive == nil ? 0 : 1))
+        writer.integer(2)
+        writer.text(uri)
+        writer.integer(6)
+        writer.integer(issuedAt)
+        if let expiresAt {
+            writer.integer(4)
+            writer.integer(expiresAt)
+        }
+        if let timeToLive {
+            writer.integer(65534)
+            writer.integer(timeToLive)
+        }
+        writer.integer(65533)
+        writer.head(major: 5, argument: 2)
+        writer.text("bits")
+        writer.integer(Int64(bits))
+        writer.text("lst")
+        writer.byteString(compressedList)
+        return writer.bytes
     }
 }

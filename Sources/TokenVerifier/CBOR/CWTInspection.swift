@@ -38,7 +38,9 @@ public enum CWTInspection {
     }
 
     private static let headerLabels: [Int64: String] = [1: "alg", 2: "crit", 3: "content type", 4: "kid", 16: "typ"]
-    private static let claimLabels: [Int64: String] = [1: "iss", 2: "sub", 3: "aud", 4: "exp", 5: "nbf", 6: "iat", 7: "cti"]
+    private static let claimLabels: [Int64: String] = [
+        1: "iss", 2: "sub", 3: "aud", 4: "exp", 5: "nbf", 6: "iat", 7: "cti", 65533: "status_list", 65534: "ttl", 65535: "status",
+    ]
 
     /// Writes one item as JSON; `labels` names the integer keys of a top-level map.
     private static func write(_ reader: inout CBORReader, to writer: inout JSONWriter, labels: [Int64: String] = [:]) throws(CBORError) {

@@ -8,6 +8,7 @@ struct ClaimsBuilder {
         var audience: ParsedToken.List, audienceIsArray: Bool, channels: ParsedToken.List, commands: ParsedToken.List
         var expiresAt: Double, notBefore: Double?, issuedAt: Double?
         var environment: Environment?
+        var status: ParsedToken.StatusReference?
     }
 
     typealias Text = ParsedToken.Text
@@ -84,6 +85,7 @@ struct ClaimsBuilder {
         var audienceIsArray = false
         var expiresAt: Double?, notBefore: Double?, issuedAt: Double?
         var environment: Environment?
+        var status: ParsedToken.StatusReference?
         guard reader.peekMajor() == .map else { throw reader.error("the claims are not a CBOR map") }
         try reader.readMap { (reader: inout CBORReader, key: CBORReader.Key) throws(CBORError) in
             switch key {
@@ -102,6 +104,7 @@ struct ClaimsBuilder {
             case .integer(5): notBefore = try numericDate(&reader, "nbf (5)")
             case .integer(6): issuedAt = try numericDate(&reader, "iat (6)")
             case .integer(7): tokenID = try self.tokenID(&reader, offset: offset)
+            case .integer(65535): status = try statusClaim(&reader, offset: offset)
             case .text(let range):
                 let name = UnsafeBufferPointer(rebasing: reader.bytes[range])
                 func named(_ claim: String) -> Bool { withUTF8(of: claim) { bytesEqual($0, name) } }
@@ -134,6 +137,40 @@ struct ClaimsBuilder {
         guard let commands else { throw missing("\"cmd\"") }
         return Claims(issuer: issuer, subject: subject, tokenID: tokenID, role: role,
                       audience: audience, audienceIsArray: audienceIsArray, channels: channels, commands: commands,
-                      expiresAt: expiresAt, notBefore: notBefore, issuedAt: issuedAt, environment: environment)
+                      expiresAt: expiresAt, notBefore: notBefore, issuedAt: issuedAt, environment: environment,
+                      status: status)
+    }
+
+    /// Reads the `status` claim (65535, SPEC §4c): a map with text keys whose `"status_list"`,
+    /// when present, is `{"idx": uint, "uri": tstr}`; other entries are only checked to be well-formed.
+    private func statusClaim(_ reader: inout CBORReader, offset: Int) throws(CBORError) -> ParsedToken.StatusReference? {
+        guard reader.peekMajor() == .map else { throw reader.error("claim status (65535) must be a map") }
+        var reference: ParsedToken.StatusReference?
+        try reader.readMap { (reader: inout CBORReader, key: CBORReader.Key) throws(CBORError) in
+            guard case .text(let range) = key,
+                  withUTF8(of: "status_list", { bytesEqual($0, UnsafeBufferPointer(rebasing: reader.bytes[range])) }) else {
+                return try reader.skipItem()
+            }
+            let wrong = reader.error("claim status (65535): \"status_list\" must be a map {\"idx\": uint, \"uri\": text}")
+            guard reader.peekMajor() == .map else { throw wrong }
+            var index: UInt64?
+            var uri: Text?
+            try reader.readMap { (reader: inout CBORReader, key: CBORReader.Key) throws(CBORError) in
+                guard case .text(let range) = key else { return try reader.skipItem() }
+                let name = UnsafeBufferPointer(rebasing: reader.bytes[range])
+                if withUTF8(of: "idx", { bytesEqual($0, name) }) {
+                    guard reader.peekMajor() == .unsigned else { throw wrong }
+                    index = try reader.readHead().argument
+                } else if withUTF8(of: "uri", { bytesEqual($0, name) }) {
+                    guard reader.peekMajor() == .text else { throw wrong }
+                    uri = try text(&reader, offset: offset, "status_list uri")
+                } else {
+                    try reader.skipItem()
+                }
+            }
+            guard let index, let uri else { throw wrong }
+            reference = ParsedToken.StatusReference(index: index, uri: uri)
+        }
+        return reference
     }
 }

@@ -13,6 +13,7 @@
 /// | 8 | `wrong_issuer` | ``IssuerCheck`` |
 /// | 9 | `not_yet_valid`, `expired` | ``ValidityWindowCheck`` |
 /// | 10 | `revoked_*` | ``RevocationCheck`` |
+/// | 10 | `status_invalid`, `status_suspended`, `status_unavailable` | ``StatusListCheck`` |
 /// | 11 | `wrong_device`, `wrong_object`, `channel_not_permitted`, `command_not_permitted` | ``RequestContextCheck`` |
 /// | 11b | `step_required` | ``SecurityStepsCheck`` |
 /// | 12 | `bad_signature` | ``SignatureCheck`` |
@@ -28,6 +29,7 @@ enum StandardChecks {
         IssuerCheck(),
         ValidityWindowCheck(),
         RevocationCheck(),
+        StatusListCheck(),
         RequestContextCheck(),
         SecurityStepsCheck()
     )

@@ -51,6 +51,24 @@ extension JSONReader {
         return value
     }
 
+    /// Reads a non-negative integer written with digits only (no sign, fraction or exponent) that
+    /// fits a `UInt64`: an index.
+    mutating func readIndex(member: @autoclosure () -> String) throws(JSONError) -> UInt64 {
+        let start = position
+        guard peekKind() == .number else { throw JSONError("\(member()) must be a non-negative integer", at: start) }
+        let (range, _) = try scanNumber()
+        var value: UInt64 = 0
+        for index in range {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { throw JSONError("\(member()) must be a non-negative integer", at: start) }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(digit))
+            guard !overflow, !carry else { throw JSONError("\(member()) is out of range", at: start) }
+            value = sum
+        }
+        return value
+    }
+
     /// Checks the RFC 8259 number grammar; tells whether it is an integer of at most 15 digits.
     @inlinable
     mutating func scanNumber() throws(JSONError) -> (Range<Int>, Bool) {

@@ -86,7 +86,8 @@ extension ParsedToken {
                 channels: claims.channels, commands: claims.commands,
                 expiresAt: claims.expiresAt, notBefore: claims.notBefore, issuedAt: claims.issuedAt,
                 environment: claims.environment, format: .cwt,
-                signedMessage: Text(start: UInt32(signatureCount), end: UInt32(fixedCount)), headerProblem: header.problem)
+                signedMessage: Text(start: UInt32(signatureCount), end: UInt32(fixedCount)), headerProblem: header.problem,
+                status: claims.status)
         }
     }
 }

@@ -88,7 +88,7 @@ extension ParsedToken {
                 audience: claims.audience, audienceIsArray: claims.audienceIsArray,
                 channels: claims.channels, commands: claims.commands,
                 expiresAt: claims.expiresAt, notBefore: claims.notBefore, issuedAt: claims.issuedAt,
-                environment: claims.environment))
+                environment: claims.environment, status: claims.status))
         }
     }
 
@@ -114,6 +114,7 @@ extension ParsedToken {
         var audience: List, audienceIsArray: Bool, channels: List, commands: List
         var expiresAt: Double, notBefore: Double?, issuedAt: Double?
         var environment: Environment?
+        var status: StatusReference?
     }
 
     /// Reads the header and the claims out of the scratch buffer, noting where each string lies.
@@ -218,6 +219,7 @@ extension ParsedToken {
             var audienceIsArray = false
             var expiresAt: Double?, notBefore: Double?, issuedAt: Double?
             var environment: Environment?
+            var status: StatusReference?
             var reader = JSONReader(json)
 
             func numericDate(_ reader: inout JSONReader, _ claim: StaticString) throws(JSONError) -> Double {
@@ -256,6 +258,7 @@ extension ParsedToken {
                         throw JSONError("claim \"aud\" must be a string or a non-empty array of strings", at: reader.position)
                     }
                 case 4 where name.equals("role"): role = try string(&reader, offset: offset, member: "claim \"role\"")
+                case 6 where name.equals("status"): status = try statusClaim(&reader, offset: offset)
                 default:
                     try reader.skipValue()
                 }
@@ -271,7 +274,42 @@ extension ParsedToken {
             guard let commands else { throw JSONError("required claim \"cmd\" is missing", at: 0) }
             return ClaimFields(issuer: issuer, subject: subject, tokenID: tokenID, role: role,
                                audience: audience, audienceIsArray: audienceIsArray, channels: channels, commands: commands,
-                               expiresAt: expiresAt, notBefore: notBefore, issuedAt: issuedAt, environment: environment)
+                               expiresAt: expiresAt, notBefore: notBefore, issuedAt: issuedAt, environment: environment,
+                               status: status)
+        }
+
+        /// Reads the `status` claim (SPEC §4c): an object whose `status_list` member, when present,
+        /// is `{"idx": non-negative integer, "uri": string}`; other members are only checked to be
+        /// well-formed.
+        private mutating func statusClaim(_ reader: inout JSONReader, offset: Int) throws(JSONError) -> StatusReference? {
+            guard reader.peekKind() == .object else { throw JSONError("claim \"status\" must be an object", at: reader.position) }
+            var reference: StatusReference?
+            try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
+                guard name.equals("status_list") else {
+                    try reader.skipValue()
+                    return
+                }
+                let position = reader.position
+                guard reader.peekKind() == .object else {
+                    throw JSONError("claim \"status\": \"status_list\" must be an object {\"idx\", \"uri\"}", at: position)
+                }
+                var index: UInt64?
+                var uri: Text?
+                try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
+                    if name.equals("idx") {
+                        index = try reader.readIndex(member: "claim \"status\": \"status_list\" \"idx\"")
+                    } else if name.equals("uri") {
+                        uri = try string(&reader, offset: offset, member: "claim \"status\": \"status_list\" \"uri\"")
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+                guard let index, let uri else {
+                    throw JSONError("claim \"status\": \"status_list\" needs \"idx\" and \"uri\"", at: position)
+                }
+                reference = StatusReference(index: index, uri: uri)
+            }
+            return reference
         }
     }
 }

@@ -75,6 +75,19 @@ import Musl
     @usableFromInline var signedMessage: Text? = nil
     /// A CWT header problem found while parsing (`bad_header`), such as `kid` not a bstr.
     @usableFromInline var headerProblem: String? = nil
+    /// The token's entry in a status list (SPEC §4c: `status.status_list`, CWT claim 65535), if it names one.
+    @usableFromInline var status: StatusReference? = nil
+
+    /// Where a token's status is kept: entry `index` of the status list at `uri`.
+    @usableFromInline struct StatusReference: Sendable {
+        @usableFromInline var index: UInt64
+        @usableFromInline var uri: Text
+
+        @usableFromInline init(index: UInt64, uri: Text) {
+            self.index = index
+            self.uri = uri
+        }
+    }
 
     // MARK: - Reading
 

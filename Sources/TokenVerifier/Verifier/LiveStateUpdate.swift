@@ -5,17 +5,21 @@ public struct LiveStateUpdate: Sendable {
     public var revocations: RevocationList?
     public var stepPolicy: StepPolicy?
     public var deviceSteps: DeviceSteps?
+    public var statusLists: StatusListSet?
 
-    public init(keys: KeySet? = nil, revocations: RevocationList? = nil, stepPolicy: StepPolicy? = nil, deviceSteps: DeviceSteps? = nil) {
+    public init(keys: KeySet? = nil, revocations: RevocationList? = nil, stepPolicy: StepPolicy? = nil, deviceSteps: DeviceSteps? = nil,
+                statusLists: StatusListSet? = nil) {
         self.keys = keys
         self.revocations = revocations
         self.stepPolicy = stepPolicy
         self.deviceSteps = deviceSteps
+        self.statusLists = statusLists
     }
 
     /// Both updates, `other`'s parts winning where both have one.
     public func merging(_ other: LiveStateUpdate) -> LiveStateUpdate {
         LiveStateUpdate(keys: other.keys ?? keys, revocations: other.revocations ?? revocations,
-                        stepPolicy: other.stepPolicy ?? stepPolicy, deviceSteps: other.deviceSteps ?? deviceSteps)
+                        stepPolicy: other.stepPolicy ?? stepPolicy, deviceSteps: other.deviceSteps ?? deviceSteps,
+                        statusLists: other.statusLists ?? statusLists)
     }
 }

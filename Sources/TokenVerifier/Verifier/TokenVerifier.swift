@@ -19,11 +19,13 @@ public final class TokenVerifier: Sendable {
     let core: VerifierCore
     let lanes: VerificationLanes
 
-    /// A verifier with a key set, a revocation list and the security steps (SPEC §4b: a step
-    /// policy and what devices have done; ``SecuritySteps/none`` checks no steps).
+    /// A verifier with a key set, a revocation list, the security steps (SPEC §4b: a step
+    /// policy and what devices have done; ``SecuritySteps/none`` checks no steps) and the status
+    /// lists (SPEC §4c; nil: none configured, so a token that names a list is
+    /// `status_unavailable` unless ``VerificationOptions/skipStatusLists``).
     public init(keys: KeySet, revocations: RevocationList = .empty, steps: SecuritySteps = .none,
-                options: VerificationOptions = VerificationOptions()) {
-        core = VerifierCore(keys: keys, revocations: revocations, steps: steps, options: options)
+                statusLists: StatusListSet? = nil, options: VerificationOptions = VerificationOptions()) {
+        core = VerifierCore(keys: keys, revocations: revocations, steps: steps, statusLists: statusLists, options: options)
         lanes = VerificationLanes(count: activeProcessorCount(), core: core)
     }
 
@@ -39,11 +41,18 @@ public final class TokenVerifier: Sendable {
     /// Puts every part `update` names in force together, in one atomic swap: no line sees some
     /// of them and not the others.
     public func apply(_ update: LiveStateUpdate) {
-        core.replace { $0.applying(update) }
+        core.replace { $0.applying(update, options: core.options) }
     }
 
     /// The security steps in force.
     public var securitySteps: SecuritySteps { core.snapshot.steps }
+
+    /// The status lists loaded (nil when none are configured).
+    public var statusLists: StatusListSet? { core.snapshot.statusLists }
+
+    /// The URIs of loaded status lists that are out of force with the key set in force (their
+    /// key left the set or no longer verifies them), with why.
+    public var statusListsOutOfForce: [String: String] { core.snapshot.statusIndex.outOfForce }
 
     /// Puts a new revocation list in force, atomically.
     public func replaceRevocations(_ list: RevocationList) {

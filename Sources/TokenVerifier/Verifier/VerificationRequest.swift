@@ -92,10 +92,13 @@ public struct VerificationOptions: Sendable {
     /// from libsodium's own point functions; keys beyond the cap verify through
     /// crypto_sign_verify_detached); 0 turns the tables off. Default 64 MiB.
     public var ed25519TableMemory: Int
+    /// Leave the status of tokens that name a status list unchecked (SPEC §4c `--skip-status-lists`).
+    public var skipStatusLists: Bool
 
     public init(environment: Environment? = nil, issuer: String? = nil, leeway: Double = 0, checkTime: Double? = nil,
                 audit: Bool = false, signatureCacheSlots: Int = 1 << 18, es256TableMemory: Int = 64 << 20,
-                ed25519TableMemory: Int = 64 << 20) {
+                ed25519TableMemory: Int = 64 << 20, skipStatusLists: Bool = false) {
+        self.skipStatusLists = skipStatusLists
         self.environment = environment
         self.issuer = issuer
         self.leeway = leeway

@@ -24,6 +24,15 @@ public struct VerificationResult: Sendable {
     /// JWS or CWT, when the token could be parsed.
     public var format: TokenFormat? { parsed?.format }
 
+    /// The entry of a status list the token names (SPEC §4c), when it names one.
+    public var statusListEntry: (uri: String, index: UInt64)? {
+        guard let parsed, let status = parsed.status else { return nil }
+        return (parsed.string(status.uri), status.index)
+    }
+
+    /// Whether the token names an entry of a status list.
+    public var namesStatusListEntry: Bool { parsed?.status != nil }
+
     public init(failures: [VerificationFailure]) {
         self.failures = failures
     }

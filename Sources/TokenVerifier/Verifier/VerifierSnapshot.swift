@@ -1,7 +1,8 @@
 import Atomics
 
 /// Everything a line is checked against, as one immutable snapshot: the key set (with each key's
-/// identity for the signature cache), the revocation list and the security steps. Swapped whole
+/// identity for the signature cache), the revocation list, the security steps and the status
+/// lists (with the index of those in force for this key set). Swapped whole
 /// through one atomic, so a line never sees a mixture of old and new state, and a verifying
 /// thread never waits on a lock.
 final class VerifierSnapshot: AtomicReference, Sendable {
@@ -11,6 +12,10 @@ final class VerifierSnapshot: AtomicReference, Sendable {
     let steps: SecuritySteps
     /// Whether a step policy is loaded (read per line without copying ``steps``).
     let stepsActive: Bool
+    /// The Status List Tokens loaded (nil: no `--status-lists` given).
+    let statusLists: StatusListSet?
+    /// The status lists in force with ``keys``, by URI.
+    let statusIndex: StatusListIndex
     /// The signature cache, shared by every snapshot of one verifier.
     let signatureCache: SignatureCache?
     /// Per key of `keys`: a keyed hash of its type and public key material. A signature cache
@@ -18,25 +23,32 @@ final class VerifierSnapshot: AtomicReference, Sendable {
     /// while that exact key is in the set, and can never answer for other key material.
     private let keyIdentities: [KeyedHash.Digest]
 
-    init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, signatureCache: SignatureCache?,
-         keyIdentities: [KeyedHash.Digest]? = nil) {
+    init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, statusLists: StatusListSet?,
+         signatureCache: SignatureCache?, options: VerificationOptions, keyIdentities: [KeyedHash.Digest]? = nil,
+         statusIndex: StatusListIndex? = nil) {
         self.keys = keys
         self.revocations = revocations
         self.steps = steps
         self.stepsActive = steps.isActive
+        self.statusLists = statusLists
+        self.statusIndex = statusIndex ?? StatusListIndex(lists: statusLists, keys: keys, options: options)
         self.signatureCache = signatureCache
         self.keyIdentities = keyIdentities ?? signatureCache.map { cache in keys.keys.map { cache.identity(of: $0) } } ?? []
     }
 
     /// This snapshot with the parts `update` names replaced (the same signature cache: entries of
-    /// unchanged keys stay warm).
-    func applying(_ update: LiveStateUpdate) -> VerifierSnapshot {
+    /// unchanged keys stay warm). New keys or new lists make a new index of the lists in force:
+    /// each list is verified again with the new key set (no work for a key whose material is
+    /// unchanged), never inflated again.
+    func applying(_ update: LiveStateUpdate, options: VerificationOptions) -> VerifierSnapshot {
         var steps = self.steps
         if update.stepPolicy != nil || update.deviceSteps != nil {
             steps = SecuritySteps(policy: update.stepPolicy ?? steps.policy, done: update.deviceSteps ?? steps.done)
         }
+        let sameIndex = update.keys == nil && update.statusLists == nil
         return VerifierSnapshot(keys: update.keys ?? keys, revocations: update.revocations ?? revocations, steps: steps,
-                                signatureCache: signatureCache, keyIdentities: update.keys == nil ? keyIdentities : nil)
+                                statusLists: update.statusLists ?? statusLists, signatureCache: signatureCache, options: options,
+                                keyIdentities: update.keys == nil ? keyIdentities : nil, statusIndex: sameIndex ? statusIndex : nil)
     }
 
     /// The signature cache key of a token (its digest) checked with the key at `keyIndex`.
@@ -52,11 +64,12 @@ final class VerifierCore: Sendable {
     let options: VerificationOptions
     private let current: ManagedAtomic<VerifierSnapshot>
 
-    init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, options: VerificationOptions) {
+    init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, statusLists: StatusListSet?, options: VerificationOptions) {
         self.options = options
         let cache = options.signatureCacheSlots > 0 ? SignatureCache(slots: options.signatureCacheSlots) : nil
         KeyTableBuilder.arm(keys, caps: options.tableCaps)
-        current = ManagedAtomic(VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, signatureCache: cache))
+        current = ManagedAtomic(VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, statusLists: statusLists,
+                                                 signatureCache: cache, options: options))
     }
 
     /// The snapshot in force.

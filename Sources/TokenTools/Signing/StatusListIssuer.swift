@@ -1,0 +1,78 @@
+import TokenVerifier
+
+/// Builds and signs Status List Tokens (SPEC §4c, draft-ietf-oauth-status-list §5): the issuer's
+/// side of `tokenverify status-list`. Entries are packed `bits` bits each, least significant bits
+/// first, compressed as a ZLIB stream, and signed as a JWS (`typ` `statuslist+jwt`) or a CWT
+/// (COSE_Sign1 under tag 18, `typ` `application/statuslist+cwt`). Signatures are deterministic.
+public struct StatusListIssuer: Sendable {
+    /// Why a list cannot be built.
+    public struct Problem: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// The key the lists are signed with.
+    public let key: SigningKey
+
+    public init(key: SigningKey) {
+        self.key = key
+    }
+
+    /// The packed entries of a list of `size` entries of `bits` bits, every entry 0 but those
+    /// `statuses` name (index → value).
+    public static func packedEntries(bits: Int, size: Int, statuses: [Int: UInt8]) throws(Problem) -> [UInt8] {
+        guard [1, 2, 4, 8].contains(bits) else { throw Problem(description: "bits must be 1, 2, 4 or 8, not \(bits)") }
+        guard size > 0 else { throw Problem(description: "the list needs at least one entry") }
+        var bytes = [UInt8](repeating: 0, count: (size * bits + 7) / 8)
+        for (index, value) in statuses {
+            guard index >= 0, index < size else { throw Problem(description: "index \(index) is outside the list's \(size) entries") }
+            guard Int(value) < 1 << bits else { throw Problem(description: "status \(value) of index \(index) does not fit \(bits) bits") }
+            let bit = index * bits
+            bytes[bit / 8] |= value << UInt8(bit % 8)
+        }
+        return bytes
+    }
+
+    /// A signed Status List Token for the list at `uri` with these entries: a compact JWS, or a
+    /// CWT as base64url text.
+    public func sign(uri: String, bits: Int, size: Int, statuses: [Int: UInt8], format: TokenFormat, issuedAt: Int64,
+                     expiresAt: Int64? = nil, timeToLive: Int64? = nil) throws(Problem) -> String {
+        if let timeToLive, timeToLive <= 0 { throw Problem(description: "ttl must be a positive number of seconds") }
+        let compressed = Zlib.deflate(try Self.packedEntries(bits: bits, size: size, statuses: statuses))
+        switch format {
+        case .jws:
+            var header = JSONWriter()
+            header.raw("{\"alg\":")
+            header.string(key.algorithm.rawValue)
+            header.raw(",\"kid\":")
+            header.string(key.keyID)
+            header.raw(",\"typ\":\"statuslist+jwt\"}")
+            var claims = JSONWriter()
+            claims.raw("{\"sub\":")
+            claims.string(uri)
+            claims.raw(",\"iat\":")
+            claims.integer(Int(issuedAt))
+            if let expiresAt {
+                claims.raw(",\"exp\":")
+                claims.integer(Int(expiresAt))
+            }
+            if let timeToLive {
+                claims.raw(",\"ttl\":")
+                claims.integer(Int(timeToLive))
+            }
+            claims.raw(",\"status_list\":{\"bits\":")
+            claims.integer(bits)
+            claims.raw(",\"lst\":\"")
+            claims.raw(Base64URL.encode(compressed))
+            claims.raw("\"}}")
+            let signingInput = Base64URL.encode(header.bytes) + [UInt8(ascii: ".")] + Base64URL.encode(claims.bytes)
+            let signature = CWTSigner(key: key).deterministicSignature(of: signingInput)
+            return String(decoding: signingInput + [UInt8(ascii: ".")] + Base64URL.encode(signature), as: UTF8.self)
+        case .cwt:
+            let signer = CWTSigner(key: key)
+            let protected = CWTEncoding.statusListProtectedHeader(algorithm: CWTSigner.coseAlgorithm(key.algorithm), keyID: key.keyID)
+            let claims = CWTEncoding.statusListClaims(uri: uri, issuedAt: issuedAt, expiresAt: expiresAt, timeToLive: timeToLive,
+                                                      bits: bits, compressedList: compressed)
+            return Base64URL.encodeString(signer.sign(payload: claims, protected: protected))
+        }
+    }
+}

@@ -1,0 +1,238 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A verified Status List Token (SPEC §4c; draft-ietf-oauth-status-list §5): the list of URI
+/// ``uri`` issued at ``issuedAt``, one entry of ``bits`` bits per token, inflated and held in
+/// memory, with what it takes to verify its signature again when the key set changes.
+///
+/// ```swift
+/// let list = try StatusListToken.load(bytes: fileBytes, source: "sl-7.jwt", keys: keys)
+/// list.status(at: 1993)   // 0x01: INVALID
+/// ```
+public struct StatusListToken: Sendable {
+    /// The list's URI (`sub`; CWT 2): the `uri` of the tokens that refer to it.
+    public let uri: String
+    /// When the list was issued (`iat`; CWT 6).
+    public let issuedAt: Double
+    /// When it stops answering (`exp`; CWT 4), if ever.
+    public let expiresAt: Double?
+    /// How long it may be cached before it is fetched again (`ttl`; CWT 65534), in seconds.
+    public let timeToLive: Double?
+    /// The issuer (`iss`; CWT 1), if named.
+    public let issuer: String?
+    /// Bits per entry: 1, 2, 4 or 8.
+    public let bits: Int
+    /// The `kid` of the key that signed it.
+    public let keyID: String
+    /// JWS or CWT.
+    public let format: TokenFormat
+    /// Where it came from (a file name), for messages.
+    public let source: String
+    let entries: StatusEntries
+    let signed: SignedStatusList
+
+    /// The number of entries.
+    public var count: Int { entries.count }
+
+    /// Bytes held for the entries (the inflated list).
+    public var entryBytes: Int { entries.bytes.count }
+
+    /// Bytes held to verify the signature again (the signed message and the signature).
+    public var signedBytes: Int { signed.message.count + signed.signature.count }
+
+    /// The status of entry `index` (0x00 VALID, 0x01 INVALID, 0x02 SUSPENDED, …), or nil beyond
+    /// the list's entries.
+    @inline(__always)
+    public func status(at index: UInt64) -> UInt8? {
+        entries.value(at: index)
+    }
+
+    /// The entries that are not 0x00, in index order (for `inspect`).
+    public func nonZeroEntries() -> [(index: Int, status: UInt8)] {
+        entries.nonZero()
+    }
+
+    /// Reads, verifies and inflates a Status List Token held in `bytes`: a compact JWS (header
+    /// `typ` `statuslist+jwt`), or a CWT (COSE_Sign1 under tag 18, protected `typ`
+    /// `application/statuslist+cwt`) as base64url text or raw CBOR. Verified against `keys` like a
+    /// token (kid, alg, key type, the key's `env` against `options.environment`, the key's `iss`
+    /// against the list's, the signature); `lst` inflated within `maxInflatedBytes`.
+    public static func load(bytes: [UInt8], source: String, keys: KeySet, options: VerificationOptions = VerificationOptions(),
+                            maxInflatedBytes: Int = 256 << 20) throws(StatusListError) -> StatusListToken {
+        let parsed = try UnverifiedStatusList.parse(bytes, source: source)
+        let key = try parsed.verify(keys: keys, options: options, source: source)
+        let entries: [UInt8]
+        do {
+            entries = try parsed.compressedList.withUnsafeBufferPointer { (compressed) throws(Zlib.Failure) in
+                try Zlib.inflate(compressed, limit: maxInflatedBytes)
+            }
+        } catch {
+            throw StatusListError(source: source, message: "lst: \(error.description)")
+        }
+        return StatusListToken(
+            uri: parsed.uri, issuedAt: parsed.issuedAt, expiresAt: parsed.expiresAt, timeToLive: parsed.timeToLive,
+            issuer: parsed.issuer, bits: parsed.bits, keyID: parsed.keyID, format: parsed.format, source: source,
+            entries: StatusEntries(bytes: entries, bits: parsed.bits),
+            signed: SignedStatusList(algorithm: parsed.algorithm, message: parsed.signedMessage, signature: parsed.signature,
+                                     keyType: key.type, keyMaterial: key.publicKeyBytes))
+    }
+
+    /// Whether the list still verifies with `keys`: its key is there with the same material (no
+    /// work), or its key's new material verifies its signature again. The entries are not inflated again.
+    func stillVerifies(with keys: KeySet, options: VerificationOptions) -> Bool {
+        guard let key = keys[keyID], key.accepts(signed.algorithm) else { return false }
+        if let environment = options.environment, let keyEnvironment = key.environment, environment != keyEnvironment { return false }
+        if let issuer, let keyIssuer = key.issuer, issuer != keyIssuer { return false }
+        if key.type == signed.keyType && key.publicKeyBytes == signed.keyMaterial { return true }
+        return signed.verify(with: key)
+    }
+}
+
+/// A Status List Token that cannot be used: start-up stops with this message, a reload keeps the
+/// file's previous generation.
+public struct StatusListError: Error, CustomStringConvertible, Sendable {
+    /// The file (or URL) it came from.
+    public var source: String
+    /// What is wrong, in one sentence.
+    public var message: String
+
+    public init(source: String, message: String) {
+        self.source = source
+        self.message = message
+    }
+
+    public var description: String { "\(source): \(message)" }
+}
+
+/// A list's entries: `bits` bits each, least significant bits first (draft §4.1).
+final class StatusEntries: Sendable {
+    let bytes: [UInt8]
+    let bits: Int
+    let count: Int
+    private let mask: UInt8
+    private let shift: Int   // log2(bits)
+
+    init(bytes: [UInt8], bits: Int) {
+        self.bytes = bytes
+        self.bits = bits
+        self.count = bytes.count * 8 / bits
+        self.mask = UInt8(truncatingIfNeeded: (1 << bits) - 1)
+        self.shift = bits.trailingZeroBitCount
+    }
+
+    @inline(__always)
+    func value(at index: UInt64) -> UInt8? {
+        guard index < UInt64(count) else { return nil }
+        let bit = Int(index) << shift
+        return (bytes[bit >> 3] >> UInt8(bit & 7)) & mask
+    }
+
+    func nonZero() -> [(index: Int, status: UInt8)] {
+        var found: [(index: Int, status: UInt8)] = []
+        for (offset, byte) in bytes.enumerated() where byte != 0 {
+            let perByte = 8 / bits
+            for slot in 0..<perByte {
+                let value = (byte >> UInt8(slot * bits)) & mask
+                if value != 0 { found.append((offset * perByte + slot, value)) }
+            }
+        }
+        return found
+    }
+}
+
+/// What a list's signature covers, kept to verify it again after a key rotation.
+final class SignedStatusList: Sendable {
+    let algorithm: SignatureAlgorithm
+    let message: [UInt8]
+    let signature: [UInt8]
+    /// The key the list was verified with at load.
+    let keyType: KeyType
+    let keyMaterial: [UInt8]
+
+    init(algorithm: SignatureAlgorithm, message: [UInt8], signature: [UInt8], keyType: KeyType, keyMaterial: [UInt8]) {
+        self.algorithm = algorithm
+        self.message = message
+        self.signature = signature
+        self.keyType = keyType
+        self.keyMaterial = keyMaterial
+    }
+
+    /// The standard call's verdict (libsodium, or OpenSSL's EVP_PKEY_verify) with `key`.
+    func verify(with key: VerificationKey) -> Bool {
+        guard signature.count == 64 else { return false }
+        return message.withUnsafeBufferPointer { message in
+            signature.withUnsafeBufferPointer { signature in
+                switch key.type {
+                case .ed25519: key.ed25519!.verifyWithSodium(signature: signature, message: message)
+                case .p256: P256VerifyContext(key: key.p256!).verifyWithEVP(signature: signature, message: message)
+                }
+            }
+        }
+    }
+}
+
+extension StatusListToken {
+    /// ``load(bytes:source:keys:options:maxInflatedBytes:)`` for the token in `file`.
+    public static func load(file: String, keys: KeySet, options: VerificationOptions = VerificationOptions(),
+                            maxInflatedBytes: Int = 256 << 20) throws(StatusListError) -> StatusListToken {
+        // A list within the limit is never much larger compressed (stored DEFLATE blocks add
+        // 5 bytes in 65,535; base64url a third): a larger file is refused before it is read.
+        var status = stat()
+        if stat(file, &status) == 0, Int(status.st_size) > maxInflatedBytes / 2 * 3 + (1 << 20) {
+            throw StatusListError(source: file, message: "the file (\(status.st_size) bytes) is larger than any list within the limit of \(maxInflatedBytes) inflated bytes")
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try readFileBytes(file)
+        } catch {
+            throw StatusListError(source: file, message: "cannot read the file: \(error.reason)")
+        }
+        return try load(bytes: bytes, source: file, keys: keys, options: options, maxInflatedBytes: maxInflatedBytes)
+    }
+}
+
+/// A Status List Token decoded for a person to read (`tokenverify inspect`), nothing verified.
+public enum StatusListInspection {
+    /// What a list holds: its URI, bits per entry, number of entries and non-zero entries.
+    public struct Entries: Sendable {
+        public var uri: String
+        public var bits: Int
+        public var count: Int
+        public var nonZero: [(index: Int, status: UInt8)]
+    }
+
+    /// Whether `token` (compact JWS or base64url CWT text) declares itself a Status List Token
+    /// by its `typ`.
+    public static func isStatusList(_ token: [UInt8]) -> Bool {
+        if token.contains(UInt8(ascii: ".")) {
+            guard let header = token.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).first,
+                  let json = Base64URL.decode(header) else { return false }
+            return String(decoding: json, as: UTF8.self).contains("\"\(UnverifiedStatusList.jwsType)\"")
+        }
+        guard let cbor = Base64URL.decode(token) else { return false }
+        return withUTF8(of: UnverifiedStatusList.cwtType) { type in
+            cbor.withUnsafeBufferPointer { bytes in
+                bytes.count >= type.count && (0...(bytes.count - type.count)).contains { bytesEqual(UnsafeBufferPointer(rebasing: bytes[$0..<($0 + type.count)]), type) }
+            }
+        }
+    }
+
+    /// The entries of the Status List Token `token`, read and inflated (within `maxInflatedBytes`)
+    /// but not verified.
+    public static func entries(of token: [UInt8], maxInflatedBytes: Int = 256 << 20) throws(StatusListError) -> Entries {
+        let parsed = try UnverifiedStatusList.parse(token, source: "the token")
+        let inflated: [UInt8]
+        do {
+            inflated = try parsed.compressedList.withUnsafeBufferPointer { (compressed) throws(Zlib.Failure) in
+                try Zlib.inflate(compressed, limit: maxInflatedBytes)
+            }
+        } catch {
+            throw StatusListError(source: "the token", message: "lst: \(error.description)")
+        }
+        let entries = StatusEntries(bytes: inflated, bits: parsed.bits)
+        return Entries(uri: parsed.uri, bits: parsed.bits, count: entries.count, nonZero: entries.nonZero())
+    }
+}
