@@ -25,12 +25,14 @@ public struct StatusListSummary: Sendable {
 /// Loads a Status List Token exactly as `verify --status-lists` loads one (SPEC §4c: format,
 /// `typ`, signature against `keys`, claims, the list inflated within its limit); `source` names
 /// it in errors. Throws an error whose description says why it fails.
-public typealias StatusListLoader = @Sendable (_ bytes: [UInt8], _ source: String, _ keys: KeySet) throws -> StatusListSummary
+public typealias StatusListLoader =
+    @Sendable (_ bytes: [UInt8], _ source: String, _ keys: KeySet) throws -> StatusListSummary
 
 /// The loader of `verify --status-lists`: ``StatusListToken/load(bytes:source:keys:options:maxInflatedBytes:)``.
 public func standardStatusListLoader(maxInflatedBytes: Int = 256 << 20) -> StatusListLoader {
     { bytes, source, keys in
-        let list = try StatusListToken.load(bytes: bytes, source: source, keys: keys, maxInflatedBytes: maxInflatedBytes)
+        let list = try StatusListToken.load(bytes: bytes, source: source, keys: keys,
+                                            maxInflatedBytes: maxInflatedBytes)
         let entries = list.count == 1 ? "1 entry" : "\(list.count) entries"
         return StatusListSummary(uri: list.uri, issuedAt: list.issuedAt, expiresAt: list.expiresAt,
                                  timeToLive: list.timeToLive,
@@ -43,7 +45,8 @@ enum DownloadChecks {
     /// A key set as `verify` loads it at start-up (SPEC §3), which must also load beside the
     /// other key files of `folder` (no `kid` in two files). Returns the number of keys and the
     /// loader's warnings.
-    static func keySet(_ bytes: [UInt8], url: String, folder: String, replacing name: String) throws(FetchError) -> (count: Int, warnings: [String]) {
+    static func keySet(_ bytes: [UInt8], url: String, folder: String,
+                       replacing name: String) throws(FetchError) -> (count: Int, warnings: [String]) {
         let loaded: (KeySet, warnings: [String])
         do {
             loaded = try KeySet.parse(bytes, file: url)
@@ -78,7 +81,8 @@ enum DownloadChecks {
     }
 
     /// A Status List Token as `verify` loads it, whose `sub` must be the URL it came from.
-    static func statusList(_ bytes: [UInt8], url: String, keys: KeySet, loader: StatusListLoader) throws(FetchError) -> StatusListSummary {
+    static func statusList(_ bytes: [UInt8], url: String, keys: KeySet,
+                           loader: StatusListLoader) throws(FetchError) -> StatusListSummary {
         let summary: StatusListSummary
         do {
             summary = try loader(bytes, url, keys)

@@ -87,7 +87,9 @@ public final class Fetcher {
                        "\(directory)/\(FetchTarget.Kind.statusList.folder)"] {
             var info = stat()
             if stat(folder, &info) == 0 {
-                guard info.st_mode & S_IFMT == S_IFDIR else { throw FetchUsageError("--out: \(folder) is not a directory") }
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    throw FetchUsageError("--out: \(folder) is not a directory")
+                }
             } else if mkdir(folder, 0o755) != 0 {
                 throw FetchUsageError("--out: cannot create \(folder): \(errnoText())")
             }
@@ -153,7 +155,9 @@ public final class Fetcher {
                 }
             }
             if response.status == 304 {
-                guard validators?.isEmpty == false else { throw FetchError("HTTP 304 to a request that was not conditional") }
+                guard validators?.isEmpty == false else {
+                    throw FetchError("HTTP 304 to a request that was not conditional")
+                }
                 try remember(target, validators: response.validators.isEmpty ? validators! : response.validators)
                 return report(.unchanged("304 Not Modified"))
             }
@@ -164,7 +168,8 @@ public final class Fetcher {
             var summary: StatusListSummary?
             switch target.kind {
             case .keys:
-                let checked = try DownloadChecks.keySet(bytes, url: target.url, folder: folder, replacing: target.fileName)
+                let checked = try DownloadChecks.keySet(bytes, url: target.url, folder: folder,
+                                                        replacing: target.fileName)
                 warnings += checked.warnings
                 detail = checked.count == 1 ? "1 key" : "\(checked.count) keys"
             case .statusList:
@@ -173,7 +178,8 @@ public final class Fetcher {
                 case .success(let loaded): keys = loaded
                 case .failure(let error): throw error
                 }
-                let list = try DownloadChecks.statusList(bytes, url: target.url, keys: keys, loader: configuration.statusListLoader)
+                let list = try DownloadChecks.statusList(bytes, url: target.url, keys: keys,
+                                                         loader: configuration.statusListLoader)
                 summary = list
                 detail = list.description
             }
@@ -190,9 +196,11 @@ public final class Fetcher {
     }
 
     /// The status list in a target's current file, for scheduling (nil when it cannot be read).
-    private func currentList(_ bytes: [UInt8], _ target: FetchTarget, _ keys: Result<KeySet, FetchError>?) -> StatusListSummary? {
+    private func currentList(_ bytes: [UInt8], _ target: FetchTarget,
+                             _ keys: Result<KeySet, FetchError>?) -> StatusListSummary? {
         guard target.kind == .statusList, case .success(let keys)? = keys else { return nil }
-        return try? DownloadChecks.statusList(bytes, url: target.url, keys: keys, loader: configuration.statusListLoader)
+        return try? DownloadChecks.statusList(bytes, url: target.url, keys: keys,
+                                              loader: configuration.statusListLoader)
     }
 
     /// Records a good response's validators.

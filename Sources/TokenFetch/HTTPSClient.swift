@@ -67,10 +67,10 @@ struct HTTPSClient {
     /// places of Debian, Fedora, openSUSE and Alpine.
     private static func systemBundle() throws(FetchUsageError) -> [UInt8]? {
         var path = [CChar](repeating: 0, count: 4096)
-        if tv_https_default_ca_file(&path, path.count) == Int32(TV_HTTPS_UNAVAILABLE) {
-            throw FetchUsageError(String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        let libcurlDefault = String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let result = tv_https_default_ca_file(&path, path.count)
+        let text = String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if result == Int32(TV_HTTPS_UNAVAILABLE) { throw FetchUsageError(text) }
+        let libcurlDefault = text
         let candidates = [libcurlDefault, "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
                           "/etc/ssl/ca-bundle.pem", "/etc/ssl/cert.pem"]
         for candidate in candidates where !candidate.isEmpty {
@@ -121,7 +121,8 @@ struct HTTPSClient {
     }
 
     /// One request, no redirect followed.
-    private func exchange(_ url: String, validators: Validators?, timeout: Double, fd: Int32) throws(HTTPSFailure) -> Exchange {
+    private func exchange(_ url: String, validators: Validators?, timeout: Double,
+                          fd: Int32) throws(HTTPSFailure) -> Exchange {
         var response = tv_https_response()
         let result: Int32 = url.withCString { url in
             withOptionalCString(validators?.etag) { etag in

@@ -13,11 +13,19 @@ extension TokenVerify {
         static let configuration = CommandConfiguration(
             abstract: "Download key sets and Status List Tokens over HTTPS into the folders verify follows.",
             discussion: """
-                Each URL becomes one file, named from the URL: key sets in DIR/keys, status lists in DIR/status-lists, which `verify --keys DIR/keys --status-lists DIR/status-lists` follows. A download is written to a dotfile in the same folder, checked as verify checks it (a key set by verify's key rules; a status list against the key set in DIR/keys, its sub equal to the URL) and renamed into place only when it passes: a failed, truncated or forged download leaves the previous file as it was, and stderr names the URL and why.
+                Each URL becomes one file, named from the URL: key sets in DIR/keys, status lists in \
+                DIR/status-lists, which `verify --keys DIR/keys --status-lists DIR/status-lists` follows. A \
+                download is written to a dotfile in the same folder, checked as verify checks it (a key set by \
+                verify's key rules; a status list against the key set in DIR/keys, its sub equal to the URL) and \
+                renamed into place only when it passes: a failed, truncated or forged download leaves the \
+                previous file as it was, and stderr names the URL and why.
 
-                Requests are conditional (If-None-Match, If-Modified-Since; the validators are kept in DIR/.fetch-state.json) and follow at most 5 redirects, each to an https URL. Trusted: the system's certificates and those of --ca-file.
+                Requests are conditional (If-None-Match, If-Modified-Since; the validators are kept in \
+                DIR/.fetch-state.json) and follow at most 5 redirects, each to an https URL. Trusted: the \
+                system's certificates and those of --ca-file.
 
-                Exit status: 0 when every URL was fetched or unchanged, 1 when one failed (the others are still written), 2 for a usage error. With --watch it runs until SIGINT or SIGTERM (exit 0).
+                Exit status: 0 when every URL was fetched or unchanged, 1 when one failed (the others are \
+                still written), 2 for a usage error. With --watch it runs until SIGINT or SIGTERM (exit 0).
 
                 Examples:
                   tokenverify fetch --keys https://op.example/jwks --status-lists https://op.example/sl/7 --out state
@@ -42,7 +50,8 @@ extension TokenVerify {
         @Flag(name: .long, help: "Keep running: fetch each URL again when it is due, until SIGINT or SIGTERM.")
         var watch = false
 
-        @Option(name: .long, help: ArgumentHelp("With --watch: seconds between fetches of a key set.", valueName: "seconds"))
+        @Option(name: .long, help: ArgumentHelp("With --watch: seconds between fetches of a key set.",
+                                                valueName: "seconds"))
         var interval: Double = 300
 
         @Option(name: .customLong("min-interval"), help: ArgumentHelp(
@@ -51,7 +60,8 @@ extension TokenVerify {
         var minInterval: Double = 60
 
         @Option(name: .customLong("max-interval"), help: ArgumentHelp(
-            "With --watch: the longest wait before a status list is fetched again (its ttl is cut to it; also the wait for a list without ttl).",
+            "With --watch: the longest wait before a status list is fetched again (its ttl is cut to it; "
+                + "also the wait for a list without ttl).",
             valueName: "seconds"))
         var maxInterval: Double = 3600
 
@@ -63,10 +73,14 @@ extension TokenVerify {
         var maxStatusListBytes: Int = 256 << 20
 
         func validate() throws {
-            if keys.isEmpty && statusLists.isEmpty { throw ValidationError("name at least one URL (--keys or --status-lists)") }
+            if keys.isEmpty && statusLists.isEmpty {
+                throw ValidationError("name at least one URL (--keys or --status-lists)")
+            }
             for (name, value) in [("--interval", interval), ("--min-interval", minInterval),
                                   ("--max-interval", maxInterval), ("--timeout", timeout)] {
-                if !(value > 0) || !value.isFinite { throw ValidationError("\(name) must be a positive number of seconds") }
+                if !(value > 0) || !value.isFinite {
+                    throw ValidationError("\(name) must be a positive number of seconds")
+                }
             }
             if minInterval > maxInterval { throw ValidationError("--min-interval must not exceed --max-interval") }
             if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }

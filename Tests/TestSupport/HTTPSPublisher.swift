@@ -18,17 +18,19 @@ public final class HTTPSPublisher: @unchecked Sendable {
     private let log: URL
 
     public init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenverify-publisher-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("tokenverify-publisher-\(UUID().uuidString)")
         served = directory.appendingPathComponent("served")
         log = directory.appendingPathComponent("requests.jsonl")
-        try FileManager.default.createDirectory(at: served.appendingPathComponent(".mode"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: served.appendingPathComponent(".mode"),
+                                                withIntermediateDirectories: true)
         let path = directory.path
         caFile = "\(path)/ca.pem"
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
             .write(toFile: "\(path)/server.ext", atomically: true, encoding: .utf8)
         for arguments in [
-            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(path)/ca.key",
-             "-out", caFile, "-days", "2", "-subj", "/CN=tokenverify test CA",
+            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+             "-keyout", "\(path)/ca.key", "-out", caFile, "-days", "2", "-subj", "/CN=tokenverify test CA",
              "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
             ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(path)/server.key",
              "-out", "\(path)/server.csr", "-subj", "/CN=localhost"],
@@ -69,7 +71,9 @@ public final class HTTPSPublisher: @unchecked Sendable {
     public func publish(_ name: String, _ contents: String, modified: Date? = nil) throws {
         let temporary = served.appendingPathComponent(".\(name).new")
         try Data(contents.utf8).write(to: temporary)
-        if let modified { try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: temporary.path) }
+        if let modified {
+            try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: temporary.path)
+        }
         guard rename(temporary.path, served.appendingPathComponent(name).path) == 0 else {
             throw PublisherError(description: "cannot publish \(name)")
         }
@@ -79,13 +83,19 @@ public final class HTTPSPublisher: @unchecked Sendable {
     /// `slow 5`, `etag-only`, `lm-only`), or back to normal with nil.
     public func setMode(_ name: String, _ mode: String?) throws {
         let file = served.appendingPathComponent(".mode").appendingPathComponent(name)
-        if let mode { try mode.write(to: file, atomically: true, encoding: .utf8) } else { try? FileManager.default.removeItem(at: file) }
+        if let mode {
+            try mode.write(to: file, atomically: true, encoding: .utf8)
+        } else {
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 
     /// The requests the publisher answered, in order: path, status, tls, if_none_match, if_modified_since.
     public func requests() -> [[String: Any]] {
         guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     private static func run(_ executable: String, _ arguments: [String]) throws {

@@ -26,13 +26,15 @@ struct FetchFixture {
 
     /// The contents of a target's file, or nil when there is none.
     func file(_ target: FetchTarget) -> String? {
-        FileManager.default.contents(atPath: "\(out)/\(target.kind.folder)/\(target.fileName)").map { String(decoding: $0, as: UTF8.self) }
+        FileManager.default.contents(atPath: "\(out)/\(target.kind.folder)/\(target.fileName)")
+            .map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Every name in the output's folders that starts with a dot (temporary files left behind).
     func dotfiles() -> [String] {
         ["keys", "status-lists"].flatMap { folder in
-            ((try? FileManager.default.contentsOfDirectory(atPath: "\(out)/\(folder)")) ?? []).filter { $0.hasPrefix(".") }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(out)/\(folder)")) ?? []
+            return names.filter { $0.hasPrefix(".") }
         }
     }
 

@@ -59,7 +59,8 @@ import TokenVerifier
         let claims = String(decoding: Base64URL.decode(Array(parts[1].utf8))!, as: UTF8.self)
         let stranger = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1")   // the same kid, another key
         let cases: [(name: String, body: String, why: String)] = [
-            ("bad signature", parts[0] + "." + parts[1] + "." + String(decoding: signature, as: UTF8.self), "signature"),
+            ("bad signature", [parts[0], parts[1], String(decoding: signature, as: UTF8.self)].joined(separator: "."),
+             "signature"),
             ("wrong typ", fixture.ed.sign(header: Array(#"{"alg":"EdDSA","kid":"ed-1","typ":"JWT"}"#.utf8),
                                           claims: Array(claims.utf8)), "typ"),
             ("sub is another URL", try Self.list(fixture.ed, uri: fixture.publisher.url("other"), status: 1),
@@ -99,7 +100,8 @@ import TokenVerifier
         let target = try FetchTarget(kind: .statusList, url: "https://op.example/sl/1")
         func report(ttl: Double?, exp: Double?, _ outcome: FetchReport.Outcome = .updated("")) -> FetchReport {
             FetchReport(target: target, outcome: outcome,
-                        statusList: StatusListSummary(uri: target.url, issuedAt: 0, expiresAt: exp, timeToLive: ttl, description: ""))
+                        statusList: StatusListSummary(uri: target.url, issuedAt: 0, expiresAt: exp, timeToLive: ttl,
+                                                      description: ""))
         }
         let fixed: () -> Double = { 0.5 }
         #expect(schedule.delay(after: report(ttl: 120, exp: nil), failures: 0, now: 0, random: fixed) == 120)
@@ -108,8 +110,8 @@ import TokenVerifier
         #expect(schedule.delay(after: report(ttl: nil, exp: nil), failures: 0, now: 0, random: fixed) == 600)
         #expect(schedule.delay(after: report(ttl: 500, exp: 200), failures: 0, now: 0, random: fixed) == 180)
         #expect(schedule.delay(after: report(ttl: 500, exp: 5), failures: 0, now: 0, random: fixed) == 10)
-        let keys = FetchReport(target: try FetchTarget(kind: .keys, url: "https://op.example/jwks"), outcome: .unchanged(""),
-                               statusList: nil)
+        let keys = FetchReport(target: try FetchTarget(kind: .keys, url: "https://op.example/jwks"),
+                               outcome: .unchanged(""), statusList: nil)
         #expect(schedule.delay(after: keys, failures: 0, now: 0, random: fixed) == 300)
         // Failures: 1, 2, 4, … seconds with jitter in [½, 1) of that, never beyond the ordinary delay.
         let failed = report(ttl: 120, exp: nil, .failed("HTTP 500"))

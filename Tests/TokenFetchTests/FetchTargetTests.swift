@@ -10,12 +10,14 @@ import TokenFetch
 
     @Test func theFileNameIsSafeStableAndDistinct() throws {
         let a = try FetchTarget(kind: .keys, url: "https://op.example:8443/.well-known/jwks.json?v=1")
-        #expect(a.fileName == (try FetchTarget(kind: .keys, url: "https://op.example:8443/.well-known/jwks.json?v=1")).fileName)
+        let again = try FetchTarget(kind: .keys, url: "https://op.example:8443/.well-known/jwks.json?v=1")
+        #expect(a.fileName == again.fileName)
         #expect(a.fileName.hasPrefix("op.example_8443_.well-known_jwks.json_v_1-"))
         let b = try FetchTarget(kind: .keys, url: "https://op.example:8443/.well-known/jwks.json?v=2")
         let c = try FetchTarget(kind: .keys, url: "https://op.example:8443/.well-known/jwks.json?v_1")
         #expect(Set([a.fileName, b.fileName, c.fileName]).count == 3)
-        let hostile = try FetchTarget(kind: .statusList, url: "https://../../etc/passwd/%2e%2e/" + String(repeating: "x", count: 300))
+        let hostile = try FetchTarget(kind: .statusList,
+                                      url: "https://../../etc/passwd/%2e%2e/" + String(repeating: "x", count: 300))
         #expect(!hostile.fileName.hasPrefix(".") && !hostile.fileName.contains("/") && hostile.fileName.count <= 117)
     }
 }

@@ -8,14 +8,16 @@ import TokenVerifier
 /// statuses, and `fetch --watch` feeding a running `verify`.
 @Suite struct FetchCommandTests {
     @Test func plainHTTPAndOtherUsageErrorsExitTwoBeforeAnyRequest() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("tokenverify-fetch-\(UUID().uuidString)").path
+        let out = FileManager.default.temporaryDirectory
+            .appendingPathComponent("tokenverify-fetch-\(UUID().uuidString)").path
+        let url = "https://127.0.0.1:9/k"
         let cases: [([String], String)] = [
             (["--keys", "http://127.0.0.1:9/keys.jwks"], "only https URLs are fetched (plain http: is refused)"),
             (["--status-lists", "https://127.0.0.1:9/list", "http://127.0.0.1:9/list"], "plain http: is refused"),
             ([], "name at least one URL"),
-            (["--keys", "https://127.0.0.1:9/k", "--min-interval", "10", "--max-interval", "5"], "--min-interval must not exceed"),
-            (["--keys", "https://127.0.0.1:9/k", "--timeout", "0"], "--timeout must be a positive number"),
-            (["--keys", "https://127.0.0.1:9/k", "--ca-file", "/nonexistent.pem"], "--ca-file /nonexistent.pem: cannot be read"),
+            (["--keys", url, "--min-interval", "10", "--max-interval", "5"], "--min-interval must not exceed"),
+            (["--keys", url, "--timeout", "0"], "--timeout must be a positive number"),
+            (["--keys", url, "--ca-file", "/nonexistent.pem"], "--ca-file /nonexistent.pem: cannot be read"),
         ]
         for (arguments, message) in cases {
             let result = try Tool.run(["fetch", "--out", out] + arguments)
@@ -31,7 +33,8 @@ import TokenVerifier
         let out = publisher.directory.appendingPathComponent("out").path
         try publisher.publish("a.jwks", "{\"keys\":[\(workspace.ed.publicJWK)]}")
         try publisher.publish("b.jwks", "{\"keys\":[\(workspace.es.publicJWK)]}")
-        let arguments = ["fetch", "--keys", publisher.url("a.jwks"), publisher.url("b.jwks"), "--out", out, "--ca-file", publisher.caFile]
+        let arguments = ["fetch", "--keys", publisher.url("a.jwks"), publisher.url("b.jwks"), "--out", out,
+                         "--ca-file", publisher.caFile]
         let first = try Tool.run(arguments)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(out)/keys").count == 2)
@@ -44,8 +47,9 @@ import TokenVerifier
         #expect(failed.status == 1)
         #expect(failed.stderr.contains("tokenverify: \(publisher.url("a.jwks")) failed: HTTP 500;"), "\(failed.stderr)")
         #expect(failed.stderr.contains("\(publisher.url("b.jwks")): wrote keys/"))
+        let token = workspace.token(workspace.prod, claims: Workspace.claims(["env": "\"prod\""]))
         let verify = try Tool.run(["verify", "--keys", "\(out)/keys", "--at", Workspace.checkTime, "--quiet"],
-                                  input: workspace.token(workspace.prod, claims: Workspace.claims(["env": "\"prod\""])) + "\n")
+                                  input: token + "\n")
         #expect(verify.stdout.contains("\"valid\":true"), "\(verify.stdout) \(verify.stderr)")
     }
 
@@ -55,8 +59,8 @@ import TokenVerifier
         let out = publisher.directory.appendingPathComponent("out").path
         let result = try Tool.run(["fetch", "--keys", publisher.url("a.jwks"), "--out", out])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("\(publisher.url("a.jwks")) failed:") && result.stderr.lowercased().contains("certificate"),
-                "\(result.stderr)")
+        #expect(result.stderr.contains("\(publisher.url("a.jwks")) failed:"), "\(result.stderr)")
+        #expect(result.stderr.lowercased().contains("certificate"), "\(result.stderr)")
     }
 
     /// The pair the README shows: `fetch --watch` keeps the folders fresh, `verify` follows them;
@@ -69,12 +73,14 @@ import TokenVerifier
         let listURL = publisher.url("list-1")
         let now = Int64(Date().timeIntervalSince1970)
         func list(status: UInt8, issuedAt: Int64) throws -> String {
-            try StatusListIssuer(key: workspace.ed).sign(uri: listURL, bits: 1, size: 16, statuses: status == 0 ? [:] : [3: status],
+            try StatusListIssuer(key: workspace.ed).sign(uri: listURL, bits: 1, size: 16,
+                                                         statuses: status == 0 ? [:] : [3: status],
                                                          format: .jws, issuedAt: issuedAt, timeToLive: 1)
         }
         try publisher.publish("keys.jwks", "{\"keys\":[\(workspace.ed.publicJWK)]}")
         try publisher.publish("list-1", try list(status: 0, issuedAt: now - 60))
-        let fetch = try LiveTool(["fetch", "--keys", publisher.url("keys.jwks"), "--status-lists", listURL, "--out", out,
+        let fetch = try LiveTool(["fetch", "--keys", publisher.url("keys.jwks"), "--status-lists", listURL,
+                                  "--out", out,
                                   "--ca-file", publisher.caFile, "--watch", "--interval", "1", "--min-interval", "1",
                                   "--max-interval", "2", "--timeout", "60"])
         let listFolder = "\(out)/status-lists"
@@ -85,8 +91,10 @@ import TokenVerifier
         }
         try #require(!listFiles().isEmpty, "fetch --watch wrote no list")
 
-        let verify = try LiveTool(["verify", "--keys", "\(out)/keys", "--status-lists", listFolder, "--at", Workspace.checkTime])
-        let token = workspace.token(claims: Workspace.claims(["status": #"{"status_list":{"idx":3,"uri":"\#(listURL)"}}"#]))
+        let verify = try LiveTool(["verify", "--keys", "\(out)/keys", "--status-lists", listFolder,
+                                   "--at", Workspace.checkTime])
+        let status = #"{"status_list":{"idx":3,"uri":"\#(listURL)"}}"#
+        let token = workspace.token(claims: Workspace.claims(["status": status]))
         #expect(verify.ask(token, until: "\"valid\":true"))
 
         try publisher.publish("list-1", try list(status: 1, issuedAt: now - 30))
@@ -95,7 +103,8 @@ import TokenVerifier
         while !invalid && Date().timeIntervalSince(changed) < 15 {
             invalid = verify.ask(token, until: "status_invalid")
         }
-        #expect(invalid && Date().timeIntervalSince(changed) < 15, "not status_invalid 15 s after the publisher's change")
+        #expect(invalid && Date().timeIntervalSince(changed) < 15,
+                "not status_invalid 15 s after the publisher's change")
         verify.closeInput()
         _ = verify.finish()
 
@@ -112,6 +121,7 @@ import TokenVerifier
         #expect(Date().timeIntervalSince(stopping) < 3)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(listFiles().allSatisfy { !$0.hasPrefix(".") }, "\(listFiles())")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: "\(out)/keys")) ?? []).allSatisfy { !$0.hasPrefix(".") })
+        let keyFiles = (try? FileManager.default.contentsOfDirectory(atPath: "\(out)/keys")) ?? []
+        #expect(keyFiles.allSatisfy { !$0.hasPrefix(".") })
     }
 }
