@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What `fetch` remembers between runs, in `DIR/.fetch-state.json` (outside the folders `verify`
 /// reads): for each URL, its file and the validators of its last good response.
@@ -27,8 +30,13 @@ struct FetchState: Codable {
         let data: Data
         do { data = try encoder.encode(self) } catch { throw FetchError("cannot encode the fetch state: \(error)") }
         let file = try TemporaryFile(in: directory, for: "state")
-        let written = data.withUnsafeBytes { write(file.fd, $0.baseAddress, $0.count) }
-        guard written == data.count else { throw FetchError("cannot write \(file.path): \(errnoText())") }
+        var done = 0
+        while done < data.count {
+            let written = data.withUnsafeBytes { write(file.fd, $0.baseAddress! + done, $0.count - done) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { throw FetchError("cannot write \(file.path): \(errnoText())") }
+            done += written
+        }
         try file.commit(as: FetchState.path(in: directory))
     }
 

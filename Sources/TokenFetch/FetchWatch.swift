@@ -6,7 +6,7 @@ import Glibc
 
 /// `fetch --watch`: fetches every target, then each again when its schedule says, until SIGINT
 /// or SIGTERM (polled through ``ProcessSignals``; a download in flight is aborted and its
-/// temporary file removed).
+/// temporary file removed). SIGHUP makes every target due at once.
 public struct FetchWatch {
     public let fetcher: Fetcher
     public let targets: [FetchTarget]
@@ -24,6 +24,9 @@ public struct FetchWatch {
         var failures: [FetchTarget: Int] = [:]
         var generator = SystemRandomNumberGenerator()
         while !ProcessSignals.stopRequested {
+            if ProcessSignals.takeReloadRequest() {
+                for target in targets { due[target] = 0 }
+            }
             let now = Date().timeIntervalSince1970
             let ready = targets.filter { due[$0]! <= now }
             if !ready.isEmpty {

@@ -1,4 +1,5 @@
 import Foundation
+import TokenConcurrency
 import TokenVerifier
 #if canImport(Glibc)
 import Glibc
@@ -116,16 +117,20 @@ public final class Fetcher {
     }
 
     /// Fetches every target: the key sets first, then the status lists, checked against the key
-    /// set the key folder then holds. A failure does not stop the others.
+    /// set the key folder then holds. A failure does not stop the others; a stop signal does
+    /// (the targets not yet fetched are reported stopped).
     public func fetch(_ targets: [FetchTarget]) -> [FetchReport] {
         var reports: [FetchReport] = []
+        func stopped(_ target: FetchTarget) -> FetchReport? {
+            ProcessSignals.stopRequested ? FetchReport(target: target, outcome: .stopped, statusList: nil) : nil
+        }
         for target in targets where target.kind == .keys {
-            reports.append(fetch(target, listKeys: nil))
+            reports.append(stopped(target) ?? fetch(target, listKeys: nil))
         }
         let lists = targets.filter { $0.kind == .statusList }
         if !lists.isEmpty {
             let keys = DownloadChecks.keysForStatusLists(folder: folder(.keys))
-            for target in lists { reports.append(fetch(target, listKeys: keys)) }
+            for target in lists { reports.append(stopped(target) ?? fetch(target, listKeys: keys)) }
         }
         return reports
     }
@@ -158,7 +163,10 @@ public final class Fetcher {
                 guard validators?.isEmpty == false else {
                     throw FetchError("HTTP 304 to a request that was not conditional")
                 }
-                try remember(target, validators: response.validators.isEmpty ? validators! : response.validators)
+                // A 304 may repeat only some validators: the others stay as they were.
+                let kept = Validators(etag: response.validators.etag ?? validators?.etag,
+                                      lastModified: response.validators.lastModified ?? validators?.lastModified)
+                try remember(target, validators: kept)
                 return report(.unchanged("304 Not Modified"))
             }
             guard response.status == 200 else { throw FetchError("HTTP \(response.status)") }

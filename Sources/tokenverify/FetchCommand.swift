@@ -47,7 +47,8 @@ extension TokenVerify {
             "PEM certificates trusted beside the system's (a private CA).", valueName: "pem"))
         var caFile: String?
 
-        @Flag(name: .long, help: "Keep running: fetch each URL again when it is due, until SIGINT or SIGTERM.")
+        @Flag(name: .long, help: ArgumentHelp(
+            "Keep running: fetch each URL again when it is due (SIGHUP: all of them now), until SIGINT or SIGTERM."))
         var watch = false
 
         @Option(name: .long, help: ArgumentHelp("With --watch: seconds between fetches of a key set.",
@@ -107,7 +108,7 @@ extension TokenVerify {
             } catch {
                 ConfigurationError(description: error.description).exit()
             }
-            ProcessSignals.install(reloadOnHangUp: false)
+            ProcessSignals.install(reloadOnHangUp: watch)
             if watch {
                 let schedule = WatchSchedule(interval: interval, minInterval: minInterval, maxInterval: maxInterval)
                 FetchWatch(fetcher: fetcher, targets: targets, schedule: schedule).run { report in

@@ -124,4 +124,30 @@ import TokenVerifier
         let keyFiles = (try? FileManager.default.contentsOfDirectory(atPath: "\(out)/keys")) ?? []
         #expect(keyFiles.allSatisfy { !$0.hasPrefix(".") })
     }
+
+    @Test func sighupFetchesEveryURLAtOnce() throws {
+        let publisher = try HTTPSPublisher()
+        let workspace = try Workspace()
+        let out = publisher.directory.appendingPathComponent("out").path
+        try publisher.publish("keys.jwks", "{\"keys\":[\(workspace.ed.publicJWK)]}")
+        let fetch = try LiveTool(["fetch", "--keys", publisher.url("keys.jwks"), "--out", out,
+                                  "--ca-file", publisher.caFile, "--watch", "--interval", "3600"])
+        func keyFile() -> String? {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: "\(out)/keys")) ?? [])
+                .filter { !$0.hasPrefix(".") }
+            return names.first.flatMap { try? String(contentsOfFile: "\(out)/keys/\($0)", encoding: .utf8) }
+        }
+        let started = Date()
+        while keyFile() == nil && Date().timeIntervalSince(started) < 10 { Thread.sleep(forTimeInterval: 0.1) }
+        let rotated = "{\"keys\":[\(workspace.ed.publicJWK),\(workspace.es.publicJWK)]}"
+        try publisher.publish("keys.jwks", rotated)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(keyFile() != rotated)
+        kill(fetch.process.processIdentifier, SIGHUP)
+        let signalled = Date()
+        while keyFile() != rotated && Date().timeIntervalSince(signalled) < 5 { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(keyFile() == rotated)
+        fetch.process.terminate()
+        #expect(fetch.finish().status == 0)
+    }
 }
