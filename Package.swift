@@ -6,18 +6,29 @@ import PackageDescription
 // Layers, bottom up (each knows only the ones below it):
 //   CSodium, COpenSSL,  system libraries (libsodium, OpenSSL 3 libcrypto, zlib for status lists),
 //   CZlib               found with pkg-config
-//   TokenConcurrency    the project's concurrency in one home: the lock-free work ring and queue,
-//                       the reorder ring, the lane pool, ordered production on worker threads, and
-//                       the one stop-signal mechanism (flags set by signal handlers)
-//   CTokenCrypto        a small C file: P-256 keys, verify contexts and r‖s handling over OpenSSL
-//   CTokenEd25519       a small C file: Ed25519 per-key tables over libsodium's own point functions
-//   CTokenSigning       ES256 signing for the tools: RFC 6979 deterministic, and OpenSSL's own
+//   TokenConcurrency    the concurrency primitives shared by the engines: the lock-free work ring
+//                       and queue, the reorder ring, the lane pool, ordered production on worker
+//                       threads, and the one stop-signal mechanism (flags set by signal handlers).
+//                       What has a single user stays with it, on Dispatch directly: the batch API's
+//                       wait for its lanes and the key-table builder's background queue
+//                       (TokenVerifier), the pipeline's bound on chunks in flight, its worker queues
+//                       and the live-state poll timer (TokenStream), clocks for rates (TokenGen).
+//                       Verification takes no lock: the two Mutexes are gen's (ordered production, per
+//                       chunk; the signing-rate figures, once per thread).
+//   CTokenCrypto        ES256 verification in C over OpenSSL: public keys, verify contexts, r‖s
+//                       handling, the per-key comb tables and arithmetic modulo the group order
+//   CTokenEd25519       Ed25519 verification in C: per-key tables over libsodium's own point
+//                       functions, with a start-up self-test against crypto_sign_verify_detached
+//   CTokenSigning       all of the project's signing C: P-256 private keys, OpenSSL's randomised
+//                       ES256 signing and an RFC 6979 deterministic signer (tools and tests only)
 //   TokenVerifier       the verification library: keys, revocations, the parsed token, the checks
 //                       (one file each, composed in SPEC order), signature back ends, caches, and a
 //                       safe public API (sync, batch and async), the three-pass batch engine they
 //                       and the line protocol share, and the verdict members of an answer line
 //   TokenTools          what only the tools need: signing keys and token signing, key import
-//                       (PEM, DER, JWK), RFC 7638 thumbprints, CWT signing; the only Swift home of the signing C
+//                       (PEM, DER, JWK), RFC 7638 thumbprints, CWT signing
+//   TokenVerifierTesting  what the tests and the fuzz harnesses share: both paths of each signature
+//                       back end on one input, with fixed private keys; never a dependency of the tools
 //   LineProtocol        SPEC §6 lines: request lines parsed in, answer lines out
 //   TokenStream         the streaming engine of `verify`: reader, chunks to workers on Dispatch
 //                       queues through TokenConcurrency's rings, ordered output, live-state reload
@@ -41,6 +52,11 @@ let package = Package(
         .library(name: "TokenTools", targets: ["TokenTools"]),
         .library(name: "TokenGen", targets: ["TokenGen"]),
         .library(name: "TokenFetch", targets: ["TokenFetch"]),
+        // For the fuzz package (Fuzz/) and the tests only.
+        .library(name: "TokenVerifierTesting", targets: ["TokenVerifierTesting"]),
+        // The verification C back ends, for the benchmark package's raw-rate reference (its C
+        // includes their headers); not an API.
+        .library(name: "_CTokenVerification", targets: ["CTokenCrypto", "CTokenEd25519"]),
         .executable(name: "tokenverify", targets: ["tokenverify"]),
     ],
     dependencies: [
@@ -72,7 +88,9 @@ let package = Package(
         ),
         // libsodium's point functions are internal to it: in libsodium.a, not exported by the shared
         // library. `:libsodium.a` names that archive to the linker (an ordinary library name, no
-        // unsafe flag); only the members holding those functions are taken from it.
+        // unsafe flag); only the members holding those functions are taken from it. The public calls
+        // still come from the shared library at run time, so ed25519_table.c makes no table unless
+        // the shared library's version is the archive's (sodium_version_string()).
         .target(
             name: "CTokenEd25519",
             dependencies: ["CSodium"],
@@ -118,6 +136,11 @@ let package = Package(
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(
+            name: "TokenVerifierTesting",
+            dependencies: ["TokenVerifier", "CSodium", "CTokenSigning"],
+            linkerSettings: [.linkedLibrary("sodium")]
+        ),
+        .target(
             name: "TokenGen",
             dependencies: ["TokenConcurrency", "TokenVerifier", "TokenTools"]
         ),
@@ -157,7 +180,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenVerifierTests",
-            dependencies: ["TokenVerifier", "TokenTools", "TestSupport", "CSodium"]
+            dependencies: [
+                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TestSupport", "CSodium", "CTokenCrypto",
+                "CTokenEd25519",
+            ]
         ),
         .testTarget(
             name: "TokenToolsTests",

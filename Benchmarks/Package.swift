@@ -15,6 +15,7 @@ let package = Package(
     targets: [
         .target(
             name: "CRawCrypto",
+            dependencies: [.product(name: "_CTokenVerification", package: "tokenverify")],
             linkerSettings: [.linkedLibrary("sodium"), .linkedLibrary("crypto")]
         ),
         .executableTarget(
@@ -25,6 +26,7 @@ let package = Package(
                 .product(name: "TokenVerifier", package: "tokenverify"),
                 .product(name: "TokenStream", package: "tokenverify"),
                 .product(name: "TokenGen", package: "tokenverify"),
+                .product(name: "TokenTools", package: "tokenverify"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Atomics", package: "swift-atomics"),

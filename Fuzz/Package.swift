@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// libFuzzer harnesses for tokenverify's parsers (issue: hardening). Built only by
+// libFuzzer harnesses for tokenverify's parsers and signature paths. Built only by
 // `Fuzz/run` with `-sanitize=fuzzer,address`; the main package never depends on this one.
 let package = Package(
     name: "tokenverify-fuzz",
@@ -14,8 +14,9 @@ let package = Package(
         .executableTarget(name: "FuzzCWT", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(name: "FuzzRequestLine", dependencies: ["FuzzSupport", .product(name: "LineProtocol", package: "tokenverify")]),
         .executableTarget(name: "FuzzKeySet", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
-        .executableTarget(name: "FuzzSignature", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
-        .executableTarget(name: "FuzzEd25519Signature", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
+        .executableTarget(name: "FuzzSignature", dependencies: ["FuzzSupport", .product(name: "TokenVerifierTesting", package: "tokenverify")]),
+        .executableTarget(name: "FuzzEd25519Signature", dependencies: ["FuzzSupport", .product(name: "TokenVerifierTesting", package: "tokenverify")]),
+        .executableTarget(name: "FuzzStatusList", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(name: "FuzzRevocations", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
     ]
 )

@@ -1,6 +1,8 @@
-// Arithmetic modulo the P-256 group order n, for the deterministic ES256 signer: Montgomery
-// multiplication on four 64-bit limbs and inversion by Fermat (x^(n-2)) with a fixed window over
-// the public exponent, so every inversion runs the same sequence of operations whatever x is.
+// Arithmetic modulo the P-256 group order n, for the per-key table's verification (p256_table.c)
+// and the deterministic ES256 signer (CTokenSigning): Montgomery multiplication on four 64-bit
+// limbs; inversion of public values by the binary extended Euclidean algorithm; and, for the
+// signer's secret nonce, inversion by Fermat (x^(n-2)) with a fixed window over the public
+// exponent, so every such inversion runs the same sequence of operations whatever x is.
 // OpenSSL 3.0 keeps its fast inversion modulo n internal, and its public BIGNUM inversion costs
 // more than the point multiplication itself.
 #include "p256_order.h"
@@ -167,7 +169,11 @@ void tv_order_inverse_public(uint64_t r[4], const uint64_t a[4]) {
     uint64_t u[4], v[4], x1[4] = {1, 0, 0, 0}, x2[4] = {0, 0, 0, 0};
     memcpy(u, a, sizeof u);
     memcpy(v, N, sizeof v);
-    if ((u[0] | u[1] | u[2] | u[3]) == 0) { // no inverse; callers never ask
+    // Reduced first: a < 2²⁵⁶ < 2n, so one subtraction suffices. Then u is in [0, n−1] and, n being
+    // prime, gcd(u, n) = 1 for every u ≠ 0, so the loop below ends (an unreduced u = n would
+    // reach u = 0 and halve it for ever).
+    if (at_least(u, N)) subtract(u, N);
+    if ((u[0] | u[1] | u[2] | u[3]) == 0) { // 0 (or n): no inverse; the result is 0
         memset(r, 0, 4 * sizeof r[0]);
         return;
     }

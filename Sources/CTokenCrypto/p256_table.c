@@ -1,4 +1,4 @@
-// ES256 verification with a per-key precomputed table (issue 21).
+// ES256 verification with a per-key precomputed table.
 //
 // OpenSSL's EVP_PKEY_verify computes u1·G + u2·Q: G has a built-in comb table in the nistz256
 // code, while Q is multiplied with a window rebuilt on every call. OpenSSL can give Q the same

@@ -1,4 +1,4 @@
-// Ed25519 verification with per-key tables (issue 21). See CTokenEd25519.h.
+// Ed25519 verification with per-key tables. See CTokenEd25519.h.
 //
 // crypto_sign_verify_detached (libsodium 1.0.18, crypto_sign/ed25519/ref10/open.c) refuses S with
 // any of its top 4 bits set unless S < L, an R of small order, and a key that is not canonical or
@@ -13,9 +13,15 @@
 // the shared library, so this target links libsodium.a. Their types are declared here by size
 // (libsodium's field element is 40 bytes in both of its representations). The path is compiled
 // only for the libsodium version it was written against, and a self-test on first use compares
-// it with crypto_sign_verify_detached on signed, tampered and small-order inputs; if either fails,
-// no table is made and every key verifies through crypto_sign_verify_detached.
+// it with crypto_sign_verify_detached on signed, tampered and forged small-order inputs; if either
+// fails, no table is made and every key verifies through crypto_sign_verify_detached.
+//
+// The functions below take `faults`, a set of TV_ED25519_FAULT_* flags, so that the tests can run
+// the self-test on deliberately broken paths (tv_ed25519_self_test_with_faults) and see each one
+// fail. The verifier's entry points pass the constant 0 to always-inlined code, so the checks
+// compile away there.
 #include "CTokenEd25519.h"
+#include "CTokenEd25519Testing.h"
 
 #include <pthread.h>
 #include <sodium.h>
@@ -60,6 +66,11 @@ int ge25519_is_canonical(const unsigned char *s);
 int sc25519_is_canonical(const unsigned char s[32]);
 void sc25519_reduce(unsigned char s[64]);
 
+// B, the generator: y = 4/5.
+static const uint8_t base_point[32] = {
+    0x58, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
+    0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
+};
 static comb *base_comb;             // the multiples of B, made once
 static tv_ge25519_p3 identity;      // the neutral element (0, 1, 1, 0)
 static int available;
@@ -101,11 +112,14 @@ static void tv_ed25519_recode(int8_t digits[WINDOWS], const uint8_t k[32]) {
 }
 
 // sum += k · P, where `table` is P's comb.
-static void tv_ed25519_add_multiple(tv_ge25519_p3 *sum, const comb *table, const uint8_t k[32]) {
+// (A path with TV_ED25519_FAULT_DROP_TOP_WINDOW leaves out the top window's digit.)
+static inline __attribute__((always_inline)) void tv_ed25519_add_multiple(tv_ge25519_p3 *sum, const comb *table,
+                                                                          const uint8_t k[32], int faults) {
     int8_t digits[WINDOWS];
     tv_ge25519_p1p1 step;
     tv_ed25519_recode(digits, k);
-    for (int i = 0; i < WINDOWS; i++) {
+    int windows = (faults & TV_ED25519_FAULT_DROP_TOP_WINDOW) ? WINDOWS - 1 : WINDOWS;
+    for (int i = 0; i < windows; i++) {
         int d = digits[i];
         if (d > 0) {
             ge25519_add(&step, sum, &table->multiples[i][d - 1]);
@@ -118,28 +132,37 @@ static void tv_ed25519_add_multiple(tv_ge25519_p3 *sum, const comb *table, const
     }
 }
 
-static int tv_ed25519_verify_with(const struct ed25519_table *table, const uint8_t *message, size_t length, const uint8_t *signature) {
-    // The order of crypto_sign_verify_detached's refusals (the key's were made with the table).
-    if ((signature[63] & 240) != 0 && sc25519_is_canonical(signature + 32) == 0) return 0;
-    if (ge25519_has_small_order(signature) != 0) return 0;
+// h = SHA-512(R‖A‖M) mod L, in h[0..32].
+static inline void tv_ed25519_challenge(uint8_t h[64], const uint8_t r[32], const uint8_t public_key[32],
+                                        const uint8_t *message, size_t length) {
     crypto_hash_sha512_state state;
-    uint8_t h[64], encoded[32];
     crypto_hash_sha512_init(&state);
-    crypto_hash_sha512_update(&state, signature, 32);
-    crypto_hash_sha512_update(&state, table->public_key, 32);
+    crypto_hash_sha512_update(&state, r, 32);
+    crypto_hash_sha512_update(&state, public_key, 32);
     crypto_hash_sha512_update(&state, message, length);
     crypto_hash_sha512_final(&state, h);
     sc25519_reduce(h);
+}
+
+static inline __attribute__((always_inline)) int tv_ed25519_verify_with(const struct ed25519_table *table,
+                                                                        const uint8_t *message, size_t length,
+                                                                        const uint8_t *signature, int faults) {
+    // The order of crypto_sign_verify_detached's refusals (the key's were made with the table).
+    if ((signature[63] & 240) != 0 && sc25519_is_canonical(signature + 32) == 0) return 0;
+    if (!(faults & TV_ED25519_FAULT_SKIP_SMALL_ORDER_R) && ge25519_has_small_order(signature) != 0) return 0;
+    uint8_t h[64], encoded[32];
+    tv_ed25519_challenge(h, signature, table->public_key, message, length);
     tv_ge25519_p3 sum = identity;
-    tv_ed25519_add_multiple(&sum, base_comb, signature + 32);
-    tv_ed25519_add_multiple(&sum, &table->negated_key, h);
+    tv_ed25519_add_multiple(&sum, base_comb, signature + 32, faults);
+    tv_ed25519_add_multiple(&sum, &table->negated_key, h, faults);
     ge25519_p3_tobytes(encoded, &sum);
     return crypto_verify_32(encoded, signature) == 0;
 }
 
-static struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key) {
+static struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key, int faults) {
     tv_ge25519_p3 negated;
-    if (ge25519_is_canonical(public_key) == 0 || ge25519_has_small_order(public_key) != 0 ||
+    int small_order = !(faults & TV_ED25519_FAULT_SKIP_SMALL_ORDER_KEY) && ge25519_has_small_order(public_key) != 0;
+    if (ge25519_is_canonical(public_key) == 0 || small_order ||
         ge25519_frombytes_negate_vartime(&negated, public_key) != 0) return NULL;
     struct ed25519_table *table = malloc(sizeof *table);
     if (table == NULL) return NULL;
@@ -148,58 +171,120 @@ static struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key) {
     return table;
 }
 
-// Compares the table path with crypto_sign_verify_detached on a fixed key: valid signatures,
-// bytes of R and S and of the message flipped, S + L, and R of small order (about 50 verifies
-// each way, a few milliseconds once per process).
-static int tv_ed25519_self_test(void) {
-    uint8_t seed[32], public_key[32], secret_key[64], message[96], signature[64];
+// The table path's verdict on `signature`, or 0 when it makes no table for `public_key` (the
+// self-test's view of a key the standard call refuses).
+static int tv_ed25519_table_verdict(const uint8_t public_key[32], const uint8_t *message, size_t length,
+                                    const uint8_t signature[64], int faults) {
+    struct ed25519_table *table = tv_ed25519_make_table(public_key, faults);
+    if (table == NULL) return 0;
+    int verdict = tv_ed25519_verify_with(table, message, length, signature, faults);
+    free(table);
+    return verdict;
+}
+
+// Whether the top window's digit of the scalar k is non-zero (the window only 253-bit scalars reach).
+static int tv_ed25519_top_digit(const uint8_t k[32]) {
+    int8_t digits[WINDOWS];
+    tv_ed25519_recode(digits, k);
+    return digits[WINDOWS - 1] != 0;
+}
+
+// The libsodium 1.0.18 behaviours the table path must repeat, compared with
+// crypto_sign_verify_detached on a fixed key (about 60 verifies each way, a few milliseconds once
+// per process): valid signatures, among them one whose S and one whose h have a non-zero digit in
+// the top comb window; bytes of R, S and the message flipped; S + L; the identity as R; and two
+// forgeries the checks on small order exist for, which the point arithmetic alone would accept:
+// R the identity with S = h·a (so that [S]B − [h]A is the identity), and the identity as the key
+// with R = B and S = 1. 1 when every verdict agreed.
+static int tv_ed25519_self_test(int faults) {
+    uint8_t seed[32], public_key[32], secret_key[64], message[96], signature[64], h[64];
     for (int i = 0; i < 32; i++) seed[i] = (uint8_t)(7 * i + 1);
     for (int i = 0; i < 96; i++) message[i] = (uint8_t)(3 * i);
     if (crypto_sign_seed_keypair(public_key, secret_key, seed) != 0) return 0;
-    struct ed25519_table *table = tv_ed25519_make_table(public_key);
+    struct ed25519_table *table = tv_ed25519_make_table(public_key, faults);
     if (table == NULL) return 0;
-    int agreed = 1, valid = 0;
-    for (int round = 0; round < 2 && agreed; round++) {
+#define TV_AGREES(s, m, key_table) \
+    ((crypto_sign_verify_detached((s), (m), sizeof message, public_key) == 0) == \
+     tv_ed25519_verify_with((key_table), (m), sizeof message, (s), faults))
+    int agreed = 1, valid = 0, top_s = 0, top_h = 0;
+    for (int round = 0; round < 64 && agreed && (round < 2 || !top_s || !top_h); round++) {
         message[0] = (uint8_t)round;
         crypto_sign_detached(signature, NULL, message, sizeof message, secret_key);
-        for (int flip = -1; flip < 64 + 96 && agreed; flip += (flip < 0 ? 1 : 13)) {
+        tv_ed25519_challenge(h, signature, public_key, message, sizeof message);
+        top_s |= tv_ed25519_top_digit(signature + 32);
+        top_h |= tv_ed25519_top_digit(h);
+        valid += crypto_sign_verify_detached(signature, message, sizeof message, public_key) == 0;
+        agreed = TV_AGREES(signature, message, table);
+        for (int flip = 0; round < 2 && flip < 64 + 96 && agreed; flip += 13) {
             uint8_t s[64], m[96];
             memcpy(s, signature, 64);
             memcpy(m, message, 96);
-            if (flip >= 0 && flip < 64) s[flip] ^= (uint8_t)(1 << (flip & 7));
+            if (flip < 64) s[flip] ^= (uint8_t)(1 << (flip & 7));
             if (flip >= 64) m[flip - 64] ^= 1;
-            int standard = crypto_sign_verify_detached(s, m, sizeof m, public_key) == 0;
-            valid += standard;
-            agreed = standard == tv_ed25519_verify_with(table, m, sizeof m, s);
+            agreed = TV_AGREES(s, m, table);
         }
     }
-    // S + L (not canonical) and the identity as R (small order): both refused by the standard call.
-    static const uint8_t order[32] = {0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
-                                      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10};
+    // The last valid signature with S + L (not canonical), then with the identity as R (small
+    // order): both refused by the standard call.
+    static const uint8_t order[32] = {
+        0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+    };
     uint8_t s[64];
     memcpy(s, signature, 64);
     unsigned carry = 0;
     for (int i = 0; i < 32; i++) { carry += (unsigned)s[32 + i] + order[i]; s[32 + i] = (uint8_t)carry; carry >>= 8; }
-    agreed = agreed && (crypto_sign_verify_detached(s, message, sizeof message, public_key) == 0) == tv_ed25519_verify_with(table, message, sizeof message, s);
+    agreed = agreed && TV_AGREES(s, message, table);
     memcpy(s, signature, 64);
     memset(s, 0, 32);
     s[0] = 1;
-    agreed = agreed && (crypto_sign_verify_detached(s, message, sizeof message, public_key) == 0) == tv_ed25519_verify_with(table, message, sizeof message, s);
+    agreed = agreed && TV_AGREES(s, message, table);
+    // R the identity and S = h·a mod L, with a the key's secret scalar (SHA-512 of the seed,
+    // clamped): [S]B − [h]A is the identity, so only the small-order check on R refuses it.
+    uint8_t az[64], a[64] = {0};
+    crypto_hash_sha512(az, seed, sizeof seed);
+    az[0] &= 248;
+    az[31] &= 127;
+    az[31] |= 64;
+    memcpy(a, az, 32);
+    crypto_core_ed25519_scalar_reduce(a, a);
+    memset(s, 0, 64);
+    s[0] = 1;
+    tv_ed25519_challenge(h, s, public_key, message, sizeof message);
+    crypto_core_ed25519_scalar_mul(s + 32, h, a);
+    agreed = agreed && TV_AGREES(s, message, table);
+    sodium_memzero(az, sizeof az);
+    sodium_memzero(a, sizeof a);
     free(table);
-    return agreed && valid == 2;
+#undef TV_AGREES
+    // The identity as the key, R = B and S = 1: [1]B − [h]·identity = B, so only the small-order
+    // check on the key refuses it.
+    static const uint8_t neutral[32] = {1};
+    memcpy(s, base_point, 32);
+    memset(s + 32, 0, 32);
+    s[32] = 1;
+    agreed = agreed && (crypto_sign_verify_detached(s, message, sizeof message, neutral) == 0) ==
+                           tv_ed25519_table_verdict(neutral, message, sizeof message, s, faults);
+    return agreed && valid >= 2 && top_s && top_h;
+}
+
+// The table path runs libsodium.a's internal point functions (linked from the static archive, see
+// Package.swift), while the binary takes libsodium's public calls (crypto_sign_verify_detached,
+// SHA-512) from the shared library at run time. Those are one libsodium only while the -dev
+// package (header and archive) and the runtime package have the same version; when they differ,
+// no table is made and every key keeps the standard call.
+static int tv_ed25519_same_libsodium(void) {
+    return strcmp(sodium_version_string(), SODIUM_VERSION_STRING) == 0;
 }
 
 static void tv_ed25519_setup(void) {
-    // B, the generator: y = 4/5.
-    static const uint8_t base_point[32] = {0x58, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
-                                           0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66};
     static const uint8_t neutral[32] = {1};
     tv_ge25519_p3 base;
     if (sodium_init() < 0 || ge25519_frombytes(&identity, neutral) != 0 || ge25519_frombytes(&base, base_point) != 0) return;
     base_comb = malloc(sizeof *base_comb);
     if (base_comb == NULL) return;
     tv_ed25519_build_comb(base_comb, &base);
-    available = tv_ed25519_self_test();
+    available = tv_ed25519_same_libsodium() && tv_ed25519_self_test(0);
 }
 
 int tv_ed25519_table_available(void) {
@@ -209,14 +294,20 @@ int tv_ed25519_table_available(void) {
 
 void *tv_ed25519_table_new(const uint8_t *public_key) {
     if (!tv_ed25519_table_available()) return NULL;
-    return tv_ed25519_make_table(public_key);
+    return tv_ed25519_make_table(public_key, 0);
 }
 
 int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t message_length, const uint8_t *signature) {
-    return tv_ed25519_verify_with(table, message, message_length, signature);
+    return tv_ed25519_verify_with(table, message, message_length, signature, 0);
+}
+
+int tv_ed25519_self_test_with_faults(int faults) {
+    pthread_once(&setup_once, tv_ed25519_setup);
+    return base_comb != NULL && tv_ed25519_self_test(faults);
 }
 #else
 int tv_ed25519_table_available(void) { return 0; }
+int tv_ed25519_self_test_with_faults(int faults) { (void)faults; return 0; }
 void *tv_ed25519_table_new(const uint8_t *public_key) { (void)public_key; return NULL; }
 int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t message_length, const uint8_t *signature) {
     (void)table; (void)message; (void)message_length; (void)signature;

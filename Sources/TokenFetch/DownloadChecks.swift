@@ -6,7 +6,9 @@ import TokenVerifier
 public struct StatusListSummary: Sendable {
     /// Its `sub`: the URI tokens name.
     public var uri: String
+    /// Its `iat`.
     public var issuedAt: Double
+    /// Its `exp`, when it has one.
     public var expiresAt: Double?
     /// Its `ttl`, seconds.
     public var timeToLive: Double?

@@ -12,6 +12,7 @@ public struct FetchTarget: Sendable, Hashable {
         public var folder: String { rawValue }
     }
 
+    /// Key set or status list.
     public let kind: Kind
     /// The URL as given (an `https:` URL).
     public let url: String
@@ -79,6 +80,7 @@ public struct FetchTarget: Sendable, Hashable {
 
 /// A usage error of `fetch` (exit status 2): a URL that is not https, a bad option.
 public struct FetchUsageError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong, in one sentence.
     public var description: String
     public init(_ description: String) { self.description = description }
 }

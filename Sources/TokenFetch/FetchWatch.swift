@@ -8,8 +8,11 @@ import Glibc
 /// or SIGTERM (polled through ``ProcessSignals``; a download in flight is aborted and its
 /// temporary file removed). SIGHUP makes every target due at once.
 public struct FetchWatch {
+    /// Fetches and writes.
     public let fetcher: Fetcher
+    /// Every URL watched.
     public let targets: [FetchTarget]
+    /// When each is due again.
     public let schedule: WatchSchedule
 
     public init(fetcher: Fetcher, targets: [FetchTarget], schedule: WatchSchedule) {

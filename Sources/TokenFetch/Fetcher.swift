@@ -41,7 +41,9 @@ public struct FetchReport: Sendable {
         case stopped
     }
 
+    /// The URL and its file.
     public let target: FetchTarget
+    /// What became of it.
     public let outcome: Outcome
     /// The status list now in the target's file, when it is one and could be read.
     public let statusList: StatusListSummary?
@@ -70,6 +72,7 @@ public struct FetchReport: Sendable {
 /// would check it before it replaces the previous file; one instance per directory (it holds a
 /// lock on it) and per thread.
 public final class Fetcher {
+    /// How it downloads.
     public let configuration: FetchConfiguration
     private let client: HTTPSClient
     private var state: FetchState

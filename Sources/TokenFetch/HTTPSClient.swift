@@ -7,7 +7,9 @@ import Glibc
 
 /// The validators of the last good response, sent back as a conditional request.
 public struct Validators: Codable, Sendable, Equatable {
+    /// The response's ETag, sent back as If-None-Match.
     public var etag: String?
+    /// The response's Last-Modified, sent back as If-Modified-Since.
     public var lastModified: String?
 
     public init(etag: String? = nil, lastModified: String? = nil) {

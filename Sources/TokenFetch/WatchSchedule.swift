@@ -2,8 +2,11 @@
 /// `ttl` bounded by `minInterval` and `maxInterval`, and before its `exp`; after a failure,
 /// sooner, with exponential backoff and jitter, while the last good file stays.
 public struct WatchSchedule: Sendable {
+    /// Seconds between fetches of a key set.
     public var interval: Double
+    /// The shortest wait before a status list is fetched again.
     public var minInterval: Double
+    /// The longest wait before a status list is fetched again (also for one without `ttl`).
     public var maxInterval: Double
     /// The first retry after a failure comes after about this many seconds, then twice as long
     /// each time, up to the URL's ordinary delay.

@@ -21,6 +21,8 @@ public struct TokenChunk: Sendable {
     public internal(set) var reasons: [Reason?] = []
     /// Lines expected to be `step_required`.
     public internal(set) var stepRequiredLines = 0
+    /// The non-zero status list entries of the chunk's tokens: (format, line, value).
+    public internal(set) var statusEntries: [(format: TokenFormat, index: Int, value: UInt8)] = []
     /// Lines whose token was signed for this chunk (the others repeat an earlier line's token).
     public internal(set) var signedTokens = 0
     /// Of those, the ES256 ones.
@@ -158,13 +160,23 @@ final class ChunkWorker {
         claims.append(decimal: issuedAt)
         claims.append(ascii: ",\"exp\":")
         claims.append(decimal: expiresAt)
-        claims.append(ascii: ",\"env\":\"int\",\"ch\":[\"ble\",\"nfc\",\"uwb\"],\"cmd\":[\"unlock\",\"lock\",\"engine_start\"],\"role\":\"")
+        claims.append(ascii: ",\"env\":\"int\",\"ch\":[\"ble\",\"nfc\",\"uwb\"],\"cmd\":[\"unlock\",\"lock\",\"engine_start\"],")
+        let isCWT = spec.isCWT(line)
+        let status = spec.statusEntry(line)
+        if status != nil {
+            claims.append(ascii: "\"status\":{\"status_list\":{\"idx\":")
+            claims.append(decimal: line)
+            claims.append(ascii: ",\"uri\":\"")
+            claims.append(contentsOf: spec.statusListURI(isCWT ? .cwt : .jws).utf8)
+            claims.append(ascii: "\"}},")
+        }
+        claims.append(ascii: "\"role\":\"")
         let roleStart = claims.count
         claims.append(ascii: "owner\"}")
 
         let signer = isES256 ? es256 : ed25519
         let tokenStart = chunk.tokens.count
-        if spec.isCWT(line) {
+        if isCWT {
             appendCWT(isES256 ? es256CWT : ed25519CWT, tampered: kind == .tampered, roleStart: roleStart, to: &chunk.tokens)
         } else { claims.withUnsafeBufferPointer { claimBytes in
             if kind == .tampered {
@@ -195,6 +207,16 @@ final class ChunkWorker {
         case .tampered: reason = .badSignature
         case .wrongContext: reason = .commandNotPermitted
         }
+        // Check 10's status lists come after the revocations and before the context (11), the
+        // steps (11b) and the signature (12).
+        var statusReason: Reason? = nil
+        if let status, status != 0 {
+            chunk.statusEntries.append((isCWT ? .cwt : .jws, line, status))
+            if kind == .valid || kind == .wrongContext || kind == .tampered {
+                statusReason = status == 2 ? .statusSuspended : .statusInvalid
+            }
+        }
+        let verdict = statusReason ?? reason
         chunk.requests.append(ascii: "{\"id\":")
         chunk.requests.append(decimal: line + 1)
         chunk.requests.append(ascii: ",\"token\":\"")
@@ -221,14 +243,14 @@ final class ChunkWorker {
             let done = spec.stepsDone(device: device, object: object)
             appendDeviceSteps(device: device, object: object, done: done, to: &chunk)
             // Check 11b comes after the context checks (11) and before the signature (12).
-            if (reason == nil || reason == .badSignature) && done < TokenSetSpec.stepsRequired(command: commandIndex) {
+            if (verdict == nil || verdict == .badSignature) && done < TokenSetSpec.stepsRequired(command: commandIndex) {
                 missingStep = done
             }
         }
         if let missingStep {
             appendStepRequired(line, command: commandIndex, step: missingStep, device: device, object: object, to: &chunk)
         } else {
-            appendExpected(line, reason, to: &chunk)
+            appendExpected(line, verdict, to: &chunk)
         }
     }
 

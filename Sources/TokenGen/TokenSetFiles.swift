@@ -1,4 +1,5 @@
 import Foundation
+import TokenTools
 import TokenVerifier
 
 /// What a streamed set holds, for the summary line and the rate.
@@ -28,6 +29,10 @@ public enum TokenSetFiles {
     /// The files a set with a step share adds (SPEC §4b): the policy and the steps devices did.
     public static let stepNames = ["step-policy.json", "device-steps.jsonl"]
 
+    /// The status lists a set with a status share adds (SPEC §4c), in `status-lists/`: one for
+    /// the JWS tokens, one for the CWTs.
+    public static let statusListNames = ["status-lists/jws.statuslist.jwt", "status-lists/cwt.statuslist.cwt"]
+
     /// Suffix of the temporary files.
     public static let partialSuffix = ".partial"
 
@@ -49,7 +54,7 @@ public enum TokenSetFiles {
         func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
         var files: [String: OutputFile] = [:]
         defer { for file in files.values { file.discard() } }
-        let names = (spec.stepShare > 0 ? Self.stepNames : []) + (writeTokens ? Self.names : Self.names.filter { $0 != "tokens.txt" })
+        var names = (spec.stepShare > 0 ? Self.stepNames : []) + (writeTokens ? Self.names : Self.names.filter { $0 != "tokens.txt" })
         for name in names {
             files[name] = try OutputFile(path: directory + "/" + name + partialSuffix)
         }
@@ -58,7 +63,9 @@ public enum TokenSetFiles {
         try files["signing-keys.jwk"]!.write(Array("\(keys.ed25519.privateJWK)\n\(keys.es256.privateJWK)\n".utf8))
         try files["step-policy.json"]?.write(Array((TokenSetSpec.stepPolicy + "\n").utf8))
         var summary = TokenSetSummary()
+        var statusEntries: [TokenFormat: [Int: UInt8]] = [.jws: [:], .cwt: [:]]
         let completed = try OrderedChunks.run(spec, keys: keys, threads: threads) { (chunk) throws(WriteError) -> Bool in
+            for entry in chunk.statusEntries { statusEntries[entry.format]![entry.index] = entry.value }
             try files["tokens.txt"]?.write(chunk.tokens)
             try files["requests.jsonl"]!.write(chunk.requests)
             try files["expected.jsonl"]!.write(chunk.expected)
@@ -87,6 +94,10 @@ public enum TokenSetFiles {
         try files["revocations.jsonl"]!.write(padding)
         summary.revocations += spec.revocationPadding
         if shouldStop() { return nil }
+        if spec.statusShare > 0 {
+            try writeStatusLists(spec, keys: keys, entries: statusEntries, into: directory, files: &files)
+            names.insert(contentsOf: Self.statusListNames, at: names.count - 1)   // before the expected verdicts
+        }
         for name in names { try files[name]!.close() }
         for name in names {
             let temporary = directory + "/" + name + partialSuffix
@@ -98,6 +109,32 @@ public enum TokenSetFiles {
         summary.seconds = elapsed()
         summary.cpuSeconds = SigningRate.processCPUSeconds() - cpuStart
         return summary
+    }
+}
+
+extension TokenSetFiles {
+    /// Signs the set's two status lists (the JWS tokens' with the Ed25519 key as a JWS, the CWTs'
+    /// with the ES256 key as a CWT) into `status-lists/` under temporary names.
+    static func writeStatusLists(_ spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey),
+                                 entries: [TokenFormat: [Int: UInt8]], into directory: String,
+                                 files: inout [String: OutputFile]) throws(WriteError) {
+        let folder = directory + "/status-lists"
+        if mkdir(folder, 0o755) != 0 && errno != EEXIST {
+            throw WriteError(description: "cannot create \(folder): \(String(cString: strerror(errno)))")
+        }
+        for (name, format, key) in [(statusListNames[0], TokenFormat.jws, keys.ed25519), (statusListNames[1], .cwt, keys.es256)] {
+            let token: String
+            do {
+                token = try StatusListIssuer(key: key).sign(
+                    uri: spec.statusListURI(format), bits: 2, size: max(1, spec.count), statuses: entries[format] ?? [:],
+                    format: format, issuedAt: spec.statusListIssuedAt)
+            } catch {
+                throw WriteError(description: "cannot make the status list: \(error.description)")
+            }
+            let file = try OutputFile(path: directory + "/" + name + partialSuffix)
+            files[name] = file
+            try file.write(Array((token + "\n").utf8))
+        }
     }
 }
 

@@ -23,6 +23,15 @@ public struct TokenSetSpec: Sendable {
     /// Share of tokens written as CWTs (SPEC §2b: COSE_Sign1, base64url) instead of JWS, drawn
     /// apart from the other shares, so that a set without CWTs is byte for byte what it was.
     public var cwtShare: Double = 0
+    /// Share of tokens with a `status` claim naming their entry in a status list (SPEC §4c), drawn
+    /// apart from the other shares. Above 0, the set also has `status-lists/` (a JWS list for the
+    /// JWS tokens, a CWT list for the CWTs, 2 bits an entry, indexed by line) and the expected
+    /// verdicts include `status_invalid` and `status_suspended`.
+    public var statusShare: Double = 0
+    /// Of the tokens with a status claim, the share whose entry is 0x01 INVALID.
+    public var statusInvalidShare: Double = 0
+    /// Of the tokens with a status claim, the share whose entry is 0x02 SUSPENDED.
+    public var statusSuspendedShare: Double = 0
     /// Extra revocation entries that match no token (to make the list large).
     public var revocationPadding: Int = 0
     /// The `alg` of Ed25519 tokens: `Ed25519` (RFC 9864) or `EdDSA` (RFC 8037, what older
@@ -58,6 +67,24 @@ public struct TokenSetSpec: Sendable {
         return random.unit() < cwtShare
     }
 
+    /// The status entry of `line`'s token: nil without a status claim, else 0 (VALID), 1 (INVALID)
+    /// or 2 (SUSPENDED).
+    func statusEntry(_ line: Int) -> UInt8? {
+        guard statusShare > 0 else { return nil }
+        var random = SplitMix64(seed ^ 0x57A7_0515 ^ UInt64(line) &* 0xBF58_476D_1CE4_E5B9)
+        guard random.unit() < statusShare else { return nil }
+        let roll = random.unit()
+        return roll < statusInvalidShare ? 1 : roll < statusInvalidShare + statusSuspendedShare ? 2 : 0
+    }
+
+    /// The URI of the set's status list for tokens of `format`.
+    public func statusListURI(_ format: TokenFormat) -> String {
+        "https://gen.example/statuslists/\(seed)/\(format.rawValue)"
+    }
+
+    /// When the set's status lists were issued: an hour before the check time.
+    var statusListIssuedAt: Int64 { Int64(checkTime) - 3600 }
+
     /// The step policy of sets with `stepShare` above 0: SPEC §4b's example.
     public static let stepPolicy = "{\"unlock\":[\"trustedPhone\",\"deviceActivation\"],\"engine_start\":[\"trustedPhone\",\"deviceActivation\",\"mediumCarKey\"],\"*\":[\"trustedPhone\"]}"
 
@@ -82,7 +109,7 @@ public struct TokenSetSpec: Sendable {
     var chunkCount: Int { (count + Self.linesPerChunk - 1) / Self.linesPerChunk }
 
     /// The signing keys of the set, derived from the seed.
-    func signingKeys() -> (ed25519: SigningKey, es256: SigningKey) {
+    public func signingKeys() -> (ed25519: SigningKey, es256: SigningKey) {
         var seeder = SplitMix64(seed)
         func secret() -> [UInt8] { (0..<4).flatMap { _ in withUnsafeBytes(of: seeder.next()) { Array($0) } } }
         let edAlgorithm = ed25519Algorithm.keyType == .ed25519 ? ed25519Algorithm : .ed25519

@@ -113,8 +113,13 @@ public final class LiveStateWatcher: @unchecked Sendable {
             }
         }
         guard !loaded.isEmpty else { return }
+        let outOfForce = verifier.statusListsOutOfForce
         verifier.apply(update)
         for line in loaded { log(line) }
+        // A key rotation puts out of force the lists its keys no longer verify: say which.
+        for (uri, why) in verifier.statusListsOutOfForce.sorted(by: { $0.key < $1.key }) where outOfForce[uri] == nil {
+            log("tokenverify: status list \"\(uri)\" is out of force: \(why)")
+        }
     }
 
     /// What tells whether a source's files changed: each file's path and signature, a

@@ -42,6 +42,12 @@ extension TokenVerify {
 
         @Option(name: .long, help: "Share of tokens written as CWTs (SPEC §2b: COSE_Sign1, base64url, no dot) instead of JWS.")
         var cwtShare: Double = 0
+        @Option(name: .long, help: "Share of tokens with a status claim (SPEC §4c): adds status-lists/ (a JWS list for the JWS tokens, a CWT list for the CWTs; verify with --status-lists SET/status-lists).")
+        var statusShare: Double = 0
+        @Option(name: .long, help: "Of the tokens with a status claim, the share whose entry is 0x01 INVALID.")
+        var statusInvalidShare: Double = 0.05
+        @Option(name: .long, help: "Of the tokens with a status claim, the share whose entry is 0x02 SUSPENDED.")
+        var statusSuspendedShare: Double = 0.02
         @Option(name: .long, help: "Extra revocation entries that match no token.") var revocationPadding: Int = 0
         @Option(name: .long, help: "Check time the verdicts assume (NumericDate).") var at: Double = 1_800_000_000
         @Option(name: .long, help: "Signing threads (default: all cores). The output does not depend on it.")
@@ -54,8 +60,12 @@ extension TokenVerify {
             if count < 0 { throw ValidationError("--count must not be negative") }
             if revocationPadding < 0 { throw ValidationError("--revocation-padding must not be negative") }
             if let threads, threads < 1 || threads > 512 { throw ValidationError("--threads must be between 1 and 512") }
-            let shares = [es256Share, expiredShare ?? 0, revokedShare ?? 0, tamperedShare ?? 0, wrongContextShare ?? 0, repeatShare ?? 0, stepShare, cwtShare]
+            let shares = [es256Share, expiredShare ?? 0, revokedShare ?? 0, tamperedShare ?? 0, wrongContextShare ?? 0, repeatShare ?? 0, stepShare, cwtShare,
+                          statusShare, statusInvalidShare, statusSuspendedShare]
             if shares.contains(where: { !(0...1).contains($0) }) { throw ValidationError("shares must be between 0 and 1") }
+            if statusInvalidShare + statusSuspendedShare > 1 {
+                throw ValidationError("--status-invalid-share and --status-suspended-share add up to more than 1")
+            }
             if edAlg != "Ed25519" && edAlg != "EdDSA" { throw ValidationError("--ed-alg must be Ed25519 or EdDSA") }
         }
 
@@ -70,6 +80,9 @@ extension TokenVerify {
             spec.revocationPadding = revocationPadding
             spec.stepShare = stepShare
             spec.cwtShare = cwtShare
+            spec.statusShare = statusShare
+            spec.statusInvalidShare = statusInvalidShare
+            spec.statusSuspendedShare = statusSuspendedShare
             spec.ed25519Algorithm = edAlg == "EdDSA" ? .edDSA : .ed25519
             spec.checkTime = at
             return spec

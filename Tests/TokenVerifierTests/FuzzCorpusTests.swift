@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import TokenVerifier
+import TokenVerifierTesting
 
 /// Replays the committed key-set, revocation and signature fuzz corpora (`Fuzz/corpus`, grown by `Fuzz/run`;
 /// the token and request-line corpora are replayed by LineProtocolTests) through the same

@@ -150,4 +150,31 @@ import TokenVerifier
         fetch.process.terminate()
         #expect(fetch.finish().status == 0)
     }
+
+    @Test func aFailureIsRetriedSoonWhileWatching() throws {
+        let publisher = try HTTPSPublisher()
+        let workspace = try Workspace()
+        let out = publisher.directory.appendingPathComponent("out").path
+        try publisher.publish("keys.jwks", "{\"keys\":[\(workspace.ed.publicJWK)]}")
+        try publisher.setMode("keys.jwks", "status 503")
+        let fetch = try LiveTool(["fetch", "--keys", publisher.url("keys.jwks"), "--out", out,
+                                  "--ca-file", publisher.caFile, "--watch", "--interval", "3600"])
+        func keyFiles() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "\(out)/keys")) ?? []).filter { !$0.hasPrefix(".") }
+        }
+        let started = Date()
+        func refused() -> Bool { publisher.requests().contains { $0["status"] as? Int == 503 } }
+        while !refused() && Date().timeIntervalSince(started) < 10 {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        try publisher.setMode("keys.jwks", nil)
+        let recovered = Date()
+        while keyFiles().isEmpty && Date().timeIntervalSince(recovered) < 10 { Thread.sleep(forTimeInterval: 0.1) }
+        // The first retries come after 0.5–1 s, then 1–2 s: well before the hour of --interval.
+        #expect(keyFiles().count == 1 && Date().timeIntervalSince(recovered) < 5)
+        fetch.process.terminate()
+        let result = fetch.finish()
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("\(publisher.url("keys.jwks")) failed: HTTP 503;"), "\(result.stderr)")
+    }
 }

@@ -117,4 +117,23 @@ import Glibc
         #expect(end.stderr.contains("status list not reloaded, its previous generation stays in force: \(lists)/sl-7.jwt"), "\(end.stderr)")
         #expect(!end.stderr.contains(".partial"), "hidden files in a directory are not read")
     }
+
+    /// A key rotation that takes away a list's key puts the list out of force at once (its tokens
+    /// are status_unavailable, never valid), and says so on stderr.
+    @Test func aRotationWithoutTheListsKeyPutsItOutOfForce() throws {
+        let space = try Workspace()
+        let keys = space.path("keys")
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        try install("{\"keys\":[\(space.ed.publicJWK),\(space.es.publicJWK)]}", as: "a.jwks", in: keys)
+        let list = try space.write("sl.cwt", try list(space, key: space.es, statuses: [1: 1], format: .cwt))
+        let live = try LiveTool(["verify", "--keys", keys, "--status-lists", list, "--at", Workspace.checkTime, "--reload-interval", "0.05"])
+        let token = space.token(claims: statusClaims(1))
+        live.send(token + "\n")
+        #expect(live.readLine()?.contains("status_invalid") == true)
+        try install("{\"keys\":[\(space.ed.publicJWK)]}", as: "a.jwks", in: keys)
+        #expect(live.ask(token, until: "\"reason\":\"status_unavailable\""))
+        live.closeInput()
+        let end = live.finish()
+        #expect(end.stderr.contains("status list \"\(Self.uri)\" is out of force: its key \"es-1\""), "\(end.stderr)")
+    }
 }

@@ -1,4 +1,7 @@
 #include "CRawCrypto.h"
+// tokenverify's per-key table paths (the root package's _CTokenVerification product).
+#include "CTokenCrypto.h"
+#include "CTokenEd25519.h"
 
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
@@ -6,18 +9,6 @@
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
-
-// The per-key table path of tokenverify (Sources/CTokenCrypto/p256_table.c), linked into
-// tokenbench with the TokenVerifier library; declared here because CTokenCrypto is not a product.
-void *tv_p256_table_new(const uint8_t *x, const uint8_t *y);
-void tv_p256_table_free(void *table);
-void *tv_p256_table_scratch_new(void);
-void tv_p256_table_scratch_free(void *scratch);
-int tv_p256_table_verify(void *table, void *scratch, const uint8_t *message, size_t message_length, const uint8_t *signature);
-// The same for the Ed25519 per-key table path (Sources/CTokenEd25519/ed25519_table.c).
-void *tv_ed25519_table_new(const uint8_t *public_key);
-void tv_ed25519_table_free(void *table);
-int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t message_length, const uint8_t *signature);
 
 struct raw_bench {
     int algorithm;

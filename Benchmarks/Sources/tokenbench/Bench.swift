@@ -36,6 +36,9 @@ final class Bench {
         return set
     }
 
+    /// The Ed25519 set (the status-list scenario's tokens without a status claim).
+    var ed25519SetForStatusList: SetOnDisk { ed25519Set }
+
     private var ed25519Set: SetOnDisk {
         tokenSet("ed25519") {
             var spec = TokenSetSpec(count: settings.count, seed: settings.seed)
@@ -97,6 +100,8 @@ final class Bench {
             return result
         case .revocations:
             return try largeRevocationList()
+        case .statusList:
+            return try statusListScale()
         case .repeatedCached, .repeatedUncached:
             let set = ed25519Set
             let distinct = max(1, settings.count / 10)

@@ -30,6 +30,7 @@ struct TokenBench: ParsableCommand {
     var threadCounts: ThreadCounts?
     @Option(name: .long, parsing: .upToNextOption, help: "Scenarios to run (default: all).") var scenario: [Scenario] = []
     @Option(name: .long, help: "Entries in the large revocation list.") var revocationEntries = 10_000_000
+    @Option(name: .long, help: "Entries (1 bit each) in the status-list scenario's list.") var statusListEntries = 100_000_000
     @Option(name: .long, help: "Round trips in the closed-loop latency run.") var closedLoopRequests = 3_000
     @Option(name: .long, help: "Open-loop load as a share of the scenario's measured throughput.") var openLoopLoad = 0.5
     @Option(name: .long, help: "Seconds of requests in each open-loop latency run.") var openLoopSeconds = 2.0
@@ -69,10 +70,12 @@ struct TokenBench: ParsableCommand {
             efficiencyCount = min(efficiencyCount, 2_000)
             repetitions = min(repetitions, 5)
             revocationEntries = min(revocationEntries, 200_000)
+            statusListEntries = min(statusListEntries, 1_000_000)
             closedLoopRequests = min(closedLoopRequests, 300)
             openLoopSeconds = min(openLoopSeconds, 0.5)
             rawSeconds = min(rawSeconds, 0.3)
         }
+        if statusListEntries < count { throw ValidationError("--status-list-entries must be at least --count (each token names its own entry)") }
         guard count >= 10, efficiencyCount >= 10, repetitions >= 1, threads >= 1, openLoopLoad > 0, rawSeconds > 0, rawVariants >= 1 else {
             throw ValidationError("--count and --efficiency-count must be at least 10; --repetitions, --threads, --open-loop-load, --raw-seconds and --raw-variants positive")
         }
@@ -174,6 +177,9 @@ enum Scenario: String, CaseIterable, ExpressibleByArgument, Codable {
     case cwtEd25519 = "cwt-ed25519"
     case cwtES256 = "cwt-es256"
     case revocations = "revocations-10m"
+    /// A 100-million-entry status list (SPEC §4c): load time, bytes held, and the CPU a token that
+    /// names an entry costs beside the same token without the claim.
+    case statusList = "status-list-100m"
     case repeatedUncached = "repeated-uncached"
     case repeatedCached = "repeated-cached"
     case closedLoop = "closed-loop"

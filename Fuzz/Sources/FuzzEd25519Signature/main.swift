@@ -1,5 +1,5 @@
 import FuzzSupport
-@testable import TokenVerifier
+import TokenVerifierTesting
 
 /// Ed25519 signatures: `crypto_sign_verify_detached` and the per-key precomputed table must give
 /// the same verdict on every (key, signature, message); see ``Ed25519PathCheck`` for the input's

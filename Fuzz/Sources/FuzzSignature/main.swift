@@ -1,5 +1,5 @@
 import FuzzSupport
-@testable import TokenVerifier
+import TokenVerifierTesting
 
 /// ES256 signatures: EVP_PKEY_verify and the per-key precomputed table must give the same
 /// verdict on every (key, signature, message); see ``ES256PathCheck`` for the input's layout.

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from conftest import AT, REPO, SPARK_DIR, DataSet, missing, verify_file
-from fail_once import FailOnce
+from fail_once import FailOnce, after_each_batch
 
-from tvspark import job, options
+from tvspark import job, options, partitions
 from tvspark.protocol import ANSWER_FIELDS
 
 
@@ -74,10 +74,14 @@ def test_lines_equal_the_single_process_answers(spark: Any, tool: str, binary: s
 
 
 def test_a_retried_task_yields_each_row_once(spark: Any, tool: str, binary: str, dataset: DataSet,
-                                             tmp_path: Path) -> None:
+                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     marker_dir = tmp_path / "fail-once"
     marker_dir.mkdir()
-    job.run(spark, job_options(dataset, tool, tmp_path / "out"), after_batch=FailOnce(str(marker_dir)))
+    fail = FailOnce(str(marker_dir))
+    # job.py's partition lambdas look these names up in its module when Spark pickles them.
+    monkeypatch.setattr(job, "lines_partition", after_each_batch(partitions.lines_partition, fail))
+    monkeypatch.setattr(job, "table_partition", after_each_batch(partitions.table_partition, fail))
+    job.run(spark, job_options(dataset, tool, tmp_path / "out"))
     assert (marker_dir / "failed-once").exists(), "partition 0 did not fail, so nothing was retried"
     rows = spark.read.parquet(str(tmp_path / "out")).collect()
     assert_same_answers(rows, dataset.expected(binary))

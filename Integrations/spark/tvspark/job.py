@@ -7,7 +7,7 @@ import dataclasses
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import options as options_module
 from .child import run_once
@@ -66,8 +66,7 @@ def read_table(spark: SparkSession, options: JobOptions) -> DataFrame:
     return spark.read.option("header", True).csv(list(options.inputs))
 
 
-def verify(spark: SparkSession, options: JobOptions,
-           after_batch: Callable[[], None] | None = None) -> tuple[DataFrame, str]:
+def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
     """The answers DataFrame (lazy) and the check time every task uses."""
     at = options.at or str(int(time.time()))
     check_configuration(options, at)
@@ -79,7 +78,7 @@ def verify(spark: SparkSession, options: JobOptions,
         sizes = input_sizes(spark, lines)
         single_split = single_split_size(spark, sizes)
         offsets = {} if sizes is not None and max(sizes, default=0) <= single_split else line_offsets(lines, single_split)
-        plan = TaskPlan(options, shipment, at, threads, offsets, after_batch=after_batch)
+        plan = TaskPlan(options, shipment, at, threads, offsets)
         answers = lines.select("file_path", "block_start", "value").mapInArrow(
             lambda batches: lines_partition(plan, batches), f"source string, line bigint, {ANSWER_SCHEMA}")
         return answers, at
@@ -93,7 +92,7 @@ def verify(spark: SparkSession, options: JobOptions,
     shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
     shipment = _keyed_by_given_paths(shipment, options)
     context = tuple(name for name in CONTEXT_COLUMNS if name in table.columns)
-    plan = TaskPlan(options, shipment, at, threads, {}, options.token_column, context, after_batch)
+    plan = TaskPlan(options, shipment, at, threads, {}, options.token_column, context)
     from pyspark.sql.types import BooleanType, DoubleType, StringType, StructField, StructType
 
     types = {"valid": BooleanType(), "exp": DoubleType()}
@@ -108,11 +107,10 @@ def _keyed_by_given_paths(shipment: Shipment, options: JobOptions) -> Shipment:
     return Shipment(names, shipment.tokenverify_name, shipment.tokenverify_is_archive)
 
 
-def run(spark: SparkSession, options: JobOptions, after_batch: Callable[[], None] | None = None) -> Summary:
-    """Runs the whole job; raises ConfigError before any task when the configuration is bad.
-    `after_batch` runs on the executor after each output batch (tests use it to fail a task)."""
+def run(spark: SparkSession, options: JobOptions) -> Summary:
+    """Runs the whole job; raises ConfigError before any task when the configuration is bad."""
     started = time.monotonic()
-    answers, at = verify(spark, options, after_batch)
+    answers, at = verify(spark, options)
     planned = time.monotonic()
     writer = answers.write.mode("overwrite" if options.overwrite else "error")  # Connect knows "error", not "errorifexists"
     if options.output_format == "parquet":

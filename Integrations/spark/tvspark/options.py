@@ -22,6 +22,8 @@ class JobOptions:
     revocations: list[str] = field(default_factory=list)
     step_policy: str | None = None
     device_steps: list[str] = field(default_factory=list)
+    status_lists: list[str] = field(default_factory=list)
+    skip_status_lists: bool = False
     at: str | None = None
     env: str | None = None
     issuer: str | None = None
@@ -34,12 +36,17 @@ class JobOptions:
     child_threads: int | None = None
     remote: str | None = None
 
+    def status_list_files(self) -> list[str]:
+        """The Status List Token files: each file given, and each folder's regular files (names
+        starting with "." left out, as `verify` does), in order."""
+        return expand_folders(self.status_lists)
+
     def shipped_files(self) -> list[str]:
         """Every file the children read, in a fixed order."""
         files = [*self.keys, *self.revocations, *self.device_steps]
         if self.step_policy:
             files.append(self.step_policy)
-        return files
+        return files + self.status_list_files()
 
     def verify_argv(self, binary: str, resolve: Callable[[str], str], at: str, threads: int) -> list[str]:
         """`tokenverify verify` with this job's flags; `resolve` maps each file given on the job's
@@ -55,6 +62,10 @@ class JobOptions:
             argv += ["--step-policy", resolve(self.step_policy)]
         for path in self.device_steps:
             argv += ["--device-steps", resolve(path)]
+        for path in self.status_list_files():
+            argv += ["--status-lists", resolve(path)]
+        if self.skip_status_lists:
+            argv.append("--skip-status-lists")
         if self.env is not None:
             argv += ["--env", self.env]
         if self.issuer is not None:
@@ -62,6 +73,18 @@ class JobOptions:
         if self.leeway is not None:
             argv += ["--leeway", self.leeway]
         return argv
+
+
+def expand_folders(paths: Sequence[str]) -> list[str]:
+    """Each path that is a folder replaced by its regular files in name order, hidden ones left out."""
+    files: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            names = sorted(name for name in os.listdir(path) if not name.startswith("."))
+            files += [os.path.join(path, name) for name in names if os.path.isfile(os.path.join(path, name))]
+        else:
+            files.append(path)
+    return files
 
 
 def parser() -> argparse.ArgumentParser:
@@ -80,6 +103,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--step-policy", metavar="P.json", help="step policy, forwarded to verify")
     p.add_argument("--device-steps", action="append", default=[], metavar="D.jsonl",
                    help="device steps, forwarded to verify (repeatable)")
+    p.add_argument("--status-lists", action="append", default=[], metavar="PATH",
+                   help="Status List Token file, or a folder of them (repeatable), shipped and "
+                        "forwarded to verify")
+    p.add_argument("--skip-status-lists", action="store_true",
+                   help="leave the status of tokens that name a status list unchecked")
     p.add_argument("--at", metavar="T", help="check time, NumericDate or RFC 3339 (default: the job's "
                                              "start, the same for every task)")
     p.add_argument("--env", metavar="E", help="accept only this environment (int or prod)")
@@ -110,7 +138,7 @@ def parse(argv: Sequence[str]) -> JobOptions:
     return JobOptions(
         tokenverify=args.tokenverify, keys=args.keys, inputs=args.input, output=args.output,
         revocations=args.revocations, step_policy=args.step_policy, device_steps=args.device_steps,
-        at=args.at, env=args.env, issuer=args.issuer, leeway=args.leeway,
+        status_lists=args.status_lists, skip_status_lists=args.skip_status_lists, at=args.at, env=args.env, issuer=args.issuer, leeway=args.leeway,
         max_line_bytes=args.max_line_bytes, input_format=args.input_format,
         token_column=args.token_column, output_format=args.output_format, overwrite=args.overwrite,
         child_threads=args.child_threads, remote=args.remote or os.environ.get("SPARK_REMOTE") or None,

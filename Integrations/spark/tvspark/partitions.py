@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import urllib.parse
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .child import VerifyError, VerifyProcess
 from .options import JobOptions
@@ -28,8 +28,6 @@ class TaskPlan:
     line_offsets: dict[tuple[str, int], int]
     token_column: str = "token"
     context_columns: tuple[str, ...] = ()
-    # Called on the executor after each output batch is handed to Spark (tests inject a failure).
-    after_batch: Callable[[], None] | None = None
 
     def process(self) -> VerifyProcess[Any]:
         return VerifyProcess(self.options.verify_argv(self.shipment.binary(), self.shipment.resolve,
@@ -94,8 +92,6 @@ def lines_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterat
     schema = pa.schema([pa.field("source", pa.string()), pa.field("line", pa.int64()), *ANSWER_ARROW_FIELDS])
     for (sources, lines), answers in plan.process().run(requests()):
         yield pa.RecordBatch.from_arrays([sources, lines, *answer_columns(answers).columns], schema=schema)
-        if plan.after_batch:
-            plan.after_batch()
 
 
 def table_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -115,5 +111,3 @@ def table_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterat
     for batch, answers in plan.process().run(requests()):
         schema = pa.schema([*batch.schema, *ANSWER_ARROW_FIELDS])
         yield pa.RecordBatch.from_arrays([*batch.columns, *answer_columns(answers).columns], schema=schema)
-        if plan.after_batch:
-            plan.after_batch()

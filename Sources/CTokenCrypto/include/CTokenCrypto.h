@@ -1,6 +1,6 @@
-// Thin C layer over OpenSSL 3 for ECDSA P-256 (ES256).
+// ES256 (ECDSA P-256 with SHA-256) verification over OpenSSL 3; no private key and no signing.
 //
-// Everything that handles OpenSSL objects lives here so that the Swift side sees only opaque
+// Everything of the verifier that handles OpenSSL objects lives here so that the Swift side sees only opaque
 // pointers and byte buffers. Keys are decoded once (`tv_p256_public_key_new`); each worker makes
 // its own verify context per key (`tv_p256_verify_context_new`, with EVP_PKEY_verify_init done
 // once); a verification then costs one SHA-256, a range check, a DER encoding in a stack buffer and
@@ -22,11 +22,7 @@ extern "C" {
 /// the point is not on the curve (or is the point at infinity, or a coordinate is not below p).
 void *tv_p256_public_key_new(const uint8_t *x, const uint8_t *y);
 
-/// A P-256 private key from its scalar `d` (32 bytes, big-endian, 1 ≤ d < n), or NULL.
-/// Writes the public coordinates to `x` and `y` when they are not NULL.
-void *tv_p256_private_key_new(const uint8_t *d, uint8_t *x, uint8_t *y);
-
-/// Frees a key from either constructor (NULL is allowed).
+/// Frees a key: a public key from here or a private key from CTokenSigning (NULL is allowed).
 void tv_p256_key_free(void *key);
 
 /// A verify context for `key`, initialised once; use it from one thread at a time.
@@ -52,12 +48,6 @@ void tv_p256_table_scratch_free(void *scratch);
 /// (64 bytes r‖s) is a valid ECDSA SHA-256 signature of `message`, 0 otherwise.
 int tv_p256_table_verify(void *table, void *scratch, const uint8_t *message, size_t message_length,
                          const uint8_t *signature);
-
-/// Signs `message` (ECDSA with SHA-256) and writes the 64-byte r‖s form. Returns 1 on success.
-int tv_p256_sign(void *private_key, const uint8_t *message, size_t message_length, uint8_t *signature);
-
-/// Fills `d` with a fresh random private scalar and `x`, `y` with its public point. Returns 1 on success.
-int tv_p256_generate(uint8_t *d, uint8_t *x, uint8_t *y);
 
 /// 1 when the 32-byte big-endian `scalar` is in [1, n-1] for the P-256 group order n.
 int tv_p256_scalar_in_range(const uint8_t *scalar);

@@ -13,7 +13,8 @@ void tv_order_mont_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
 void tv_order_add(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
 void tv_order_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t rr[4]);
 void tv_order_inverse(uint64_t r[4], const uint64_t a[4], const uint64_t rr[4]);
-/// a⁻¹ mod n for a public a in [1, n-1] (variable time: for verification, never for secrets).
+/// a⁻¹ mod n for a public a (variable time: for verification, never for secrets). Total: any
+/// a < 2²⁵⁶ is reduced modulo n first, and 0 (a ≡ 0) gives 0.
 void tv_order_inverse_public(uint64_t r[4], const uint64_t a[4]);
 
 #endif

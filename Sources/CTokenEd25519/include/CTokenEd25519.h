@@ -17,7 +17,9 @@ extern "C" {
 #endif
 
 /// 1 when this build has the table path: libsodium is the version whose internal point functions
-/// it was written against (1.0.18) and the start-up self-test agreed with crypto_sign_verify_detached.
+/// it was written against (1.0.18), the shared library at run time is the same version as the
+/// static archive the point functions come from, and the start-up self-test agreed with
+/// crypto_sign_verify_detached.
 int tv_ed25519_table_available(void);
 
 /// The bytes one key's table takes.

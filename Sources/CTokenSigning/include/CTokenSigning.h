@@ -1,6 +1,7 @@
-// ES256 signing for the tools (see p256_sign.c): a deterministic RFC 6979 signer for generated
-// token sets and OpenSSL's own randomised signing as the raw-rate reference. Keys come from
-// CTokenCrypto's `tv_p256_private_key_new`; verification never needs this module.
+// ES256 signing for the tools and the tests: P-256 private keys and OpenSSL's own randomised
+// signing (p256_private_key.c), a deterministic RFC 6979 signer for generated token sets
+// (p256_sign.c), and OpenSSL's signing set up once as the raw-rate reference. Verification never
+// needs this module; keys are freed with CTokenCrypto's `tv_p256_key_free`.
 #ifndef TOKENVERIFY_CTOKENSIGNING_H
 #define TOKENVERIFY_CTOKENSIGNING_H
 
@@ -10,6 +11,17 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/// A P-256 private key from its scalar `d` (32 bytes, big-endian, 1 ≤ d < n), or NULL.
+/// Writes the public coordinates to `x` and `y` when they are not NULL.
+void *tv_p256_private_key_new(const uint8_t *d, uint8_t *x, uint8_t *y);
+
+/// Fills `d` with a fresh random private scalar and `x`, `y` with its public point. Returns 1 on success.
+int tv_p256_generate(uint8_t *d, uint8_t *x, uint8_t *y);
+
+/// Signs `message` (ECDSA with SHA-256, OpenSSL's randomised nonce) with a key from
+/// `tv_p256_private_key_new` and writes the 64-byte r‖s form. Returns 1 on success.
+int tv_p256_sign(void *private_key, const uint8_t *message, size_t message_length, uint8_t *signature);
 
 /// A deterministic ES256 signer for the 32-byte private scalar `d` (nonces by RFC 6979 with
 /// SHA-256; see p256_sign.c), or NULL. For one thread at a time.

@@ -1,4 +1,5 @@
 internal import CTokenCrypto
+internal import CTokenSigning
 import TokenVerifier
 
 /// A P-256 private key, for the signing tools and tests.

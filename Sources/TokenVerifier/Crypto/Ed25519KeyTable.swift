@@ -12,6 +12,9 @@ final class Ed25519KeyTable: @unchecked Sendable {
     /// The memory one table takes: 43 windows × 32 multiples × 160 bytes, and the key.
     static let bytesPerTable = tv_ed25519_table_size()
 
+    /// Ed25519 keys' tables, capped by ``VerificationOptions/ed25519TableMemory``.
+    static let kind = KeyTableKind(key: { $0.ed25519 }, bytesPerTable: bytesPerTable, memory: { $0.ed25519TableMemory })
+
     /// Whether this build has the table path (libsodium 1.0.18, and its self-test passed).
     static let isAvailable = tv_ed25519_table_available() == 1
 
@@ -32,12 +35,12 @@ final class Ed25519KeyTable: @unchecked Sendable {
 }
 
 /// An Ed25519 public key and its table once that is built (``KeyTableBuilder``).
-final class Ed25519PublicKey: Sendable {
+package final class Ed25519PublicKey: Sendable, KeyWithTable {
     let bytes: [UInt8]
     /// The key's table: asked for on first use, published once when ready.
     let lazyTable = LazyKeyTable<Ed25519KeyTable>()
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// The key's table, when it is ready.
     @inline(__always)
@@ -49,21 +52,21 @@ final class Ed25519PublicKey: Sendable {
     }
 
     /// Builds and publishes the key's table now unless it has one; true when a table was built here.
-    func buildTable() -> Bool {
+    package func buildTable() -> Bool {
         lazyTable.buildNow { Ed25519KeyTable(publicKey: bytes) }
     }
 
     /// Verifies through the key's table once it is ready, through `crypto_sign_verify_detached`
     /// until then (both give the same verdict on every input); the first use asks for the table.
     @inline(__always)
-    func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         if let table { return table.verify(signature: signature, message: message) }
         if !lazyTable.isRequested { requestTable() }
         return verifyWithSodium(signature: signature, message: message)
     }
 
     /// The standard path, `crypto_sign_verify_detached`, whatever the key's table.
-    func verifyWithSodium(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func verifyWithSodium(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         bytes.withUnsafeBufferPointer { Ed25519.verify(signature: signature, message: message, publicKey: $0) }
     }
 }

@@ -1,27 +1,21 @@
 import Atomics
 import Dispatch
 
-/// Builds keys' precomputed tables (ES256: ``P256KeyTable``, about 40 ms each; Ed25519:
-/// ``Ed25519KeyTable``, about 1 ms) in the background, on one low-priority serial queue: a key's
-/// table on the key's first use, within what its key set's memory cap allows (keys beyond it keep
-/// the standard call). A key set of many keys, most of them unused by a run, so costs nothing at
-/// start-up. A table lives as long as its key: a rotated-out key's table goes with it.
+/// Builds keys' precomputed tables (the kinds ``KeyTableKind/all`` lists; ES256: ``P256KeyTable``,
+/// about 40 ms each; Ed25519: ``Ed25519KeyTable``, about 1 ms) in the background, on one
+/// low-priority serial queue: a key's table on the key's first use, within what its key set's
+/// memory cap allows (keys beyond it keep the standard call). A key set of many keys, most of them
+/// unused by a run, so costs nothing at start-up. A table lives as long as its key: a rotated-out
+/// key's table goes with it.
 enum KeyTableBuilder {
     fileprivate static let queue = DispatchQueue(label: "tokenverify.key-tables", qos: .utility)
 
-    /// The memory caps, in bytes, of the two kinds of table.
-    struct Caps {
-        var es256: Int
-        var ed25519: Int
-    }
-
-    /// Gives the keys of a key set put in force their budgets: tables are built as keys are used.
-    static func arm(_ keys: KeySet, caps: Caps) {
-        let es256 = TableBudget(tables: max(0, caps.es256) / P256KeyTable.bytesPerTable)
-        let ed25519 = TableBudget(tables: max(0, caps.ed25519) / Ed25519KeyTable.bytesPerTable)
-        for key in keys.keys {
-            key.p256?.lazyTable.arm(es256)
-            key.ed25519?.lazyTable.arm(ed25519)
+    /// Gives the keys of a key set put in force their budgets, one per kind of table within the
+    /// memory `options` allow it: tables are built as keys are used.
+    static func arm(_ keys: KeySet, options: VerificationOptions) {
+        for kind in KeyTableKind.all {
+            let budget = TableBudget(tables: max(0, kind.memory(options)) / kind.bytesPerTable)
+            for key in keys.keys { kind.key(key)?.arm(budget) }
         }
     }
 
@@ -29,8 +23,7 @@ enum KeyTableBuilder {
     /// when every build asked for so far has ended.
     static func buildAll(_ keys: KeySet) {
         for key in keys.keys {
-            key.p256?.requestTable()
-            key.ed25519?.requestTable()
+            for kind in KeyTableKind.all { kind.key(key)?.requestTable() }
         }
         waitUntilIdle()
     }

@@ -3,7 +3,7 @@ import Atomics
 
 /// A P-256 public key decoded once into an OpenSSL `EVP_PKEY`, and its precomputed table once
 /// that is built (``KeyTableBuilder``).
-final class P256PublicKey: @unchecked Sendable {
+package final class P256PublicKey: @unchecked Sendable, KeyWithTable {
     // Immutable after init; OpenSSL allows concurrent use of one EVP_PKEY by many contexts.
     fileprivate let handle: UnsafeMutableRawPointer
     private let x: [UInt8]
@@ -12,7 +12,7 @@ final class P256PublicKey: @unchecked Sendable {
     let lazyTable = LazyKeyTable<P256KeyTable>()
 
     /// Nil when (x, y) is not a point on P-256 or a coordinate is not 32 bytes.
-    init?(x: [UInt8], y: [UInt8]) {
+    package init?(x: [UInt8], y: [UInt8]) {
         guard x.count == 32, y.count == 32, let handle = tv_p256_public_key_new(x, y) else { return nil }
         self.handle = handle
         self.x = x
@@ -32,22 +32,21 @@ final class P256PublicKey: @unchecked Sendable {
 
     /// Builds and publishes the key's table now unless it has one; true when a table was built
     /// here. False too when OpenSSL offers no table for P-256: the key keeps verifying through EVP.
-    func buildTable() -> Bool {
+    package func buildTable() -> Bool {
         lazyTable.buildNow { P256KeyTable(x: x, y: y) }
     }
 }
 
 /// An OpenSSL verify context for one key, for one thread at a time: through the key's table once
 /// it is ready, through EVP_PKEY_verify until then (both give the same verdict on every input).
-final class P256VerifyContext {
+package final class P256VerifyContext {
     private let key: P256PublicKey
     private let handle: UnsafeMutableRawPointer
-    /// The scratch for table verification, made when the key's table is first seen.
-    private var tableScratch: UnsafeMutableRawPointer?
-    /// Signatures this context checked through the key's table (for the tests).
-    private(set) var tableVerifications = 0
+    /// The scratch for table verification, made when the key's table is first seen (so, for the
+    /// tests, non-nil once this context has verified through the table).
+    private(set) var tableScratch: UnsafeMutableRawPointer?
 
-    init(key: P256PublicKey) {
+    package init(key: P256PublicKey) {
         guard let handle = tv_p256_verify_context_new(key.handle) else {
             fatalError("OpenSSL could not create a verify context for a valid P-256 key")
         }
@@ -63,10 +62,9 @@ final class P256VerifyContext {
     /// Verifies a 64-byte r‖s `signature` of `message` (hashed with SHA-256 here). A signature of
     /// another length, or with r or s zero or not below the group order, is invalid.
     @inline(__always)
-    func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         guard signature.count == 64 else { return false }
         if let table = key.table, let scratch = scratch() {
-            tableVerifications &+= 1
             return withExtendedLifetime(table) {
                 tv_p256_table_verify(table.handle, scratch, message.baseAddress, message.count, signature.baseAddress) == 1
             }
@@ -76,7 +74,7 @@ final class P256VerifyContext {
     }
 
     /// The standard path, EVP_PKEY_verify, whatever the key's table (for the comparisons).
-    func verifyWithEVP(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func verifyWithEVP(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         guard signature.count == 64 else { return false }
         return tv_p256_verify(handle, message.baseAddress, message.count, signature.baseAddress) == 1
     }

@@ -10,11 +10,7 @@ public final class VerificationWorker {
     /// Parsed tokens by digest, while the signature cache is on: one eighth of its slots, at
     /// most 32,768 entries, made on first use; a parse is kept from a token's second sighting
     /// on (see ``ParsedTokenCache``). Parsing does not depend on the live state.
-    private var parsedTokens: ParsedTokenCache?
-    /// Tokens this worker took from ``parsedTokens`` instead of parsing them (for the tests).
-    private(set) var parsedTokenHits = 0
-    /// Tokens this worker stored in ``parsedTokens`` (for the tests).
-    private(set) var parsedTokenStores = 0
+    private(set) var parsedTokens: ParsedTokenCache?
 
     init(core: VerifierCore) {
         self.core = core
@@ -118,12 +114,9 @@ public final class VerificationWorker {
         let digest = cache.digest(of: token)
         prepared.digest = digest
         if parsedTokens == nil { parsedTokens = ParsedTokenCache(entries: min(32768, max(1, core.options.signatureCacheSlots / 8))) }
-        if let known = parsedTokens!.lookup(digest) {
-            parsedTokenHits += 1
-            return known
-        }
+        if let known = parsedTokens!.lookup(digest) { return known }
         guard let fresh = parseFresh() else { return nil }
-        if parsedTokens!.note(fresh, for: digest) { parsedTokenStores += 1 }
+        parsedTokens!.note(fresh, for: digest)
         return fresh
     }
 

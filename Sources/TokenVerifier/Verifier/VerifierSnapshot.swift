@@ -67,7 +67,7 @@ final class VerifierCore: Sendable {
     init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, statusLists: StatusListSet?, options: VerificationOptions) {
         self.options = options
         let cache = options.signatureCacheSlots > 0 ? SignatureCache(slots: options.signatureCacheSlots) : nil
-        KeyTableBuilder.arm(keys, caps: options.tableCaps)
+        KeyTableBuilder.arm(keys, options: options)
         current = ManagedAtomic(VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, statusLists: statusLists,
                                                  signatureCache: cache, options: options))
     }
@@ -84,17 +84,10 @@ final class VerifierCore: Sendable {
             let new = change(old)
             // A key set is armed before it is in force, so that its keys' first uses ask for
             // their tables (arming is idempotent: a key keeps the first budget it is given).
-            if new.keys !== old.keys { KeyTableBuilder.arm(new.keys, caps: options.tableCaps) }
+            if new.keys !== old.keys { KeyTableBuilder.arm(new.keys, options: options) }
             let (exchanged, found) = current.compareExchange(expected: old, desired: new, ordering: .acquiringAndReleasing)
             if exchanged { return }
             old = found
         }
-    }
-}
-
-extension VerificationOptions {
-    /// The memory caps of the per-key tables (each key set put in force gets these budgets).
-    var tableCaps: KeyTableBuilder.Caps {
-        KeyTableBuilder.Caps(es256: es256TableMemory, ed25519: ed25519TableMemory)
     }
 }

@@ -1,22 +1,23 @@
 internal import CSodium
+import TokenVerifier
 
 /// Both Ed25519 verification paths — `crypto_sign_verify_detached` and the per-key table — on one
 /// fuzz input (laid out as ``SignaturePathInput`` says), for the FuzzEd25519Signature harness and
 /// the replay of its corpus in the tests.
-enum Ed25519PathCheck {
+public enum Ed25519PathCheck {
     /// Three fixed keys from fixed seeds: libsodium's secret key (for the signatures made here)
     /// and the public key with its table built.
     private static let keys: [(secretKey: [UInt8], key: Ed25519PublicKey)] = (1...3).map { seed in
         let seedBytes = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ seed &* 83) }
         var publicKey = [UInt8](repeating: 0, count: 32), secretKey = [UInt8](repeating: 0, count: 64)
-        precondition(Sodium.ready && crypto_sign_seed_keypair(&publicKey, &secretKey, seedBytes) == 0)
+        precondition(sodium_init() >= 0 && crypto_sign_seed_keypair(&publicKey, &secretKey, seedBytes) == 0)
         let key = Ed25519PublicKey(publicKey)
         precondition(key.buildTable(), "no Ed25519 table: the table path is not available in this build")
         return (secretKey, key)
     }
 
     /// The verdicts of both paths on `input`, and whether the signature was made here.
-    static func verdicts(_ input: UnsafeBufferPointer<UInt8>) -> (sodium: Bool, table: Bool, signedHere: Bool) {
+    public static func verdicts(_ input: UnsafeBufferPointer<UInt8>) -> (sodium: Bool, table: Bool, signedHere: Bool) {
         guard let input = SignaturePathInput(input, keys: keys.count) else { return (false, false, false) }
         let key = keys[input.keyIndex]
         let signature = input.signature { message in

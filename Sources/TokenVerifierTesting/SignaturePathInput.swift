@@ -28,7 +28,10 @@ struct SignaturePathInput {
     }
 
     /// `verify(signature, message)` of each path, on this input's signature and message.
-    func verdicts(signature: [UInt8], _ paths: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> (Bool, Bool)) -> (Bool, Bool) {
+    func verdicts(
+        signature: [UInt8],
+        _ paths: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> (Bool, Bool)
+    ) -> (Bool, Bool) {
         signature.withUnsafeBufferPointer { s in message.withUnsafeBufferPointer { m in paths(s, m) } }
     }
 }
