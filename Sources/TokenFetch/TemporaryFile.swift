@@ -3,12 +3,12 @@ import Foundation
 import Glibc
 #endif
 
-/// A download's temporary file: `.fetch-NAME.XXXXXX` in the folder of the file it may replace
+/// A download's temporary file: `.fetching-NAME.XXXXXX` in the folder of the file it may replace
 /// (a dotfile, which `verify` skips when it reads the folder), renamed over that file only once
 /// its contents are synced and checked.
 final class TemporaryFile {
     /// The prefix of every temporary file `fetch` makes.
-    static let prefix = ".fetch-"
+    static let prefix = ".fetching-"
 
     let path: String
     private(set) var fd: Int32

@@ -57,6 +57,19 @@ import TokenVerifier
         #expect(fetchOne(fetcher, target).outcome == .updated("1 key"))
     }
 
+    @Test func theValidatorsOutliveARunInWhichEveryURLFailed() throws {
+        let fixture = try FetchFixture()
+        try fixture.publisher.publish("keys.jwks", FetchFixture.jwks(fixture.ed))
+        let target = try fixture.keysTarget("keys.jwks")
+        #expect(fetchOne(try fixture.fetcher(), target).outcome.isUpdated)
+        try fixture.publisher.setMode("keys.jwks", "status 500")
+        #expect(fetchOne(try fixture.fetcher(), target).outcome.failure == "HTTP 500")
+        try fixture.publisher.setMode("keys.jwks", nil)
+        #expect(fetchOne(try fixture.fetcher(), target).outcome == .unchanged("304 Not Modified"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: fixture.out).sorted()
+        #expect(names == [".fetch-state.json", ".fetch.lock", "keys", "status-lists"])
+    }
+
     @Test func aDeletedFileIsFetchedWithoutConditions() throws {
         let fixture = try FetchFixture()
         try fixture.publisher.publish("keys.jwks", FetchFixture.jwks(fixture.ed))

@@ -111,10 +111,10 @@ import TokenVerifier
         // A download in flight (the publisher answers after 30 s), then SIGTERM.
         try publisher.setMode("list-1", "slow 30")
         let slow = Date()
-        while !listFiles().contains(where: { $0.hasPrefix(".fetch-") }) && Date().timeIntervalSince(slow) < 10 {
+        while !listFiles().contains(where: { $0.hasPrefix(".fetching-") }) && Date().timeIntervalSince(slow) < 10 {
             Thread.sleep(forTimeInterval: 0.05)
         }
-        #expect(listFiles().contains { $0.hasPrefix(".fetch-") }, "no download in flight to interrupt")
+        #expect(listFiles().contains { $0.hasPrefix(".fetching-") }, "no download in flight to interrupt")
         let stopping = Date()
         fetch.process.terminate()
         let result = fetch.finish()
