@@ -70,6 +70,15 @@ import TokenVerifier
         #expect(names == [".fetch-state.json", ".fetch.lock", "keys", "status-lists"])
     }
 
+    @Test func oneFetcherAtATimeWritesAnOutputDirectory() throws {
+        let fixture = try FetchFixture()
+        do {
+            let first = try fixture.fetcher()
+            withExtendedLifetime(first) { _ = #expect(throws: FetchUsageError.self) { try fixture.fetcher() } }
+        }
+        #expect(throws: Never.self) { try fixture.fetcher() }   // the first one's lock went with it
+    }
+
     @Test func aDeletedFileIsFetchedWithoutConditions() throws {
         let fixture = try FetchFixture()
         try fixture.publisher.publish("keys.jwks", FetchFixture.jwks(fixture.ed))
