@@ -71,14 +71,14 @@ import TokenVerifier
         let workspace = try Workspace()
         let out = publisher.directory.appendingPathComponent("out").path
         let listURL = publisher.url("list-1")
-        let now = Int64(Date().timeIntervalSince1970)
+        let checkTime = Int64(Workspace.checkTime)!   // verify runs --at it: both lists are issued before
         func list(status: UInt8, issuedAt: Int64) throws -> String {
             try StatusListIssuer(key: workspace.ed).sign(uri: listURL, bits: 1, size: 16,
                                                          statuses: status == 0 ? [:] : [3: status],
                                                          format: .jws, issuedAt: issuedAt, timeToLive: 1)
         }
         try publisher.publish("keys.jwks", "{\"keys\":[\(workspace.ed.publicJWK)]}")
-        try publisher.publish("list-1", try list(status: 0, issuedAt: now - 60))
+        try publisher.publish("list-1", try list(status: 0, issuedAt: checkTime - 7200))
         let fetch = try LiveTool(["fetch", "--keys", publisher.url("keys.jwks"), "--status-lists", listURL,
                                   "--out", out,
                                   "--ca-file", publisher.caFile, "--watch", "--interval", "1", "--min-interval", "1",
@@ -97,7 +97,7 @@ import TokenVerifier
         let token = workspace.token(claims: Workspace.claims(["status": status]))
         #expect(verify.ask(token, until: "\"valid\":true"))
 
-        try publisher.publish("list-1", try list(status: 1, issuedAt: now - 30))
+        try publisher.publish("list-1", try list(status: 1, issuedAt: checkTime - 3600))
         let changed = Date()
         var invalid = false
         while !invalid && Date().timeIntervalSince(changed) < 15 {
