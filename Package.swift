@@ -33,6 +33,10 @@ import PackageDescription
 //   TokenStream         the streaming engine of `verify`: reader, chunks to workers on Dispatch
 //                       queues through TokenConcurrency's rings, ordered output, live-state reload
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)
+//   CTokenHTTP          a small C file: one HTTPS GET over libcurl, loaded with dlopen by `fetch` only
+//   TokenFetch          `fetch`: key sets and status lists downloaded over HTTPS, checked by
+//                       verify's loaders (TokenVerifier, TokenStream's folder listing), renamed
+//                       into place; the --watch schedule
 //   tokenverify         the command line
 //
 // No unsafe flags (SwiftPM refuses them in a dependency pinned by version): the hot path stays
@@ -47,6 +51,7 @@ let package = Package(
         .library(name: "TokenStream", targets: ["TokenStream"]),
         .library(name: "TokenTools", targets: ["TokenTools"]),
         .library(name: "TokenGen", targets: ["TokenGen"]),
+        .library(name: "TokenFetch", targets: ["TokenFetch"]),
         // For the fuzz package (Fuzz/) and the tests only.
         .library(name: "TokenVerifierTesting", targets: ["TokenVerifierTesting"]),
         // The verification C back ends, for the benchmark package's raw-rate reference (its C
@@ -139,6 +144,16 @@ let package = Package(
             name: "TokenGen",
             dependencies: ["TokenConcurrency", "TokenVerifier", "TokenTools"]
         ),
+        // libcurl is opened with dlopen when `fetch` first needs it: no other command, and no
+        // machine that never fetches, needs libcurl.so.4; curl.h (libcurl4-openssl-dev) is read
+        // at build time for its constants only.
+        .target(
+            name: "CTokenHTTP"
+        ),
+        .target(
+            name: "TokenFetch",
+            dependencies: ["CTokenHTTP", "TokenConcurrency", "TokenVerifier", "TokenStream"]
+        ),
         .executableTarget(
             name: "tokenverify",
             dependencies: [
@@ -148,6 +163,7 @@ let package = Package(
                 "TokenStream",
                 "TokenTools",
                 "TokenGen",
+                "TokenFetch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -155,7 +171,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: ["TokenVerifier", "TokenTools"],
-            path: "Tests/TestSupport"
+            path: "Tests/TestSupport",
+            exclude: ["https_publisher.py"]
         ),
         .testTarget(
             name: "TokenConcurrencyTests",
@@ -183,6 +200,10 @@ let package = Package(
         .testTarget(
             name: "tokenverifyTests",
             dependencies: ["TokenVerifier", "TokenTools", "TokenGen", "TestSupport"]
+        ),
+        .testTarget(
+            name: "TokenFetchTests",
+            dependencies: ["TokenFetch", "TokenVerifier", "TokenTools", "TestSupport"]
         ),
         .testTarget(
             name: "TokenGenTests",

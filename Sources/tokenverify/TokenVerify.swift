@@ -19,9 +19,10 @@ struct TokenVerify: ParsableCommand {
               tokenverify keygen --alg EdDSA --kid op-2026 --out op-2026
               tokenverify sign --key op-2026.private.jwk < claims.jsonl
               tokenverify inspect eyJhbGciOi...
+              tokenverify fetch --keys https://op.example/jwks --out state --watch
             """,
         version: "tokenverify 0.1.0",
-        subcommands: [Verify.self, Keys.self, Keygen.self, Sign.self, StatusList.self, Generate.self, Inspect.self]
+        subcommands: [Verify.self, Keys.self, Keygen.self, Sign.self, StatusList.self, Generate.self, Inspect.self, Fetch.self]
     )
 
     /// Runs the command; usage and configuration errors exit with status 2 (SPEC §6).

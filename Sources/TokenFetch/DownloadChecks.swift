@@ -1,0 +1,99 @@
+import Foundation
+import TokenStream
+import TokenVerifier
+
+/// What `fetch` keeps of a Status List Token that passed its checks.
+public struct StatusListSummary: Sendable {
+    /// Its `sub`: the URI tokens name.
+    public var uri: String
+    /// Its `iat`.
+    public var issuedAt: Double
+    /// Its `exp`, when it has one.
+    public var expiresAt: Double?
+    /// Its `ttl`, seconds.
+    public var timeToLive: Double?
+    /// What the report line says of it ("1000 entries of 1 bit").
+    public var description: String
+
+    public init(uri: String, issuedAt: Double, expiresAt: Double?, timeToLive: Double?, description: String) {
+        self.uri = uri
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+        self.timeToLive = timeToLive
+        self.description = description
+    }
+}
+
+/// Loads a Status List Token exactly as `verify --status-lists` loads one (SPEC §4c: format,
+/// `typ`, signature against `keys`, claims, the list inflated within its limit); `source` names
+/// it in errors. Throws an error whose description says why it fails.
+public typealias StatusListLoader =
+    @Sendable (_ bytes: [UInt8], _ source: String, _ keys: KeySet) throws -> StatusListSummary
+
+/// The loader of `verify --status-lists`: ``StatusListToken/load(bytes:source:keys:options:maxInflatedBytes:)``.
+public func standardStatusListLoader(maxInflatedBytes: Int = 256 << 20) -> StatusListLoader {
+    { bytes, source, keys in
+        let list = try StatusListToken.load(bytes: bytes, source: source, keys: keys,
+                                            maxInflatedBytes: maxInflatedBytes)
+        let entries = list.count == 1 ? "1 entry" : "\(list.count) entries"
+        return StatusListSummary(uri: list.uri, issuedAt: list.issuedAt, expiresAt: list.expiresAt,
+                                 timeToLive: list.timeToLive,
+                                 description: "status list, \(entries) of \(list.bits) bit\(list.bits == 1 ? "" : "s")")
+    }
+}
+
+/// The checks a download passes before it replaces a file: the loaders `verify` uses.
+enum DownloadChecks {
+    /// A key set as `verify` loads it at start-up (SPEC §3), which must also load beside the
+    /// other key files of `folder` (no `kid` in two files). Returns the number of keys and the
+    /// loader's warnings.
+    static func keySet(_ bytes: [UInt8], url: String, folder: String,
+                       replacing name: String) throws(FetchError) -> (count: Int, warnings: [String]) {
+        let loaded: (KeySet, warnings: [String])
+        do {
+            loaded = try KeySet.parse(bytes, file: url)
+        } catch {
+            throw FetchError("not a key set verify would load: \(error.description)")
+        }
+        var owner: [String: String] = [:]
+        for file in StatePaths.expand([folder]) where file != "\(folder)/\(name)" {
+            guard let (other, _) = try? KeySet.load(files: [file]) else { continue }
+            for key in other.keys { owner[key.keyID] = file }
+        }
+        for key in loaded.0.keys {
+            if let file = owner[key.keyID] {
+                throw FetchError("key \"\(key.keyID)\" is also in \(file): verify would refuse the folder")
+            }
+        }
+        return (loaded.0.keys.count, loaded.warnings)
+    }
+
+    /// The key set status lists are checked against: every key file in `folder`, as
+    /// `verify --keys folder` loads it.
+    static func keysForStatusLists(folder: String) -> Result<KeySet, FetchError> {
+        let files = StatePaths.expand([folder])
+        guard !files.isEmpty else {
+            return .failure(FetchError("no key set in \(folder) to check it against (fetch one with --keys)"))
+        }
+        do {
+            return .success(try KeySet.load(files: files).0)
+        } catch {
+            return .failure(FetchError("the key set in \(folder) does not load: \(error.description)"))
+        }
+    }
+
+    /// A Status List Token as `verify` loads it, whose `sub` must be the URL it came from.
+    static func statusList(_ bytes: [UInt8], url: String, keys: KeySet,
+                           loader: StatusListLoader) throws(FetchError) -> StatusListSummary {
+        let summary: StatusListSummary
+        do {
+            summary = try loader(bytes, url, keys)
+        } catch {
+            throw FetchError("not a status list verify would load: \(error)")
+        }
+        guard summary.uri == url else {
+            throw FetchError("its sub is \"\(summary.uri)\", not the URL it was fetched from")
+        }
+        return summary
+    }
+}

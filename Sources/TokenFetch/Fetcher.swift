@@ -1,0 +1,223 @@
+import Foundation
+import TokenConcurrency
+import TokenVerifier
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How `fetch` downloads.
+public struct FetchConfiguration: Sendable {
+    /// The output directory: `keys/`, `status-lists/` and the state file go here.
+    public var directory: String
+    /// PEM certificates trusted beside the system's.
+    public var caFile: String?
+    /// Seconds each URL may take, redirects included.
+    public var timeout: Double
+    /// A larger body fails the download.
+    public var maxBodyBytes: Int
+    /// Checks a status list as `verify` would (by default, `verify`'s own loader).
+    public var statusListLoader: StatusListLoader
+
+    public init(directory: String, caFile: String? = nil, timeout: Double = 30, maxBodyBytes: Int = 256 << 20,
+                statusListLoader: @escaping StatusListLoader = standardStatusListLoader()) {
+        self.directory = directory
+        self.caFile = caFile
+        self.timeout = timeout
+        self.maxBodyBytes = maxBodyBytes
+        self.statusListLoader = statusListLoader
+    }
+}
+
+/// What became of one URL.
+public struct FetchReport: Sendable {
+    public enum Outcome: Sendable, Equatable {
+        /// A new file was checked and renamed into place; the detail says what it holds.
+        case updated(String)
+        /// The publisher answered 304, or sent the bytes the file already holds.
+        case unchanged(String)
+        /// Nothing was written: why.
+        case failed(String)
+        /// SIGINT or SIGTERM arrived during the download.
+        case stopped
+    }
+
+    /// The URL and its file.
+    public let target: FetchTarget
+    /// What became of it.
+    public let outcome: Outcome
+    /// The status list now in the target's file, when it is one and could be read.
+    public let statusList: StatusListSummary?
+
+    public init(target: FetchTarget, outcome: Outcome, statusList: StatusListSummary?) {
+        self.target = target
+        self.outcome = outcome
+        self.statusList = statusList
+    }
+
+    /// The path of the target's file, relative to the output directory.
+    public var file: String { "\(target.kind.folder)/\(target.fileName)" }
+
+    /// One line for stderr.
+    public var line: String {
+        switch outcome {
+        case .updated(let detail): return "\(target.url): wrote \(file) (\(detail))"
+        case .unchanged(let why): return "\(target.url): unchanged (\(why)), \(file) stays"
+        case .failed(let why): return "\(target.url) failed: \(why); \(file) is left as it was"
+        case .stopped: return "\(target.url): stopped by a signal; \(file) is left as it was"
+        }
+    }
+}
+
+/// Downloads key sets and Status List Tokens into the output directory, each checked as `verify`
+/// would check it before it replaces the previous file; one instance per directory (it holds a
+/// lock on it) and per thread.
+public final class Fetcher {
+    /// How it downloads.
+    public let configuration: FetchConfiguration
+    private let client: HTTPSClient
+    private var state: FetchState
+    private let lockDescriptor: Int32
+    /// Warnings of the loaders (a private member in a key set) not yet taken.
+    private var warnings: [String] = []
+
+    /// Creates the output folders, takes the directory's lock and removes temporary files a
+    /// killed run left behind.
+    public init(configuration: FetchConfiguration) throws(FetchUsageError) {
+        self.configuration = configuration
+        client = try HTTPSClient(caFile: configuration.caFile, timeout: configuration.timeout,
+                                 maxBodyBytes: configuration.maxBodyBytes)
+        let directory = configuration.directory
+        for folder in [directory, "\(directory)/\(FetchTarget.Kind.keys.folder)",
+                       "\(directory)/\(FetchTarget.Kind.statusList.folder)"] {
+            var info = stat()
+            if stat(folder, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    throw FetchUsageError("--out: \(folder) is not a directory")
+                }
+            } else if mkdir(folder, 0o755) != 0 {
+                throw FetchUsageError("--out: cannot create \(folder): \(errnoText())")
+            }
+        }
+        lockDescriptor = open("\(directory)/.fetch.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lockDescriptor >= 0 else { throw FetchUsageError("--out: cannot write in \(directory): \(errnoText())") }
+        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(lockDescriptor)
+            throw FetchUsageError("--out: another tokenverify fetch is writing \(directory)")
+        }
+        state = FetchState.load(directory: directory)
+        TemporaryFile.removeLeftovers(in: directory)
+        for kind in [FetchTarget.Kind.keys, .statusList] {
+            TemporaryFile.removeLeftovers(in: folder(kind))
+        }
+    }
+
+    deinit { close(lockDescriptor) }
+
+    /// The loaders' warnings since the last call (a private member in a key set, for stderr).
+    public func takeWarnings() -> [String] {
+        defer { warnings = [] }
+        return warnings
+    }
+
+    /// Fetches every target: the key sets first, then the status lists, checked against the key
+    /// set the key folder then holds. A failure does not stop the others; a stop signal does
+    /// (the targets not yet fetched are reported stopped).
+    public func fetch(_ targets: [FetchTarget]) -> [FetchReport] {
+        var reports: [FetchReport] = []
+        func stopped(_ target: FetchTarget) -> FetchReport? {
+            ProcessSignals.stopRequested ? FetchReport(target: target, outcome: .stopped, statusList: nil) : nil
+        }
+        for target in targets where target.kind == .keys {
+            reports.append(stopped(target) ?? fetch(target, listKeys: nil))
+        }
+        let lists = targets.filter { $0.kind == .statusList }
+        if !lists.isEmpty {
+            let keys = DownloadChecks.keysForStatusLists(folder: folder(.keys))
+            for target in lists { reports.append(stopped(target) ?? fetch(target, listKeys: keys)) }
+        }
+        return reports
+    }
+
+    private func folder(_ kind: FetchTarget.Kind) -> String { "\(configuration.directory)/\(kind.folder)" }
+
+    /// Fetches one target; status lists are checked against `listKeys`.
+    private func fetch(_ target: FetchTarget, listKeys: Result<KeySet, FetchError>?) -> FetchReport {
+        let folder = folder(target.kind)
+        let destination = "\(folder)/\(target.fileName)"
+        let existing = FileManager.default.contents(atPath: destination).map(Array.init)
+        let validators = existing == nil ? nil : state.entries[target.url]?.validators
+        func report(_ outcome: FetchReport.Outcome, _ summary: StatusListSummary? = nil) -> FetchReport {
+            FetchReport(target: target, outcome: outcome,
+                        statusList: summary ?? existing.flatMap { currentList($0, target, listKeys) })
+        }
+        do throws(FetchError) {
+            let file = try TemporaryFile(in: folder, for: target.fileName)
+            defer { file.discard() }
+            let response: HTTPSResponse
+            do {
+                response = try client.get(target.url, validators: validators, into: file.fd)
+            } catch {
+                switch error {
+                case .stopped: return report(.stopped)
+                case .failed(let why): throw FetchError(why)
+                }
+            }
+            if response.status == 304 {
+                guard validators?.isEmpty == false else {
+                    throw FetchError("HTTP 304 to a request that was not conditional")
+                }
+                // A 304 may repeat only some validators: the others stay as they were.
+                let kept = Validators(etag: response.validators.etag ?? validators?.etag,
+                                      lastModified: response.validators.lastModified ?? validators?.lastModified)
+                try remember(target, validators: kept)
+                return report(.unchanged("304 Not Modified"))
+            }
+            guard response.status == 200 else { throw FetchError("HTTP \(response.status)") }
+            let bytes = try file.contents(count: response.bodyBytes)
+            if bytes.isEmpty { throw FetchError("an empty body") }
+            let detail: String
+            var summary: StatusListSummary?
+            switch target.kind {
+            case .keys:
+                let checked = try DownloadChecks.keySet(bytes, url: target.url, folder: folder,
+                                                        replacing: target.fileName)
+                warnings += checked.warnings
+                detail = checked.count == 1 ? "1 key" : "\(checked.count) keys"
+            case .statusList:
+                let keys: KeySet
+                switch listKeys ?? DownloadChecks.keysForStatusLists(folder: self.folder(.keys)) {
+                case .success(let loaded): keys = loaded
+                case .failure(let error): throw error
+                }
+                let list = try DownloadChecks.statusList(bytes, url: target.url, keys: keys,
+                                                         loader: configuration.statusListLoader)
+                summary = list
+                detail = list.description
+            }
+            if bytes == existing {
+                try remember(target, validators: response.validators)
+                return report(.unchanged("the same bytes"), summary)
+            }
+            try file.commit(as: destination)
+            try remember(target, validators: response.validators)
+            return report(.updated(detail), summary)
+        } catch {
+            return report(.failed(error.description))
+        }
+    }
+
+    /// The status list in a target's current file, for scheduling (nil when it cannot be read).
+    private func currentList(_ bytes: [UInt8], _ target: FetchTarget,
+                             _ keys: Result<KeySet, FetchError>?) -> StatusListSummary? {
+        guard target.kind == .statusList, case .success(let keys)? = keys else { return nil }
+        return try? DownloadChecks.statusList(bytes, url: target.url, keys: keys,
+                                              loader: configuration.statusListLoader)
+    }
+
+    /// Records a good response's validators.
+    private func remember(_ target: FetchTarget, validators: Validators) throws(FetchError) {
+        state.entries[target.url] = FetchState.Entry(file: "\(target.kind.folder)/\(target.fileName)",
+                                                     validators: validators, checkedAt: Date().timeIntervalSince1970)
+        try state.save(directory: configuration.directory)
+    }
+}

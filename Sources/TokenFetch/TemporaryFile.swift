@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A download's temporary file: `.fetching-NAME.XXXXXX` in the folder of the file it may replace
+/// (a dotfile, which `verify` skips when it reads the folder), renamed over that file only once
+/// its contents are synced and checked.
+final class TemporaryFile {
+    /// The prefix of every temporary file `fetch` makes.
+    static let prefix = ".fetching-"
+
+    let path: String
+    private(set) var fd: Int32
+    private var done = false
+
+    /// Creates the file (mode 0644, like a file a back office writes).
+    init(in folder: String, for name: String) throws(FetchError) {
+        var template = Array("\(folder)/\(TemporaryFile.prefix)\(name).XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw FetchError("cannot create a temporary file in \(folder): \(errnoText())") }
+        fchmod(fd, 0o644)
+        self.fd = fd
+        self.path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    deinit { discard() }
+
+    /// The file's first `count` bytes.
+    func contents(count: Int) throws(FetchError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let read = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(done)) }
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else { throw FetchError("cannot read back the temporary file \(path): \(errnoText())") }
+            done += read
+        }
+        return bytes
+    }
+
+    /// Syncs the file, renames it to `destination` (in the same folder) and syncs the folder.
+    func commit(as destination: String) throws(FetchError) {
+        guard fsync(fd) == 0 else { throw FetchError("cannot sync \(path): \(errnoText())") }
+        guard rename(path, destination) == 0 else {
+            throw FetchError("cannot rename \(path) to \(destination): \(errnoText())")
+        }
+        done = true
+        close(fd)
+        fd = -1
+        let folder = open((destination as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
+    }
+
+    /// Closes and removes the file, unless it was committed.
+    func discard() {
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
+        if !done {
+            unlink(path)
+            done = true
+        }
+    }
+
+    /// Removes temporary files a killed run left in `folder`.
+    static func removeLeftovers(in folder: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) { unlink("\(folder)/\(name)") }
+    }
+}
+
+/// The text of the current `errno`.
+func errnoText() -> String { String(cString: strerror(errno)) }
+
+/// Why one URL could not be fetched, or a file not written: one sentence.
+public struct FetchError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

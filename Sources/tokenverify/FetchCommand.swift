@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import TokenConcurrency
+import TokenFetch
+import TokenVerifier
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension TokenVerify {
+    /// `tokenverify fetch`: key sets and Status List Tokens from their publishers, over HTTPS.
+    struct Fetch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download key sets and Status List Tokens over HTTPS into the folders verify follows.",
+            discussion: """
+                Each URL becomes one file, named from the URL: key sets in DIR/keys, status lists in \
+                DIR/status-lists, which `verify --keys DIR/keys --status-lists DIR/status-lists` follows. A \
+                download is written to a dotfile in the same folder, checked as verify checks it (a key set by \
+                verify's key rules; a status list against the key set in DIR/keys, its sub equal to the URL) and \
+                renamed into place only when it passes: a failed, truncated or forged download leaves the \
+                previous file as it was, and stderr names the URL and why.
+
+                Requests are conditional (If-None-Match, If-Modified-Since; the validators are kept in \
+                DIR/.fetch-state.json) and follow at most 5 redirects, each to an https URL. Trusted: the \
+                system's certificates and those of --ca-file.
+
+                Exit status: 0 when every URL was fetched or unchanged, 1 when one failed (the others are \
+                still written), 2 for a usage error. With --watch it runs until SIGINT or SIGTERM (exit 0).
+
+                Examples:
+                  tokenverify fetch --keys https://op.example/jwks --status-lists https://op.example/sl/7 --out state
+                  tokenverify fetch --keys https://op.example/jwks --out state --watch --interval 300
+                """
+        )
+
+        @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Key set (JWKS) URLs.", valueName: "url"))
+        var keys: [String] = []
+
+        @Option(name: .customLong("status-lists"), parsing: .upToNextOption,
+                help: ArgumentHelp("Status List Token URLs.", valueName: "url"))
+        var statusLists: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("The output directory (made when missing).", valueName: "dir"))
+        var out: String
+
+        @Option(name: .customLong("ca-file"), help: ArgumentHelp(
+            "PEM certificates trusted beside the system's (a private CA).", valueName: "pem"))
+        var caFile: String?
+
+        @Flag(name: .long, help: ArgumentHelp(
+            "Keep running: fetch each URL again when it is due (SIGHUP: all of them now), until SIGINT or SIGTERM."))
+        var watch = false
+
+        @Option(name: .long, help: ArgumentHelp("With --watch: seconds between fetches of a key set.",
+                                                valueName: "seconds"))
+        var interval: Double = 300
+
+        @Option(name: .customLong("min-interval"), help: ArgumentHelp(
+            "With --watch: the shortest wait before a status list is fetched again (its ttl is raised to it).",
+            valueName: "seconds"))
+        var minInterval: Double = 60
+
+        @Option(name: .customLong("max-interval"), help: ArgumentHelp(
+            "With --watch: the longest wait before a status list is fetched again (its ttl is cut to it; "
+                + "also the wait for a list without ttl).",
+            valueName: "seconds"))
+        var maxInterval: Double = 3600
+
+        @Option(name: .long, help: ArgumentHelp("Seconds one URL may take, redirects included.", valueName: "seconds"))
+        var timeout: Double = 30
+
+        @Option(name: .long, help: ArgumentHelp(
+            "The most bytes a status list may inflate to (as verify's option of the same name).", valueName: "bytes"))
+        var maxStatusListBytes: Int = 256 << 20
+
+        func validate() throws {
+            if keys.isEmpty && statusLists.isEmpty {
+                throw ValidationError("name at least one URL (--keys or --status-lists)")
+            }
+            for (name, value) in [("--interval", interval), ("--min-interval", minInterval),
+                                  ("--max-interval", maxInterval), ("--timeout", timeout)] {
+                if !(value > 0) || !value.isFinite {
+                    throw ValidationError("\(name) must be a positive number of seconds")
+                }
+            }
+            if minInterval > maxInterval { throw ValidationError("--min-interval must not exceed --max-interval") }
+            if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }
+            if out.isEmpty { throw ValidationError("--out must name a directory") }
+        }
+
+        func run() throws {
+            var targets: [FetchTarget] = []
+            do {
+                for (kind, urls) in [(FetchTarget.Kind.keys, keys), (.statusList, statusLists)] {
+                    for url in urls {
+                        let target = try FetchTarget(kind: kind, url: url)
+                        if !targets.contains(target) { targets.append(target) }
+                    }
+                }
+            } catch {
+                ConfigurationError(description: error.description).exit()
+            }
+            let fetcher: Fetcher
+            do {
+                fetcher = try Fetcher(configuration: FetchConfiguration(
+                    directory: out, caFile: caFile, timeout: timeout,
+                    statusListLoader: standardStatusListLoader(maxInflatedBytes: maxStatusListBytes)))
+            } catch {
+                ConfigurationError(description: error.description).exit()
+            }
+            ProcessSignals.install(reloadOnHangUp: watch)
+            if watch {
+                let schedule = WatchSchedule(interval: interval, minInterval: minInterval, maxInterval: maxInterval)
+                FetchWatch(fetcher: fetcher, targets: targets, schedule: schedule).run { report in
+                    if case .unchanged = report.outcome { return }
+                    print(report, fetcher)
+                }
+                return
+            }
+            var failed = false
+            for report in fetcher.fetch(targets) {
+                if report.outcome == .stopped {
+                    printError("tokenverify: fetch stopped by a signal")
+                    throw ExitCode(130)
+                }
+                if case .failed = report.outcome { failed = true }
+                print(report, fetcher)
+            }
+            if failed { throw ExitCode(1) }
+        }
+
+        private func print(_ report: FetchReport, _ fetcher: Fetcher) {
+            for warning in fetcher.takeWarnings() { printError("tokenverify: warning: \(warning)") }
+            printError("tokenverify: \(report.line)")
+        }
+    }
+}
