@@ -44,8 +44,8 @@ extension TokenVerify {
         @Option(name: .long, help: ArgumentHelp("Steps devices have done, JSON lines {\"sub\":…,\"aud\":…,\"done\":[…]} (repeatable).", valueName: "file"))
         var deviceSteps: [String] = []
 
-        @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp(
-            "Status List Tokens (SPEC §4c: JWS statuslist+jwt, or CWT under tag 18), files or directories of them; tokens with a status claim are checked against the list in force at their check time.",
+        @Option(name: .long, help: ArgumentHelp(
+            "A Status List Token (SPEC §4c: JWS statuslist+jwt, or CWT under tag 18), or a directory of them (repeatable); tokens with a status claim are checked against the list in force at their check time.",
             valueName: "path"))
         var statusLists: [String] = []
 

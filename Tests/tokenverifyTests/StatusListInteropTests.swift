@@ -68,8 +68,8 @@ import Testing
         let mint = try External.run(External.python, ["-c", Self.minter, space.directory.path, Self.uri])
         try #require(mint.status == 0, "\(mint.stderr)")
         let output = try Tool.run(["verify", "--at", "1800000000", "--keys", space.path("keys.jwks"),
-                                   "--status-lists", space.path("ed.statuslist.jwt"), space.path("es.statuslist.jwt"),
-                                   "--", space.path("tokens.txt")])
+                                   "--status-lists", space.path("ed.statuslist.jwt"), "--status-lists", space.path("es.statuslist.jwt"),
+                                   space.path("tokens.txt")])
         #expect(output.status == 0, "\(output.stderr)")
         let reasons = output.answers.map { $0["reason"] as? String }
         let perIndex: [String?] = [nil, "status_invalid", "status_suspended", "status_invalid", "status_unavailable"]
