@@ -95,6 +95,11 @@ extension TokenVerify {
             valueName: "bytes"))
         var ed25519TableMemory: Int = 64 << 20
 
+        @Option(name: .customLong("table-memory"), help: ArgumentHelp(
+            "Memory for one kind of per-key table, KIND=BYTES (repeatable; kinds: \(VerificationOptions.tableKinds.map(\.name).joined(separator: ", ")); 0 turns a kind off). The same as the flag of each kind above.",
+            valueName: "kind=bytes"))
+        var tableMemory: [String] = []
+
         @Option(name: .long, help: ArgumentHelp("How often revocation files are checked for changes (0: only on SIGHUP).", valueName: "seconds"))
         var reloadInterval: Double = 0.25
 
@@ -109,6 +114,7 @@ extension TokenVerify {
             if cacheSlots < 0 { throw ValidationError("--cache-slots must not be negative") }
             if es256TableMemory < 0 { throw ValidationError("--es256-table-memory must not be negative") }
             if ed25519TableMemory < 0 { throw ValidationError("--ed25519-table-memory must not be negative") }
+            _ = try tableMemoryByKind()
             if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }
             if skipStatusLists && !statusLists.isEmpty {
                 throw ValidationError("--skip-status-lists and --status-lists contradict each other: give one")
@@ -117,6 +123,20 @@ extension TokenVerify {
             if let at, NumericDate.parse(at) == nil {
                 throw ValidationError("--at must be a NumericDate (seconds) or an RFC 3339 date-time, not \"\(at)\"")
             }
+        }
+
+        /// The `--table-memory KIND=BYTES` values, by kind.
+        func tableMemoryByKind() throws -> [String: Int] {
+            let kinds = VerificationOptions.tableKinds.map(\.name)
+            var memory: [String: Int] = [:]
+            for value in tableMemory {
+                let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, kinds.contains(parts[0]), let bytes = Int(parts[1]), bytes >= 0 else {
+                    throw ValidationError("--table-memory takes KIND=BYTES with KIND one of \(kinds.joined(separator: ", ")) and BYTES not negative, not \"\(value)\"")
+                }
+                memory[parts[0]] = bytes
+            }
+            return memory
         }
 
         @Sendable static func printProgress(_ summary: RunSummary, _ seconds: Double) {
@@ -143,7 +163,8 @@ extension TokenVerify {
             let options = VerificationOptions(
                 environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
                 audit: audit, signatureCacheSlots: cacheSlots, es256TableMemory: es256TableMemory,
-                ed25519TableMemory: ed25519TableMemory, skipStatusLists: skipStatusLists)
+                ed25519TableMemory: ed25519TableMemory, skipStatusLists: skipStatusLists,
+                tableMemory: (try? tableMemoryByKind()) ?? [:])
             let liveState = LiveStateFiles(keys: keys, revocations: revocations, stepPolicy: stepPolicy, deviceSteps: deviceSteps,
                                            statusLists: statusLists.isEmpty ? nil : statusLists,
                                            maxStatusListBytes: maxStatusListBytes, options: options, warn: { printError($0) })

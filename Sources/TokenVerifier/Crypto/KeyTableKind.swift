@@ -1,16 +1,32 @@
-/// A kind of per-key precomputed table, as ``KeyTableBuilder`` sees it: which keys have one, what
-/// one takes, and the option that caps the memory of a key set's tables of the kind.
+/// A kind of per-key precomputed table, as ``KeyTableBuilder`` sees it: its name (the key of
+/// ``VerificationOptions/tableMemory`` and of `verify --table-memory NAME=BYTES`), which keys have
+/// one, what one takes, and the memory a key set's tables of the kind may take by default.
 struct KeyTableKind: Sendable {
+    /// The kind's name: `es256`, `ed25519`.
+    let name: String
     /// The key's table holder, when the key is of this kind.
     let key: @Sendable (VerificationKey) -> (any KeyWithTable)?
     /// The memory one table takes.
     let bytesPerTable: Int
+    /// The memory a key set's tables of this kind may take unless the options say otherwise.
+    var defaultMemory = 64 << 20
+
     /// The memory, in bytes, that a key set's tables of this kind may take under `options`.
-    let memory: @Sendable (VerificationOptions) -> Int
+    func memory(_ options: VerificationOptions) -> Int {
+        options.tableMemory[name] ?? defaultMemory
+    }
 
     /// Every kind of table, in the order their builds are asked for. A new kind is its table type
     /// (declaring its `kind`) and one line here.
     static let all: [KeyTableKind] = [P256KeyTable.kind, Ed25519KeyTable.kind]
+}
+
+extension VerificationOptions {
+    /// The names of the kinds of per-key table, with the bytes one table takes: the keys
+    /// ``tableMemory`` understands.
+    public static var tableKinds: [(name: String, bytesPerTable: Int)] {
+        KeyTableKind.all.map { ($0.name, $0.bytesPerTable) }
+    }
 }
 
 /// A public key that can have a precomputed table: the table, once built, and how to ask for it.

@@ -85,19 +85,29 @@ public struct VerificationOptions: Sendable {
     public var audit: Bool
     /// Slots in the signature cache (rounded up to a power of two); 0 turns the cache off.
     public var signatureCacheSlots: Int
-    /// Bytes for ES256 keys' precomputed tables (about 160 KB per key, built in the background;
-    /// keys beyond the cap verify through EVP_PKEY_verify); 0 turns the tables off. Default 64 MiB.
-    public var es256TableMemory: Int
-    /// Bytes for Ed25519 keys' precomputed tables (about 215 KB per key, built in the background
-    /// from libsodium's own point functions; keys beyond the cap verify through
-    /// crypto_sign_verify_detached); 0 turns the tables off. Default 64 MiB.
-    public var ed25519TableMemory: Int
+    /// Bytes each kind of per-key precomputed table may take, by the kind's name (``tableKinds``:
+    /// `es256`, `ed25519`); a kind not named here gets 64 MiB, and 0 turns that kind off. Tables
+    /// are built in the background on each key's first use; keys beyond the cap verify through the
+    /// library's standard call (EVP_PKEY_verify, crypto_sign_verify_detached).
+    public var tableMemory: [String: Int]
+    /// Bytes for ES256 keys' precomputed tables (about 160 KB per key); 0 turns them off. Default
+    /// 64 MiB. The same as `tableMemory["es256"]`.
+    public var es256TableMemory: Int {
+        get { tableMemory["es256"] ?? 64 << 20 }
+        set { tableMemory["es256"] = newValue }
+    }
+    /// Bytes for Ed25519 keys' precomputed tables (about 215 KB per key, from libsodium's own point
+    /// functions); 0 turns them off. Default 64 MiB. The same as `tableMemory["ed25519"]`.
+    public var ed25519TableMemory: Int {
+        get { tableMemory["ed25519"] ?? 64 << 20 }
+        set { tableMemory["ed25519"] = newValue }
+    }
     /// Leave the status of tokens that name a status list unchecked (SPEC §4c `--skip-status-lists`).
     public var skipStatusLists: Bool
 
     public init(environment: Environment? = nil, issuer: String? = nil, leeway: Double = 0, checkTime: Double? = nil,
                 audit: Bool = false, signatureCacheSlots: Int = 1 << 18, es256TableMemory: Int = 64 << 20,
-                ed25519TableMemory: Int = 64 << 20, skipStatusLists: Bool = false) {
+                ed25519TableMemory: Int = 64 << 20, skipStatusLists: Bool = false, tableMemory: [String: Int] = [:]) {
         self.skipStatusLists = skipStatusLists
         self.environment = environment
         self.issuer = issuer
@@ -105,7 +115,6 @@ public struct VerificationOptions: Sendable {
         self.checkTime = checkTime
         self.audit = audit
         self.signatureCacheSlots = signatureCacheSlots
-        self.es256TableMemory = es256TableMemory
-        self.ed25519TableMemory = ed25519TableMemory
+        self.tableMemory = tableMemory.merging(["es256": es256TableMemory, "ed25519": ed25519TableMemory]) { explicit, _ in explicit }
     }
 }
