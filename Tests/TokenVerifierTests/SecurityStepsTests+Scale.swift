@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TokenVerifier
 
-/// The 10 M-entry measurement of SPEC §4b / issue 11 (not a unit test: off unless asked for).
+/// The 10 M-entry measurement of SPEC §4b (not a unit test: off unless asked for).
 /// Build in release for meaningful figures:
 ///
 ///     swift build -c release --build-tests -Xswiftc -enable-testing

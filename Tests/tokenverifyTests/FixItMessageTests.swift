@@ -3,7 +3,7 @@ import Testing
 import TokenVerifier
 import TokenTools
 
-/// Messages that say how to fix it (issue 15 item 2), verify's inputs checked before anything is
+/// Messages that say how to fix it: verify's inputs checked before anything is
 /// read (item 3), key files refused for the true reason (item 4) and `inspect` on one line (item 6).
 @Suite struct FixItMessageTests {
     @Test func aBareJWKGivenToKeysIsNamedWithTheFix() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TokenGen
 
-/// `gen` streaming (issue 16): the same files whatever the threads and counts, order, the
+/// `gen` streaming: the same files whatever the threads and counts, order, the
 /// realistic mix, a committed fingerprint, bad `--out`, and an interrupted run.
 @Suite struct GenerateCommandTests {
     static let setFiles = ["keys.jwks", "signing-keys.jwk", "revocations.jsonl", "tokens.txt", "requests.jsonl", "expected.jsonl"]

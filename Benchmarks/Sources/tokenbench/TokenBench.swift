@@ -170,7 +170,7 @@ struct TokenBench: ParsableCommand {
     }
 }
 
-/// The scenarios of SPEC §8, and those of the CI gate (issue 17).
+/// The scenarios of SPEC §8, and those of the CI gate.
 enum Scenario: String, CaseIterable, ExpressibleByArgument, Codable {
     case ed25519, es256, mixed, realistic
     /// The Ed25519 and ES256 streams written as CWTs (SPEC §2b).
