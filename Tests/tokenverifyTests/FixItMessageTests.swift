@@ -3,8 +3,8 @@ import Testing
 import TokenVerifier
 import TokenTools
 
-/// Messages that say how to fix it: verify's inputs checked before anything is
-/// read (item 3), key files refused for the true reason (item 4) and `inspect` on one line (item 6).
+/// Messages that say how to fix it: verify's inputs checked before anything is read, key files
+/// refused for the true reason, and `inspect` on one line.
 @Suite struct FixItMessageTests {
     @Test func aBareJWKGivenToKeysIsNamedWithTheFix() throws {
         let space = try Workspace()
