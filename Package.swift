@@ -33,7 +33,7 @@ import PackageDescription
 //   TokenStream         the streaming engine of `verify`: reader, chunks to workers on Dispatch
 //                       queues through TokenConcurrency's rings, ordered output, live-state reload
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)
-//   CTokenHTTP          a small C file: one HTTPS GET over libcurl, loaded with dlopen by `fetch` only
+//   CTokenHTTP          one HTTPS GET in C over libcurl, loaded with dlopen by `fetch` only
 //   TokenFetch          `fetch`: key sets and status lists downloaded over HTTPS, checked by
 //                       verify's loaders (TokenVerifier, TokenStream's folder listing), renamed
 //                       into place; the --watch schedule
