@@ -79,16 +79,35 @@
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// Appends a number: an integer when the value is integral (and not huge), else a decimal.
+    /// Appends a number: an integer when the value is integral (and not huge), else a decimal
+    /// (as ``formatNumericDate(_:)`` writes it, without making a String for an integer).
     @inlinable
     mutating func number(_ value: Double) {
-        bytes.append(contentsOf: formatNumericDate(value).utf8)
+        if value == value.rounded(), abs(value) < 9.0e15 { return integer(Int64(value)) }
+        bytes.append(contentsOf: String(value).utf8)
     }
 
     /// Appends an integer.
     @inlinable
     package mutating func integer(_ value: Int) {
-        bytes.append(contentsOf: String(value).utf8)
+        integer(Int64(value))
+    }
+
+    /// Appends an integer's decimal digits, written straight into the buffer.
+    @inlinable
+    mutating func integer(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        // 20 digits hold any UInt64; they are made from the last one back.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// Appends `"name":`.
