@@ -25,10 +25,18 @@ import Testing
         return writer.bytes
     }
 
+    /// The same through a cursor, in a buffer of exactly the documented bound.
+    private func cursorWritten(_ utf8: [UInt8]) -> [UInt8] {
+        var writer = JSONWriter()
+        utf8.withUnsafeBufferPointer { text in writer.append(upTo: 6 * text.count + 2) { $0.string(utf8: text) } }
+        return writer.bytes
+    }
+
     @Test func escapesEveryByteThatNeedsItAtEveryPosition() {
         for length in 0..<40 {
             let plain = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
             #expect(written(plain) == reference(plain))
+            #expect(cursorWritten(plain) == reference(plain))
             let specials: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x22, 0x5C,
                                      0x20, 0x21, 0x5B, 0x7F, 0x80, 0xC3, 0xFF]
             for position in 0..<length {
@@ -36,9 +44,11 @@ import Testing
                     var text = plain
                     text[position] = special
                     #expect(written(text) == reference(text), "\(special) at \(position) of \(length)")
+                    #expect(cursorWritten(text) == reference(text), "\(special) at \(position) of \(length)")
                     if position + 1 < length {
                         text[position + 1] = 0x22
                         #expect(written(text) == reference(text), "\(special) and a quote at \(position) of \(length)")
+                        #expect(cursorWritten(text) == reference(text), "\(special), quote at \(position) of \(length)")
                     }
                 }
             }
@@ -55,6 +65,9 @@ import Testing
             var lineWriter = JSONWriter()
             lineWriter.integer(Int(value))
             #expect(lineWriter.bytes == Array(String(value).utf8))
+            var cursorWriter = JSONWriter()
+            cursorWriter.append(upTo: 20) { $0.integer(value) }
+            #expect(cursorWriter.bytes == Array(String(value).utf8))
         }
     }
 
@@ -65,6 +78,22 @@ import Testing
             var writer = JSONWriter()
             writer.number(value)
             #expect(writer.bytes == Array(formatNumericDate(value).utf8), "\(value)")
+            var cursorWriter = JSONWriter()
+            cursorWriter.append(upTo: 24) { $0.number(value) }
+            #expect(cursorWriter.bytes == Array(formatNumericDate(value).utf8), "\(value)")
+        }
+    }
+
+    @Test func minifiesAsTheWriterDoes() {
+        let texts = ["7", " \"a b\" ", "{ \"k\" : [1, 2,\t\"x \\\" y\"] }\r\n", "[ ]", "\"\\\\\" ",
+                     "{\"a\":\"\\u0020 \"}"]
+        for text in texts {
+            let json = Array(text.utf8)
+            var writer = JSONWriter()
+            json.withUnsafeBufferPointer { writer.minified($0) }
+            var cursorWriter = JSONWriter()
+            json.withUnsafeBufferPointer { text in cursorWriter.append(upTo: text.count) { $0.minified(text) } }
+            #expect(cursorWriter.bytes == writer.bytes, "\(text)")
         }
     }
 }

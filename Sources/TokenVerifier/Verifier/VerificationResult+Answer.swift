@@ -8,35 +8,49 @@ extension VerificationResult {
         guard failures.isEmpty, let token = parsed else {
             return appendInvalidMembers(audit: audit, to: &writer)
         }
-        func string(_ text: ParsedToken.Text) {
-            token.withBytes(text) { writer.string(utf8: $0) }
-        }
-        writer.raw(",\"valid\":true,\"jti\":")
-        string(token.tokenID)
-        writer.raw(",\"sub\":")
-        string(token.subject)
-        writer.raw(",\"aud\":")
-        if token.audienceIsArray {
-            writer.raw("[")
-            for index in 0..<Int(token.audience.count) {
-                if index > 0 { writer.raw(",") }
-                string(token.item(token.audience, index))
+        // Each text takes at most six bytes a byte (escaped) and its quotes and comma; the
+        // member names, the brackets, `exp` and the end take less than 160.
+        var bound = 160
+        func count(_ text: ParsedToken.Text?) { if let text { bound += 6 * text.count + 3 } }
+        count(token.tokenID)
+        count(token.subject)
+        for index in 0..<Int(token.audience.count) { count(token.item(token.audience, index)) }
+        count(token.keyID)
+        count(token.algorithm)
+        count(token.role)
+        token.storage.withUnsafeBufferPointer { storage in
+            writer.append(upTo: bound) { out in
+                func string(_ text: ParsedToken.Text) {
+                    out.string(utf8: UnsafeBufferPointer(rebasing: storage[Int(text.start)..<Int(text.end)]))
+                }
+                out.raw(",\"valid\":true,\"jti\":")
+                string(token.tokenID)
+                out.raw(",\"sub\":")
+                string(token.subject)
+                out.raw(",\"aud\":")
+                if token.audienceIsArray {
+                    out.raw("[")
+                    for index in 0..<Int(token.audience.count) {
+                        if index > 0 { out.raw(",") }
+                        string(token.item(token.audience, index))
+                    }
+                    out.raw("]")
+                } else {
+                    string(token.item(token.audience, 0))
+                }
+                out.raw(",\"kid\":")
+                if let keyID = token.keyID { string(keyID) } else { out.raw("\"\"") }
+                out.raw(",\"alg\":")
+                if let algorithm = token.algorithm { string(algorithm) } else { out.raw("\"\"") }
+                out.raw(",\"exp\":")
+                out.number(token.expiresAt)
+                if let role = token.role {
+                    out.raw(",\"role\":")
+                    string(role)
+                }
+                out.raw(token.format == .cwt ? ",\"format\":\"cwt\"}\n" : "}\n")
             }
-            writer.raw("]")
-        } else {
-            string(token.item(token.audience, 0))
         }
-        writer.raw(",\"kid\":")
-        if let keyID = token.keyID { string(keyID) } else { writer.raw("\"\"") }
-        writer.raw(",\"alg\":")
-        if let algorithm = token.algorithm { string(algorithm) } else { writer.raw("\"\"") }
-        writer.raw(",\"exp\":")
-        writer.number(token.expiresAt)
-        if let role = token.role {
-            writer.raw(",\"role\":")
-            string(role)
-        }
-        writer.raw(token.format == .cwt ? ",\"format\":\"cwt\"}\n" : "}\n")
     }
 
     private func appendInvalidMembers(audit: Bool, to writer: inout JSONWriter) {
