@@ -8,11 +8,13 @@ enum AnswerWriter {
     /// possibly with white space, which is dropped).
     static func write(line: Int, id: UnsafeBufferPointer<UInt8>?, result: VerificationResult, audit: Bool,
                       to writer: inout JSONWriter) {
-        writer.raw("{\"line\":")
-        writer.integer(line)
-        if let id {
-            writer.raw(",\"id\":")
-            writer.minified(id)
+        writer.append(upTo: 40 + (id?.count ?? 0)) { out in
+            out.raw("{\"line\":")
+            out.integer(Int64(line))
+            if let id {
+                out.raw(",\"id\":")
+                out.minified(id)
+            }
         }
         result.appendAnswerMembers(audit: audit, to: &writer)
     }

@@ -21,11 +21,21 @@ struct RequestFields {
         var inLine: Bool
     }
 
-    /// Keeps unescaped bytes in ``unescaped``; returns where they lie.
-    mutating func keepUnescaped(_ bytes: [UInt8]) -> Field {
+    /// Appends `bytes` to `unescaped`; returns where they lie.
+    private static func keep(_ bytes: [UInt8], in unescaped: inout [UInt8]?) -> Field {
         let start = unescaped?.count ?? 0
         unescaped = (unescaped ?? []) + bytes
         return Field(range: start..<(start + bytes.count), inLine: false)
+    }
+
+    /// Reads the string member `name`: a range of the line, or its unescaped bytes kept in
+    /// `unescaped`. (A static function: a local one capturing the request would make every
+    /// access to the request a checked one.)
+    private static func string(_ reader: inout JSONReader, _ name: StaticString,
+                               unescaped: inout [UInt8]?) throws(JSONError) -> Field {
+        let value = try reader.readStringContent(member: name)
+        guard let bytes = value.unescaped else { return Field(range: value.content, inLine: true) }
+        return keep(bytes, in: &unescaped)
     }
 
     /// Calls `body` with the token's bytes.
@@ -69,16 +79,11 @@ struct RequestFields {
             return .failure(RequestLine.Malformed(id: nil, detail: "a request must be a JSON object or a bare compact token"))
         }
         var hasToken = false
-        func string(_ reader: inout JSONReader, _ name: StaticString) throws(JSONError) -> Field {
-            let value = try reader.readStringContent(member: name)
-            guard let unescaped = value.unescaped else { return Field(range: value.content, inLine: true) }
-            return request.keepUnescaped(unescaped)
-        }
         do throws(JSONError) {
             try JSONReader.readObject(in: line, allowedMembers: "id, token, device, object, channel, command, at") {
                 (reader: inout JSONReader, name: MemberName) throws(JSONError) -> Bool in
                 if name.equals("token") {
-                    let value = try string(&reader, "token")
+                    let value = try string(&reader, "token", unescaped: &request.unescaped)
                     hasToken = true
                     request.token = value
                 } else if name.equals("id") {
@@ -86,13 +91,13 @@ struct RequestFields {
                 } else if name.equals("at") {
                     request.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
                 } else if name.equals("device") {
-                    let value = try string(&reader, "device"); request.device = value
+                    let value = try string(&reader, "device", unescaped: &request.unescaped); request.device = value
                 } else if name.equals("object") {
-                    let value = try string(&reader, "object"); request.object = value
+                    let value = try string(&reader, "object", unescaped: &request.unescaped); request.object = value
                 } else if name.equals("channel") {
-                    let value = try string(&reader, "channel"); request.channel = value
+                    let value = try string(&reader, "channel", unescaped: &request.unescaped); request.channel = value
                 } else if name.equals("command") {
-                    let value = try string(&reader, "command"); request.command = value
+                    let value = try string(&reader, "command", unescaped: &request.unescaped); request.command = value
                 } else {
                     return false
                 }

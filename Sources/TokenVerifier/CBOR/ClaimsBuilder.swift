@@ -52,21 +52,25 @@ struct ClaimsBuilder {
     }
 
     private mutating func list(_ reader: inout CBORReader, offset: Int, _ claim: StaticString) throws(CBORError) -> ParsedToken.List {
-        let wrong = reader.error("claim \(claim) must be a non-empty array of text strings")
-        guard reader.peekMajor() == .array else { throw wrong }
+        // Made only when thrown: a string interpolation costs more than reading the list.
+        let position = reader.position
+        func wrong() -> CBORError { CBORError("claim \(claim) must be a non-empty array of text strings", at: position) }
+        guard reader.peekMajor() == .array else { throw wrong() }
         let count = try reader.readArrayCount()
-        guard count > 0 else { throw wrong }
+        guard count > 0 else { throw wrong() }
         let first = tableCount
         for _ in 0..<count {
-            guard reader.peekMajor() == .text else { throw wrong }
+            guard reader.peekMajor() == .text else { throw wrong() }
             append(try text(&reader, offset: offset, claim))
         }
         return ParsedToken.List(first: UInt32(first), count: UInt32(count))
     }
 
     private func numericDate(_ reader: inout CBORReader, _ claim: StaticString) throws(CBORError) -> Double {
-        let wrong = reader.error("claim \(claim) must be a NumericDate (an integer or a finite float)")
-        guard let value = try reader.readNumber(), value.isFinite else { throw wrong }
+        let position = reader.position
+        guard let value = try reader.readNumber(), value.isFinite else {
+            throw CBORError("claim \(claim) must be a NumericDate (an integer or a finite float)", at: position)
+        }
         return value
     }
 
@@ -151,24 +155,27 @@ struct ClaimsBuilder {
                   withUTF8(of: "status_list", { bytesEqual($0, UnsafeBufferPointer(rebasing: reader.bytes[range])) }) else {
                 return try reader.skipItem()
             }
-            let wrong = reader.error("claim status (65535): \"status_list\" must be a map {\"idx\": uint, \"uri\": text}")
-            guard reader.peekMajor() == .map else { throw wrong }
+            let position = reader.position
+            func wrong() -> CBORError {
+                CBORError("claim status (65535): \"status_list\" must be a map {\"idx\": uint, \"uri\": text}", at: position)
+            }
+            guard reader.peekMajor() == .map else { throw wrong() }
             var index: UInt64?
             var uri: Text?
             try reader.readMap { (reader: inout CBORReader, key: CBORReader.Key) throws(CBORError) in
                 guard case .text(let range) = key else { return try reader.skipItem() }
                 let name = UnsafeBufferPointer(rebasing: reader.bytes[range])
                 if withUTF8(of: "idx", { bytesEqual($0, name) }) {
-                    guard reader.peekMajor() == .unsigned else { throw wrong }
+                    guard reader.peekMajor() == .unsigned else { throw wrong() }
                     index = try reader.readHead().argument
                 } else if withUTF8(of: "uri", { bytesEqual($0, name) }) {
-                    guard reader.peekMajor() == .text else { throw wrong }
+                    guard reader.peekMajor() == .text else { throw wrong() }
                     uri = try text(&reader, offset: offset, "status_list uri")
                 } else {
                     try reader.skipItem()
                 }
             }
-            guard let index, let uri else { throw wrong }
+            guard let index, let uri else { throw wrong() }
             reference = ParsedToken.StatusReference(index: index, uri: uri)
         }
         return reference

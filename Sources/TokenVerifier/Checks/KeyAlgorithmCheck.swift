@@ -4,7 +4,8 @@ struct KeyAlgorithmCheck: TokenCheck {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         guard let index = findings.keyIndex, let algorithm = findings.algorithm else { return }
         let keys = input.state.keys.keys
-        guard keys[index].accepts(algorithm) else {
+        // The key's type and declared alg read in place: `accepts` on the element copied the key.
+        guard VerificationKey.accepts(algorithm, type: keys[index].type, declared: keys[index].algorithm) else {
             let key = keys[index]
             let declared = key.algorithm.map { " with alg \($0.rawValue)" } ?? ""
             failures.add(.keyAlgorithmMismatch, "alg \(algorithm.rawValue) does not fit key \"\(key.keyID)\" (\(key.type.rawValue)\(declared))")

@@ -41,23 +41,34 @@ public enum Base64URL {
         let count = encoded.count
         let remainder = count & 3
         guard let outputCount = decodedCount(count), out.count >= outputCount else { return nil }
-        return decodeTable.withUnsafeBufferPointer { decodeTable -> Int? in
-            var inIndex = 0
-            var outIndex = 0
-            let fullEnd = count - remainder
-            while inIndex < fullEnd {
-                let a = decodeTable[Int(encoded[inIndex])]
-                let b = decodeTable[Int(encoded[inIndex + 1])]
-                let c = decodeTable[Int(encoded[inIndex + 2])]
-                let d = decodeTable[Int(encoded[inIndex + 3])]
-                if (a | b | c | d) & 0x80 != 0 { return nil }
-                let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                out[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
-                out[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8)
-                out[outIndex + 2] = UInt8(truncatingIfNeeded: word)
-                inIndex += 4
-                outIndex += 3
+        var inIndex = 0
+        var outIndex = 0
+        let fullEnd = count - remainder
+        if fullEnd > 0 {
+            shiftedTables.withUnsafeBufferPointer { tables in
+                let table = tables.baseAddress!
+                let target = UnsafeMutableRawPointer(out.baseAddress!)
+                // Each group of four characters: one lookup a character, already in place, and
+                // one 4-byte store whose fourth byte the next group overwrites (never past
+                // `outputCount`).
+                while inIndex < fullEnd {
+                    let word = table[Int(encoded[inIndex])] | table[256 + Int(encoded[inIndex + 1])]
+                        | table[512 + Int(encoded[inIndex + 2])] | table[768 + Int(encoded[inIndex + 3])]
+                    if word > 0xFF_FFFF { return }
+                    if outIndex + 4 <= outputCount {
+                        target.storeBytes(of: (word << 8).bigEndian, toByteOffset: outIndex, as: UInt32.self)
+                    } else {
+                        out[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
+                        out[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                        out[outIndex + 2] = UInt8(truncatingIfNeeded: word)
+                    }
+                    inIndex += 4
+                    outIndex += 3
+                }
             }
+            if inIndex < fullEnd { return nil }
+        }
+        return decodeTable.withUnsafeBufferPointer { decodeTable -> Int? in
             if remainder != 0 {
                 let a = decodeTable[Int(encoded[inIndex])]
                 let b = decodeTable[Int(encoded[inIndex + 1])]
@@ -136,6 +147,13 @@ public enum Base64URL {
     }
 
     private static let encodeTable: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Four tables of 256 entries, one for each position of a character in its group of four:
+    /// the character's six bits at their place in the group's 24, or 0x100_0000 for a byte
+    /// outside the alphabet (so that a group holding one is above 0xFF_FFFF).
+    private static let shiftedTables: [UInt32] = (0..<4).flatMap { position in
+        decodeTable.map { $0 == 0xFF ? 0x100_0000 : UInt32($0) << (18 - 6 * position) }
+    }
 
     /// 0...63 for the alphabet, 0xFF for every other byte.
     private static let decodeTable: [UInt8] = {

@@ -56,11 +56,24 @@
     mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
         var runStart = 0
-        for index in 0..<utf8.count {
-            let byte = utf8[index]
+        var index = 0
+        while index < utf8.count {
+            // Eight bytes at a time while none of them needs an escape.
+            if index + 8 <= utf8.count, let base = utf8.baseAddress {
+                let word = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let escaped = Self.bytesToEscape(UInt64(littleEndian: word))
+                if escaped == 0 {
+                    index += 8
+                    continue
+                }
+                index += escaped.trailingZeroBitCount >> 3
+            }
+            let at = index
+            let byte = utf8[at]
+            index += 1
             guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            runStart = index + 1
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<at]))
+            runStart = at + 1
             switch byte {
             case 0x22: bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
             case 0x5C: bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
@@ -79,16 +92,50 @@
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// Appends a number: an integer when the value is integral (and not huge), else a decimal.
+    /// The high bit of each byte of `word` (first byte lowest) that is below 0x20, `"` or `\`;
+    /// bits above the lowest one set may be false alarms (a borrow carried from a byte to escape),
+    /// the lowest one never is.
+    @inline(__always)
+    @inlinable
+    static func bytesToEscape(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let quoteZero = (quote &- ones) & ~quote
+        let backslashZero = (backslash &- ones) & ~backslash
+        return (control | quoteZero | backslashZero) & (ones &* 0x80)
+    }
+
+    /// Appends a number: an integer when the value is integral (and not huge), else a decimal
+    /// (as ``formatNumericDate(_:)`` writes it, without making a String for an integer).
     @inlinable
     mutating func number(_ value: Double) {
-        bytes.append(contentsOf: formatNumericDate(value).utf8)
+        if value == value.rounded(), abs(value) < 9.0e15 { return integer(Int64(value)) }
+        bytes.append(contentsOf: String(value).utf8)
     }
 
     /// Appends an integer.
     @inlinable
     package mutating func integer(_ value: Int) {
-        bytes.append(contentsOf: String(value).utf8)
+        integer(Int64(value))
+    }
+
+    /// Appends an integer's decimal digits, written straight into the buffer.
+    @inlinable
+    mutating func integer(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        // 20 digits hold any UInt64; they are made from the last one back.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// Appends `"name":`.

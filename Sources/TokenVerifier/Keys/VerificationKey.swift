@@ -23,8 +23,14 @@ public struct VerificationKey: Sendable {
     /// Whether this key may verify a token whose header says `algorithm` (SPEC §3: the key's
     /// type decides, and a declared `alg` must agree, `EdDSA` ≡ `Ed25519`).
     public func accepts(_ algorithm: SignatureAlgorithm) -> Bool {
+        Self.accepts(algorithm, type: type, declared: self.algorithm)
+    }
+
+    /// Whether a key of `type` declaring `declared` may verify a token whose header says
+    /// `algorithm` (``accepts(_:)``).
+    static func accepts(_ algorithm: SignatureAlgorithm, type: KeyType, declared: SignatureAlgorithm?) -> Bool {
         guard algorithm.keyType == type else { return false }
-        guard let declared = self.algorithm else { return true }
+        guard let declared else { return true }
         return declared.keyType == algorithm.keyType
     }
 }

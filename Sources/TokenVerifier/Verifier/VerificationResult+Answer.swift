@@ -5,38 +5,11 @@ extension VerificationResult {
     /// (with `audit`, also `reasons` and `details`) for an invalid one; `"format":"cwt"` last for a
     /// CWT that could be parsed (SPEC §2b). The caller writes the line's opening (`{"line":N,"id":…`).
     package func appendAnswerMembers(audit: Bool, to writer: inout JSONWriter) {
-        guard failures.isEmpty, let token = parsed else {
+        guard failures.isEmpty, parsed != nil else {
             return appendInvalidMembers(audit: audit, to: &writer)
         }
-        func string(_ text: ParsedToken.Text) {
-            token.withBytes(text) { writer.string(utf8: $0) }
-        }
-        writer.raw(",\"valid\":true,\"jti\":")
-        string(token.tokenID)
-        writer.raw(",\"sub\":")
-        string(token.subject)
-        writer.raw(",\"aud\":")
-        if token.audienceIsArray {
-            writer.raw("[")
-            for index in 0..<Int(token.audience.count) {
-                if index > 0 { writer.raw(",") }
-                string(token.item(token.audience, index))
-            }
-            writer.raw("]")
-        } else {
-            string(token.item(token.audience, 0))
-        }
-        writer.raw(",\"kid\":")
-        if let keyID = token.keyID { string(keyID) } else { writer.raw("\"\"") }
-        writer.raw(",\"alg\":")
-        if let algorithm = token.algorithm { string(algorithm) } else { writer.raw("\"\"") }
-        writer.raw(",\"exp\":")
-        writer.number(token.expiresAt)
-        if let role = token.role {
-            writer.raw(",\"role\":")
-            string(role)
-        }
-        writer.raw(token.format == .cwt ? ",\"format\":\"cwt\"}\n" : "}\n")
+        // Through optional chaining the token is read in place; `if let` would copy it.
+        parsed?.appendValidAnswerMembers(to: &writer)
     }
 
     private func appendInvalidMembers(audit: Bool, to writer: inout JSONWriter) {
@@ -51,5 +24,55 @@ extension VerificationResult {
             writer.strings(failures.map(\.detail))
         }
         writer.raw(parsed?.format == .cwt ? ",\"format\":\"cwt\"}\n" : "}\n")
+    }
+}
+
+extension ParsedToken {
+    /// The members of a valid verdict's answer (`VerificationResult.appendAnswerMembers`),
+    /// written from this token's bytes.
+    func appendValidAnswerMembers(to writer: inout JSONWriter) {
+        // Each text takes at most six bytes a byte (escaped) and its quotes and comma; the
+        // member names, the brackets, `exp` and the end take less than 160.
+        var bound = 160
+        func count(_ text: ParsedToken.Text?) { if let text { bound += 6 * text.count + 3 } }
+        count(tokenID)
+        count(subject)
+        for index in 0..<Int(audience.count) { count(item(audience, index)) }
+        count(keyID)
+        count(algorithm)
+        count(role)
+        storage.withUnsafeBufferPointer { storage in
+            writer.append(upTo: bound) { out in
+                func string(_ text: ParsedToken.Text) {
+                    out.string(utf8: UnsafeBufferPointer(rebasing: storage[Int(text.start)..<Int(text.end)]))
+                }
+                out.raw(",\"valid\":true,\"jti\":")
+                string(tokenID)
+                out.raw(",\"sub\":")
+                string(subject)
+                out.raw(",\"aud\":")
+                if audienceIsArray {
+                    out.raw("[")
+                    for index in 0..<Int(audience.count) {
+                        if index > 0 { out.raw(",") }
+                        string(item(audience, index))
+                    }
+                    out.raw("]")
+                } else {
+                    string(item(audience, 0))
+                }
+                out.raw(",\"kid\":")
+                if let keyID { string(keyID) } else { out.raw("\"\"") }
+                out.raw(",\"alg\":")
+                if let algorithm { string(algorithm) } else { out.raw("\"\"") }
+                out.raw(",\"exp\":")
+                out.number(expiresAt)
+                if let role {
+                    out.raw(",\"role\":")
+                    string(role)
+                }
+                out.raw(format == .cwt ? ",\"format\":\"cwt\"}\n" : "}\n")
+            }
+        }
     }
 }
