@@ -6,17 +6,35 @@ import PackageDescription
 let package = Package(
     name: "tokenverify-fuzz",
     dependencies: [
-        .package(name: "tokenverify", path: "../"),
+        .package(name: "tokenverify", path: "../")
     ],
     targets: [
-        .target(name: "FuzzSupport", dependencies: [.product(name: "TokenVerifier", package: "tokenverify"), .product(name: "LineProtocol", package: "tokenverify")]),
-        .executableTarget(name: "FuzzToken", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
-        .executableTarget(name: "FuzzCWT", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
-        .executableTarget(name: "FuzzRequestLine", dependencies: ["FuzzSupport", .product(name: "LineProtocol", package: "tokenverify")]),
-        .executableTarget(name: "FuzzKeySet", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
-        .executableTarget(name: "FuzzSignature", dependencies: ["FuzzSupport", .product(name: "TokenVerifierTesting", package: "tokenverify")]),
-        .executableTarget(name: "FuzzEd25519Signature", dependencies: ["FuzzSupport", .product(name: "TokenVerifierTesting", package: "tokenverify")]),
-        .executableTarget(name: "FuzzStatusList", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
-        .executableTarget(name: "FuzzRevocations", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
+        .target(
+            name: "FuzzSupport",
+            dependencies: [
+                .product(name: "TokenVerifier", package: "tokenverify"),
+                .product(name: "LineProtocol", package: "tokenverify"),
+            ]),
+        .executableTarget(
+            name: "FuzzToken", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
+        .executableTarget(
+            name: "FuzzCWT", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
+        .executableTarget(
+            name: "FuzzRequestLine",
+            dependencies: ["FuzzSupport", .product(name: "LineProtocol", package: "tokenverify")]),
+        .executableTarget(
+            name: "FuzzKeySet", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
+        .executableTarget(
+            name: "FuzzSignature",
+            dependencies: ["FuzzSupport", .product(name: "TokenVerifierTesting", package: "tokenverify")]),
+        .executableTarget(
+            name: "FuzzEd25519Signature",
+            dependencies: ["FuzzSupport", .product(name: "TokenVerifierTesting", package: "tokenverify")]),
+        .executableTarget(
+            name: "FuzzStatusList",
+            dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
+        .executableTarget(
+            name: "FuzzRevocations",
+            dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
     ]
 )

@@ -7,12 +7,12 @@ let package = Package(
     name: "jwtkit-peer",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1")
     ],
     targets: [
         .executableTarget(
             name: "jwtkit-verify",
             dependencies: [.product(name: "JWTKit", package: "jwt-kit")]
-        ),
+        )
     ]
 )

@@ -6,8 +6,10 @@ import TokenVerifier
 enum AnswerWriter {
     /// Appends the answer and a newline. `id` is the JSON text read from the request (valid JSON,
     /// possibly with white space, which is dropped).
-    static func write(line: Int, id: UnsafeBufferPointer<UInt8>?, result: VerificationResult, audit: Bool,
-                      to writer: inout JSONWriter) {
+    static func write(
+        line: Int, id: UnsafeBufferPointer<UInt8>?, result: VerificationResult, audit: Bool,
+        to writer: inout JSONWriter
+    ) {
         writer.append(upTo: 40 + (id?.count ?? 0)) { out in
             out.raw("{\"line\":")
             out.integer(Int64(line))
@@ -20,7 +22,8 @@ enum AnswerWriter {
     }
 
     /// Appends the answer to a line that is not a well-formed request.
-    static func writeMalformed(line: Int, _ malformed: RequestLine.Malformed, audit: Bool, to writer: inout JSONWriter) {
+    static func writeMalformed(line: Int, _ malformed: RequestLine.Malformed, audit: Bool, to writer: inout JSONWriter)
+    {
         let result = VerificationResult(failures: [VerificationFailure(.malformedRequest, malformed.detail)])
         guard let id = malformed.id else {
             return write(line: line, id: nil, result: result, audit: audit, to: &writer)
@@ -35,7 +38,9 @@ extension VerificationResult {
     public func answerLine(number: Int, id: [UInt8]? = nil, audit: Bool = false) -> [UInt8] {
         var writer = JSONWriter()
         if let id {
-            id.withUnsafeBufferPointer { AnswerWriter.write(line: number, id: $0, result: self, audit: audit, to: &writer) }
+            id.withUnsafeBufferPointer {
+                AnswerWriter.write(line: number, id: $0, result: self, audit: audit, to: &writer)
+            }
         } else {
             AnswerWriter.write(line: number, id: nil, result: self, audit: audit, to: &writer)
         }

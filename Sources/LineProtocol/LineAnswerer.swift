@@ -48,8 +48,10 @@ public final class LineAnswerer {
     /// Answers `lines` as ``answer(_:to:)`` does, against `snapshot` (one taken from this
     /// answerer's verifier, ``TokenVerifier/snapshot``): a stream that takes its snapshots in
     /// line order answers in line order (SPEC §4), whichever thread answers which lines.
-    package func answer(_ lines: [InputLine], against snapshot: VerifierSnapshot,
-                        to output: inout [UInt8]) -> [Reason?] {
+    package func answer(
+        _ lines: [InputLine], against snapshot: VerifierSnapshot,
+        to output: inout [UInt8]
+    ) -> [Reason?] {
         var writer = JSONWriter(reservingCapacity: 0)
         swap(&writer.bytes, &output)
         defer { swap(&writer.bytes, &output) }
@@ -58,8 +60,9 @@ public final class LineAnswerer {
         guard !lines.isEmpty else { return reasons }
         withUnsafeTemporaryAllocation(of: RequestFields.self, capacity: lines.count) { requests in
             withUnsafeTemporaryAllocation(of: RequestLine.Malformed?.self, capacity: lines.count) { problems in
-                let batch = RequestBatch(lines, requests: requests.baseAddress!, problems: problems.baseAddress!,
-                                         oversizeDetail: oversizeDetail)
+                let batch = RequestBatch(
+                    lines, requests: requests.baseAddress!, problems: problems.baseAddress!,
+                    oversizeDetail: oversizeDetail)
                 defer { batch.deinitialize() }
                 worker.verify(batch: batch, against: snapshot) { index, result in
                     let number = lines[index].number
@@ -105,8 +108,10 @@ private struct RequestBatch: BatchRequests {
 
     /// Parses `lines` into the buffers (room for one slot a line); a line longer than the limit
     /// (nil bytes) is refused with `oversizeDetail`.
-    init(_ lines: [InputLine], requests: UnsafeMutablePointer<RequestFields>,
-         problems: UnsafeMutablePointer<RequestLine.Malformed?>, oversizeDetail: String) {
+    init(
+        _ lines: [InputLine], requests: UnsafeMutablePointer<RequestFields>,
+        problems: UnsafeMutablePointer<RequestLine.Malformed?>, oversizeDetail: String
+    ) {
         self.lines = lines
         self.requests = requests
         self.problems = problems

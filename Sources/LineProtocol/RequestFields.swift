@@ -31,8 +31,10 @@ struct RequestFields {
     /// Reads the string member `name`: a range of the line, or its unescaped bytes kept in
     /// `unescaped`. (A static function: a local one capturing the request would make every
     /// access to the request a checked one.)
-    private static func string(_ reader: inout JSONReader, _ name: StaticString,
-                               unescaped: inout [UInt8]?) throws(JSONError) -> Field {
+    private static func string(
+        _ reader: inout JSONReader, _ name: StaticString,
+        unescaped: inout [UInt8]?
+    ) throws(JSONError) -> Field {
         let value = try reader.readStringContent(member: name)
         guard let bytes = value.unescaped else { return Field(range: value.content, inLine: true) }
         return keep(bytes, in: &unescaped)
@@ -40,15 +42,20 @@ struct RequestFields {
 
     /// Calls `body` with the token's bytes.
     func withToken<R>(in line: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if !token.inLine, let unescaped { return unescaped.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[token.range])) } }
+        if !token.inLine, let unescaped {
+            return unescaped.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[token.range])) }
+        }
         return body(UnsafeBufferPointer(rebasing: line[token.range]))
     }
 
     /// Calls `body` with the token's bytes and the request context.
-    func withRequest<R>(in line: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> R) -> R {
+    func withRequest<R>(
+        in line: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> R
+    ) -> R {
         withFields(in: line) { bytes in
-            let context = ContextBytes(device: bytes(device), object: bytes(object), channel: bytes(channel),
-                                       command: bytes(command), checkTime: checkTime)
+            let context = ContextBytes(
+                device: bytes(device), object: bytes(object), channel: bytes(channel),
+                command: bytes(command), checkTime: checkTime)
             return withToken(in: line) { body($0, context) }
         }
     }
@@ -57,13 +64,16 @@ struct RequestFields {
     func context(in line: UnsafeBufferPointer<UInt8>) -> RequestContext {
         withFields(in: line) { bytes in
             func text(_ field: Field?) -> String? { bytes(field).map { String(decoding: $0, as: UTF8.self) } }
-            return RequestContext(device: text(device), object: text(object), channel: text(channel),
-                                  command: text(command), checkTime: checkTime)
+            return RequestContext(
+                device: text(device), object: text(object), channel: text(channel),
+                command: text(command), checkTime: checkTime)
         }
     }
 
     /// Calls `body` with a function giving a field's bytes.
-    private func withFields<R>(in line: UnsafeBufferPointer<UInt8>, _ body: ((Field?) -> UnsafeBufferPointer<UInt8>?) -> R) -> R {
+    private func withFields<R>(
+        in line: UnsafeBufferPointer<UInt8>, _ body: ((Field?) -> UnsafeBufferPointer<UInt8>?) -> R
+    ) -> R {
         (unescaped ?? []).withUnsafeBufferPointer { owned in
             body { field in field.map { UnsafeBufferPointer(rebasing: $0.inLine ? line[$0.range] : owned[$0.range]) } }
         }
@@ -72,11 +82,12 @@ struct RequestFields {
     static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<RequestFields, RequestLine.Malformed> {
         var request = RequestFields()
         guard RequestLine.looksLikeJSON(line.first) else {
-            request.token = Field(range: 0..<line.count, inLine: true)   // a bare token
+            request.token = Field(range: 0..<line.count, inLine: true)  // a bare token
             return .success(request)
         }
         guard line.first == UInt8(ascii: "{") else {
-            return .failure(RequestLine.Malformed(id: nil, detail: "a request must be a JSON object or a bare compact token"))
+            return .failure(
+                RequestLine.Malformed(id: nil, detail: "a request must be a JSON object or a bare compact token"))
         }
         var hasToken = false
         do throws(JSONError) {
@@ -91,13 +102,17 @@ struct RequestFields {
                 } else if name.equals("at") {
                     request.checkTime = try reader.readNumericDate(member: "\"at\"", allowRFC3339: true)
                 } else if name.equals("device") {
-                    let value = try string(&reader, "device", unescaped: &request.unescaped); request.device = value
+                    let value = try string(&reader, "device", unescaped: &request.unescaped)
+                    request.device = value
                 } else if name.equals("object") {
-                    let value = try string(&reader, "object", unescaped: &request.unescaped); request.object = value
+                    let value = try string(&reader, "object", unescaped: &request.unescaped)
+                    request.object = value
                 } else if name.equals("channel") {
-                    let value = try string(&reader, "channel", unescaped: &request.unescaped); request.channel = value
+                    let value = try string(&reader, "channel", unescaped: &request.unescaped)
+                    request.channel = value
                 } else if name.equals("command") {
-                    let value = try string(&reader, "command", unescaped: &request.unescaped); request.command = value
+                    let value = try string(&reader, "command", unescaped: &request.unescaped)
+                    request.command = value
                 } else {
                     return false
                 }

@@ -34,9 +34,10 @@ public struct RequestLine: Sendable {
             let trimmed = trimmingBlanks(buffer)
             guard !trimmed.isEmpty else { return .failure(Malformed(id: nil, detail: "the line is blank")) }
             return RequestFields.parse(trimmed).map { fields in
-                RequestLine(token: fields.withToken(in: trimmed) { Array($0) },
-                            id: fields.idRange.map { minified(UnsafeBufferPointer(rebasing: trimmed[$0])) },
-                            context: fields.context(in: trimmed))
+                RequestLine(
+                    token: fields.withToken(in: trimmed) { Array($0) },
+                    id: fields.idRange.map { minified(UnsafeBufferPointer(rebasing: trimmed[$0])) },
+                    context: fields.context(in: trimmed))
             }
         }
     }

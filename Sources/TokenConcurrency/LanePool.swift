@@ -36,8 +36,10 @@ public final class LanePool<Worker>: Sendable {
     /// takes the next chunk from one atomic counter, so every index is covered exactly once) and
     /// calls `done` on the last lane to finish. `isCancelled` is polled between chunks; a
     /// cancelled run leaves the remaining chunks undone.
-    public func run(count: Int, threads: Int, chunkSize: Int, isCancelled: @escaping @Sendable () -> Bool,
-                    body: @escaping @Sendable (Worker, Range<Int>) -> Void, done: @escaping @Sendable () -> Void) {
+    public func run(
+        count: Int, threads: Int, chunkSize: Int, isCancelled: @escaping @Sendable () -> Bool,
+        body: @escaping @Sendable (Worker, Range<Int>) -> Void, done: @escaping @Sendable () -> Void
+    ) {
         let chunkSize = max(1, chunkSize)
         let laneCount = max(1, min(threads, lanes.count, (count + chunkSize - 1) / chunkSize))
         let nextIndex = ManagedAtomic<Int>(0)

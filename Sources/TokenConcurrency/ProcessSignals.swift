@@ -1,4 +1,5 @@
 import Atomics
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import Atomics
 import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -33,12 +33,14 @@ public typealias StatusListLoader =
 /// The loader of `verify --status-lists`: ``StatusListToken/load(bytes:source:keys:options:maxInflatedBytes:)``.
 public func standardStatusListLoader(maxInflatedBytes: Int = 256 << 20) -> StatusListLoader {
     { bytes, source, keys in
-        let list = try StatusListToken.load(bytes: bytes, source: source, keys: keys,
-                                            maxInflatedBytes: maxInflatedBytes)
+        let list = try StatusListToken.load(
+            bytes: bytes, source: source, keys: keys,
+            maxInflatedBytes: maxInflatedBytes)
         let entries = list.count == 1 ? "1 entry" : "\(list.count) entries"
-        return StatusListSummary(uri: list.uri, issuedAt: list.issuedAt, expiresAt: list.expiresAt,
-                                 timeToLive: list.timeToLive,
-                                 description: "status list, \(entries) of \(list.bits) bit\(list.bits == 1 ? "" : "s")")
+        return StatusListSummary(
+            uri: list.uri, issuedAt: list.issuedAt, expiresAt: list.expiresAt,
+            timeToLive: list.timeToLive,
+            description: "status list, \(entries) of \(list.bits) bit\(list.bits == 1 ? "" : "s")")
     }
 }
 
@@ -47,8 +49,10 @@ enum DownloadChecks {
     /// A key set as `verify` loads it at start-up (SPEC §3), which must also load beside the
     /// other key files of `folder` (no `kid` in two files). Returns the number of keys and the
     /// loader's warnings.
-    static func keySet(_ bytes: [UInt8], url: String, folder: String,
-                       replacing name: String) throws(FetchError) -> (count: Int, warnings: [String]) {
+    static func keySet(
+        _ bytes: [UInt8], url: String, folder: String,
+        replacing name: String
+    ) throws(FetchError) -> (count: Int, warnings: [String]) {
         let loaded: (KeySet, warnings: [String])
         do {
             loaded = try KeySet.parse(bytes, file: url)
@@ -83,8 +87,10 @@ enum DownloadChecks {
     }
 
     /// A Status List Token as `verify` loads it, whose `sub` must be the URL it came from.
-    static func statusList(_ bytes: [UInt8], url: String, keys: KeySet,
-                           loader: StatusListLoader) throws(FetchError) -> StatusListSummary {
+    static func statusList(
+        _ bytes: [UInt8], url: String, keys: KeySet,
+        loader: StatusListLoader
+    ) throws(FetchError) -> StatusListSummary {
         let summary: StatusListSummary
         do {
             summary = try loader(bytes, url, keys)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +20,8 @@ struct FetchState: Codable {
     /// next requests are then unconditional: never wrong, only less polite).
     static func load(directory: String) -> FetchState {
         guard let data = FileManager.default.contents(atPath: path(in: directory)),
-              let state = try? JSONDecoder().decode(FetchState.self, from: data) else { return FetchState() }
+            let state = try? JSONDecoder().decode(FetchState.self, from: data)
+        else { return FetchState() }
         return state
     }
 

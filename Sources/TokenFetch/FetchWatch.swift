@@ -1,5 +1,6 @@
 import Foundation
 import TokenConcurrency
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,15 +43,17 @@ public struct FetchWatch {
                         failures[result.target] = nil
                     }
                     let after = Date().timeIntervalSince1970
-                    due[result.target] = after + schedule.delay(
-                        after: result, failures: failures[result.target] ?? 0, now: after,
-                        random: { Double.random(in: 0..<1, using: &generator) })
+                    due[result.target] =
+                        after
+                        + schedule.delay(
+                            after: result, failures: failures[result.target] ?? 0, now: after,
+                            random: { Double.random(in: 0..<1, using: &generator) })
                 }
                 continue
             }
             let wait = (due.values.min() ?? now + 1) - now
             var pause = timespec(tv_sec: 0, tv_nsec: Int(min(0.2, max(0.001, wait)) * 1e9))
-            nanosleep(&pause, nil)   // a signal ends it early
+            nanosleep(&pause, nil)  // a signal ends it early
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TokenConcurrency
 import TokenVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,8 +19,10 @@ public struct FetchConfiguration: Sendable {
     /// Checks a status list as `verify` would (by default, `verify`'s own loader).
     public var statusListLoader: StatusListLoader
 
-    public init(directory: String, caFile: String? = nil, timeout: Double = 30, maxBodyBytes: Int = 256 << 20,
-                statusListLoader: @escaping StatusListLoader = standardStatusListLoader()) {
+    public init(
+        directory: String, caFile: String? = nil, timeout: Double = 30, maxBodyBytes: Int = 256 << 20,
+        statusListLoader: @escaping StatusListLoader = standardStatusListLoader()
+    ) {
         self.directory = directory
         self.caFile = caFile
         self.timeout = timeout
@@ -84,11 +87,14 @@ public final class Fetcher {
     /// killed run left behind.
     public init(configuration: FetchConfiguration) throws(FetchUsageError) {
         self.configuration = configuration
-        client = try HTTPSClient(caFile: configuration.caFile, timeout: configuration.timeout,
-                                 maxBodyBytes: configuration.maxBodyBytes)
+        client = try HTTPSClient(
+            caFile: configuration.caFile, timeout: configuration.timeout,
+            maxBodyBytes: configuration.maxBodyBytes)
         let directory = configuration.directory
-        for folder in [directory, "\(directory)/\(FetchTarget.Kind.keys.folder)",
-                       "\(directory)/\(FetchTarget.Kind.statusList.folder)"] {
+        for folder in [
+            directory, "\(directory)/\(FetchTarget.Kind.keys.folder)",
+            "\(directory)/\(FetchTarget.Kind.statusList.folder)",
+        ] {
             var info = stat()
             if stat(folder, &info) == 0 {
                 guard info.st_mode & S_IFMT == S_IFDIR else {
@@ -147,8 +153,9 @@ public final class Fetcher {
         let existing = FileManager.default.contents(atPath: destination).map(Array.init)
         let validators = existing == nil ? nil : state.entries[target.url]?.validators
         func report(_ outcome: FetchReport.Outcome, _ summary: StatusListSummary? = nil) -> FetchReport {
-            FetchReport(target: target, outcome: outcome,
-                        statusList: summary ?? existing.flatMap { currentList($0, target, listKeys) })
+            FetchReport(
+                target: target, outcome: outcome,
+                statusList: summary ?? existing.flatMap { currentList($0, target, listKeys) })
         }
         do throws(FetchError) {
             let file = try TemporaryFile(in: folder, for: target.fileName)
@@ -167,8 +174,9 @@ public final class Fetcher {
                     throw FetchError("HTTP 304 to a request that was not conditional")
                 }
                 // A 304 may repeat only some validators: the others stay as they were.
-                let kept = Validators(etag: response.validators.etag ?? validators?.etag,
-                                      lastModified: response.validators.lastModified ?? validators?.lastModified)
+                let kept = Validators(
+                    etag: response.validators.etag ?? validators?.etag,
+                    lastModified: response.validators.lastModified ?? validators?.lastModified)
                 try remember(target, validators: kept)
                 return report(.unchanged("304 Not Modified"))
             }
@@ -179,8 +187,9 @@ public final class Fetcher {
             var summary: StatusListSummary?
             switch target.kind {
             case .keys:
-                let checked = try DownloadChecks.keySet(bytes, url: target.url, folder: folder,
-                                                        replacing: target.fileName)
+                let checked = try DownloadChecks.keySet(
+                    bytes, url: target.url, folder: folder,
+                    replacing: target.fileName)
                 warnings += checked.warnings
                 detail = checked.count == 1 ? "1 key" : "\(checked.count) keys"
             case .statusList:
@@ -189,8 +198,9 @@ public final class Fetcher {
                 case .success(let loaded): keys = loaded
                 case .failure(let error): throw error
                 }
-                let list = try DownloadChecks.statusList(bytes, url: target.url, keys: keys,
-                                                         loader: configuration.statusListLoader)
+                let list = try DownloadChecks.statusList(
+                    bytes, url: target.url, keys: keys,
+                    loader: configuration.statusListLoader)
                 summary = list
                 detail = list.description
             }
@@ -207,17 +217,21 @@ public final class Fetcher {
     }
 
     /// The status list in a target's current file, for scheduling (nil when it cannot be read).
-    private func currentList(_ bytes: [UInt8], _ target: FetchTarget,
-                             _ keys: Result<KeySet, FetchError>?) -> StatusListSummary? {
+    private func currentList(
+        _ bytes: [UInt8], _ target: FetchTarget,
+        _ keys: Result<KeySet, FetchError>?
+    ) -> StatusListSummary? {
         guard target.kind == .statusList, case .success(let keys)? = keys else { return nil }
-        return try? DownloadChecks.statusList(bytes, url: target.url, keys: keys,
-                                              loader: configuration.statusListLoader)
+        return try? DownloadChecks.statusList(
+            bytes, url: target.url, keys: keys,
+            loader: configuration.statusListLoader)
     }
 
     /// Records a good response's validators.
     private func remember(_ target: FetchTarget, validators: Validators) throws(FetchError) {
-        state.entries[target.url] = FetchState.Entry(file: "\(target.kind.folder)/\(target.fileName)",
-                                                     validators: validators, checkedAt: Date().timeIntervalSince1970)
+        state.entries[target.url] = FetchState.Entry(
+            file: "\(target.kind.folder)/\(target.fileName)",
+            validators: validators, checkedAt: Date().timeIntervalSince1970)
         try state.save(directory: configuration.directory)
     }
 }

@@ -1,6 +1,7 @@
 import CTokenHTTP
 import Foundation
 import TokenConcurrency
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -73,8 +74,10 @@ struct HTTPSClient {
         let text = String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if result == Int32(TV_HTTPS_UNAVAILABLE) { throw FetchUsageError(text) }
         let libcurlDefault = text
-        let candidates = [libcurlDefault, "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
-                          "/etc/ssl/ca-bundle.pem", "/etc/ssl/cert.pem"]
+        let candidates = [
+            libcurlDefault, "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+            "/etc/ssl/ca-bundle.pem", "/etc/ssl/cert.pem",
+        ]
         for candidate in candidates where !candidate.isEmpty {
             if let data = FileManager.default.contents(atPath: candidate) { return Array(data) }
         }
@@ -96,8 +99,9 @@ struct HTTPSClient {
             if remaining <= 0 { throw .failed("timed out after \(seconds(timeout))") }
             let response = try exchange(current, validators: validators, timeout: remaining, fd: fd)
             guard [301, 302, 303, 307, 308].contains(response.status) else {
-                return HTTPSResponse(status: response.status, validators: response.validators,
-                                     bodyBytes: response.bodyBytes)
+                return HTTPSResponse(
+                    status: response.status, validators: response.validators,
+                    bodyBytes: response.bodyBytes)
             }
             guard let target = response.location, !target.isEmpty else {
                 throw .failed("HTTP \(response.status) redirect without a Location")
@@ -123,8 +127,10 @@ struct HTTPSClient {
     }
 
     /// One request, no redirect followed.
-    private func exchange(_ url: String, validators: Validators?, timeout: Double,
-                          fd: Int32) throws(HTTPSFailure) -> Exchange {
+    private func exchange(
+        _ url: String, validators: Validators?, timeout: Double,
+        fd: Int32
+    ) throws(HTTPSFailure) -> Exchange {
         var response = tv_https_response()
         let result: Int32 = url.withCString { url in
             withOptionalCString(validators?.etag) { etag in
@@ -153,12 +159,15 @@ struct HTTPSClient {
         if response.content_length >= 0 && Int(response.content_length) != bodyBytes {
             throw .failed("truncated body: \(bodyBytes) of the \(response.content_length) bytes of its Content-Length")
         }
-        let etag = cString(&response.etag), lastModified = cString(&response.last_modified)
+        let etag = cString(&response.etag)
+        let lastModified = cString(&response.last_modified)
         let location = cString(&response.location)
-        return Exchange(status: Int(response.status),
-                        validators: Validators(etag: etag.isEmpty ? nil : etag,
-                                               lastModified: lastModified.isEmpty ? nil : lastModified),
-                        bodyBytes: bodyBytes, location: location.isEmpty ? nil : location)
+        return Exchange(
+            status: Int(response.status),
+            validators: Validators(
+                etag: etag.isEmpty ? nil : etag,
+                lastModified: lastModified.isEmpty ? nil : lastModified),
+            bodyBytes: bodyBytes, location: location.isEmpty ? nil : location)
     }
 }
 

@@ -8,12 +8,16 @@ enum OrderedChunks {
     /// Calls `consume` with each chunk of `spec`, in order, on the calling thread. `consume`
     /// returns false to stop early (then no more chunks are made); an error it throws stops the
     /// run and is rethrown. Returns whether every chunk was consumed.
-    static func run<Failure: Error>(_ spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey), threads: Int,
-                                    consume: (TokenChunk) throws(Failure) -> Bool) throws(Failure) -> Bool {
+    static func run<Failure: Error>(
+        _ spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey), threads: Int,
+        consume: (TokenChunk) throws(Failure) -> Bool
+    ) throws(Failure) -> Bool {
         let (ed25519, es256) = keys
-        return try OrderedProduction.run(count: spec.chunkCount, threads: threads, window: max(2, threads * 2), makeProducer: {
-            let worker = ChunkWorker(spec: spec, keys: (ed25519, es256))
-            return { worker.makeChunk($0) }
-        }, consume: consume)
+        return try OrderedProduction.run(
+            count: spec.chunkCount, threads: threads, window: max(2, threads * 2),
+            makeProducer: {
+                let worker = ChunkWorker(spec: spec, keys: (ed25519, es256))
+                return { worker.makeChunk($0) }
+            }, consume: consume)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import TokenTools
 import Synchronization
+import TokenTools
 
 /// The raw signing rate of the back ends on given threads: libsodium's `crypto_sign_detached`
 /// (Ed25519) and OpenSSL's own ES256 signing (SHA-256 and `EVP_PKEY_sign`, contexts set up once
@@ -35,8 +35,9 @@ public enum SigningRate {
                     done += 1
                 }
             }
-            counts.set(worker, rate: Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9),
-                       done: done, cpuSeconds: threadCPUSeconds() - cpuStart)
+            counts.set(
+                worker, rate: Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9),
+                done: done, cpuSeconds: threadCPUSeconds() - cpuStart)
         }
         return counts.total
     }
@@ -45,7 +46,8 @@ public enum SigningRate {
     /// takes, from both back ends' rates.
     public static func mixRate(es256Share: Double, ed25519Rate: Double, es256Rate: Double) -> Double {
         guard es256Share > 0 || ed25519Rate > 0, es256Share < 1 || es256Rate > 0 else { return 0 }
-        let secondsPerToken = (es256Share > 0 ? es256Share / es256Rate : 0) + (es256Share < 1 ? (1 - es256Share) / ed25519Rate : 0)
+        let secondsPerToken =
+            (es256Share > 0 ? es256Share / es256Rate : 0) + (es256Share < 1 ? (1 - es256Share) / ed25519Rate : 0)
         return 1 / secondsPerToken
     }
 
@@ -60,7 +62,8 @@ public enum SigningRate {
     public static func processCPUSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+            usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     /// Each thread's figures, set once by that thread, summed at the end.
@@ -70,15 +73,23 @@ public enum SigningRate {
         }
         private let figures: Mutex<Figures>
         init(_ count: Int) {
-            figures = Mutex(Figures(rates: Array(repeating: 0, count: count), done: Array(repeating: 0, count: count),
-                                    cpu: Array(repeating: 0, count: count)))
+            figures = Mutex(
+                Figures(
+                    rates: Array(repeating: 0, count: count), done: Array(repeating: 0, count: count),
+                    cpu: Array(repeating: 0, count: count)))
         }
         func set(_ index: Int, rate: Double, done count: Int, cpuSeconds: Double) {
-            figures.withLock { $0.rates[index] = rate; $0.done[index] = count; $0.cpu[index] = cpuSeconds }
+            figures.withLock {
+                $0.rates[index] = rate
+                $0.done[index] = count
+                $0.cpu[index] = cpuSeconds
+            }
         }
         var total: Rate {
             figures.withLock {
-                Rate(perSecond: $0.rates.reduce(0, +), perCPUSecond: Double($0.done.reduce(0, +)) / max(1e-9, $0.cpu.reduce(0, +)))
+                Rate(
+                    perSecond: $0.rates.reduce(0, +),
+                    perCPUSecond: Double($0.done.reduce(0, +)) / max(1e-9, $0.cpu.reduce(0, +)))
             }
         }
     }

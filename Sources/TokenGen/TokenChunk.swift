@@ -1,5 +1,5 @@
-import TokenVerifier
 import TokenTools
+import TokenVerifier
 
 /// One block of consecutive lines of a generated set, as the bytes of each output file.
 public struct TokenChunk: Sendable {
@@ -137,16 +137,38 @@ final class ChunkWorker {
         let roll = random.unit()
         var threshold = spec.expiredShare
         let kind: Kind
-        if roll < threshold { kind = .expired }
-        else if roll < { threshold += spec.revokedShare; return threshold }() { kind = .revoked }
-        else if roll < { threshold += spec.tamperedShare; return threshold }() { kind = .tampered }
-        else if roll < { threshold += spec.wrongContextShare; return threshold }() { kind = .wrongContext }
-        else { kind = .valid }
+        if roll < threshold {
+            kind = .expired
+        } else if roll
+            < {
+                threshold += spec.revokedShare
+                return threshold
+            }()
+        {
+            kind = .revoked
+        } else if roll
+            < {
+                threshold += spec.tamperedShare
+                return threshold
+            }()
+        {
+            kind = .tampered
+        } else if roll
+            < {
+                threshold += spec.wrongContextShare
+                return threshold
+            }()
+        {
+            kind = .wrongContext
+        } else {
+            kind = .valid
+        }
 
         let device = Int(random.next() % 100_000)
         let object = Int(random.next() % 20_000)
         let issuedAt = Int(spec.checkTime) - 86_400 - Int(random.next() % 86_400)
-        let expiresAt = kind == .expired ? Int(spec.checkTime) - 1 - Int(random.next() % 3600) : Int(spec.checkTime) + 86_400 * 30
+        let expiresAt =
+            kind == .expired ? Int(spec.checkTime) - 1 - Int(random.next() % 3600) : Int(spec.checkTime) + 86_400 * 30
         claims.removeAll(keepingCapacity: true)
         claims.append(ascii: "{\"iss\":\"gen-operator\",\"sub\":\"phone-")
         claims.append(decimal: device)
@@ -160,7 +182,8 @@ final class ChunkWorker {
         claims.append(decimal: issuedAt)
         claims.append(ascii: ",\"exp\":")
         claims.append(decimal: expiresAt)
-        claims.append(ascii: ",\"env\":\"int\",\"ch\":[\"ble\",\"nfc\",\"uwb\"],\"cmd\":[\"unlock\",\"lock\",\"engine_start\"],")
+        claims.append(
+            ascii: ",\"env\":\"int\",\"ch\":[\"ble\",\"nfc\",\"uwb\"],\"cmd\":[\"unlock\",\"lock\",\"engine_start\"],")
         let isCWT = spec.isCWT(line)
         let status = spec.statusEntry(line)
         if status != nil {
@@ -177,17 +200,22 @@ final class ChunkWorker {
         let signer = isES256 ? es256 : ed25519
         let tokenStart = chunk.tokens.count
         if isCWT {
-            appendCWT(isES256 ? es256CWT : ed25519CWT, tampered: kind == .tampered, roleStart: roleStart, to: &chunk.tokens)
-        } else { claims.withUnsafeBufferPointer { claimBytes in
-            if kind == .tampered {
-                presented.removeAll(keepingCapacity: true)
-                presented.append(contentsOf: claimBytes[..<roleStart])
-                presented.append(ascii: "admin\"}")
-                presented.withUnsafeBufferPointer { signer.appendToken(claims: claimBytes, to: &chunk.tokens, presentedClaims: $0) }
-            } else {
-                signer.appendToken(claims: claimBytes, to: &chunk.tokens)
+            appendCWT(
+                isES256 ? es256CWT : ed25519CWT, tampered: kind == .tampered, roleStart: roleStart, to: &chunk.tokens)
+        } else {
+            claims.withUnsafeBufferPointer { claimBytes in
+                if kind == .tampered {
+                    presented.removeAll(keepingCapacity: true)
+                    presented.append(contentsOf: claimBytes[..<roleStart])
+                    presented.append(ascii: "admin\"}")
+                    presented.withUnsafeBufferPointer {
+                        signer.appendToken(claims: claimBytes, to: &chunk.tokens, presentedClaims: $0)
+                    }
+                } else {
+                    signer.appendToken(claims: claimBytes, to: &chunk.tokens)
+                }
             }
-        } }
+        }
         chunk.signedTokens += 1
         if isES256 { chunk.signedES256 += 1 }
         let tokenEnd = chunk.tokens.count
@@ -243,12 +271,14 @@ final class ChunkWorker {
             let done = spec.stepsDone(device: device, object: object)
             appendDeviceSteps(device: device, object: object, done: done, to: &chunk)
             // Check 11b comes after the context checks (11) and before the signature (12).
-            if (verdict == nil || verdict == .badSignature) && done < TokenSetSpec.stepsRequired(command: commandIndex) {
+            if (verdict == nil || verdict == .badSignature) && done < TokenSetSpec.stepsRequired(command: commandIndex)
+            {
                 missingStep = done
             }
         }
         if let missingStep {
-            appendStepRequired(line, command: commandIndex, step: missingStep, device: device, object: object, to: &chunk)
+            appendStepRequired(
+                line, command: commandIndex, step: missingStep, device: device, object: object, to: &chunk)
         } else {
             appendExpected(line, verdict, to: &chunk)
         }
@@ -284,7 +314,9 @@ final class ChunkWorker {
 
     /// `step_required` with SPEC §4b's detail, e.g. `command "unlock" needs step "deviceActivation"
     /// of device "phone-1" for object "car-1"`.
-    private func appendStepRequired(_ line: Int, command: Int, step: Int, device: Int, object: Int, to chunk: inout TokenChunk) {
+    private func appendStepRequired(
+        _ line: Int, command: Int, step: Int, device: Int, object: Int, to chunk: inout TokenChunk
+    ) {
         chunk.reasons.append(nil)
         chunk.stepRequiredLines += 1
         chunk.expected.append(ascii: "{\"line\":")

@@ -24,7 +24,9 @@ public struct TokenSetSummary: Sendable {
 /// a run that is stopped or fails leaves no file that looks complete.
 public enum TokenSetFiles {
     /// The files of a set, in the order they are renamed into place (expected verdicts last).
-    public static let names = ["keys.jwks", "signing-keys.jwk", "revocations.jsonl", "tokens.txt", "requests.jsonl", "expected.jsonl"]
+    public static let names = [
+        "keys.jwks", "signing-keys.jwk", "revocations.jsonl", "tokens.txt", "requests.jsonl", "expected.jsonl",
+    ]
 
     /// The files a set with a step share adds (SPEC §4b): the policy and the steps devices did.
     public static let stepNames = ["step-policy.json", "device-steps.jsonl"]
@@ -45,16 +47,20 @@ public enum TokenSetFiles {
     /// called after each chunk with the lines written so far; `shouldStop` is asked after each
     /// chunk, and when it answers true the run stops, removes its temporary files and returns nil.
     /// Without `writeTokens`, `tokens.txt` is left out (the benchmark reads only the requests).
-    public static func write(_ spec: TokenSetSpec, to directory: String, threads: Int = activeProcessorCount(),
-                             writeTokens: Bool = true,
-                             progress: ((_ lines: Int, _ seconds: Double) -> Void)? = nil,
-                             shouldStop: () -> Bool = { false }) throws(WriteError) -> TokenSetSummary? {
+    public static func write(
+        _ spec: TokenSetSpec, to directory: String, threads: Int = activeProcessorCount(),
+        writeTokens: Bool = true,
+        progress: ((_ lines: Int, _ seconds: Double) -> Void)? = nil,
+        shouldStop: () -> Bool = { false }
+    ) throws(WriteError) -> TokenSetSummary? {
         let start = DispatchTime.now().uptimeNanoseconds
         let cpuStart = SigningRate.processCPUSeconds()
         func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
         var files: [String: OutputFile] = [:]
         defer { for file in files.values { file.discard() } }
-        var names = (spec.stepShare > 0 ? Self.stepNames : []) + (writeTokens ? Self.names : Self.names.filter { $0 != "tokens.txt" })
+        var names =
+            (spec.stepShare > 0 ? Self.stepNames : [])
+            + (writeTokens ? Self.names : Self.names.filter { $0 != "tokens.txt" })
         for name in names {
             files[name] = try OutputFile(path: directory + "/" + name + partialSuffix)
         }
@@ -64,7 +70,8 @@ public enum TokenSetFiles {
         try files["step-policy.json"]?.write(Array((TokenSetSpec.stepPolicy + "\n").utf8))
         var summary = TokenSetSummary()
         var statusEntries: [TokenFormat: [Int: UInt8]] = [.jws: [:], .cwt: [:]]
-        let completed = try OrderedChunks.run(spec, keys: keys, threads: threads) { (chunk) throws(WriteError) -> Bool in
+        let completed = try OrderedChunks.run(spec, keys: keys, threads: threads) {
+            (chunk) throws(WriteError) -> Bool in
             for entry in chunk.statusEntries { statusEntries[entry.format]![entry.index] = entry.value }
             try files["tokens.txt"]?.write(chunk.tokens)
             try files["requests.jsonl"]!.write(chunk.requests)
@@ -96,7 +103,7 @@ public enum TokenSetFiles {
         if shouldStop() { return nil }
         if spec.statusShare > 0 {
             try writeStatusLists(spec, keys: keys, entries: statusEntries, into: directory, files: &files)
-            names.insert(contentsOf: Self.statusListNames, at: names.count - 1)   // before the expected verdicts
+            names.insert(contentsOf: Self.statusListNames, at: names.count - 1)  // before the expected verdicts
         }
         for name in names { try files[name]!.close() }
         for name in names {
@@ -115,18 +122,23 @@ public enum TokenSetFiles {
 extension TokenSetFiles {
     /// Signs the set's two status lists (the JWS tokens' with the Ed25519 key as a JWS, the CWTs'
     /// with the ES256 key as a CWT) into `status-lists/` under temporary names.
-    static func writeStatusLists(_ spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey),
-                                 entries: [TokenFormat: [Int: UInt8]], into directory: String,
-                                 files: inout [String: OutputFile]) throws(WriteError) {
+    static func writeStatusLists(
+        _ spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey),
+        entries: [TokenFormat: [Int: UInt8]], into directory: String,
+        files: inout [String: OutputFile]
+    ) throws(WriteError) {
         let folder = directory + "/status-lists"
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
             throw WriteError(description: "cannot create \(folder): \(String(cString: strerror(errno)))")
         }
-        for (name, format, key) in [(statusListNames[0], TokenFormat.jws, keys.ed25519), (statusListNames[1], .cwt, keys.es256)] {
+        for (name, format, key) in [
+            (statusListNames[0], TokenFormat.jws, keys.ed25519), (statusListNames[1], .cwt, keys.es256),
+        ] {
             let token: String
             do {
                 token = try StatusListIssuer(key: key).sign(
-                    uri: spec.statusListURI(format), bits: 2, size: max(1, spec.count), statuses: entries[format] ?? [:],
+                    uri: spec.statusListURI(format), bits: 2, size: max(1, spec.count),
+                    statuses: entries[format] ?? [:],
                     format: format, issuedAt: spec.statusListIssuedAt)
             } catch {
                 throw WriteError(description: "cannot make the status list: \(error.description)")
@@ -167,7 +179,9 @@ final class OutputFile {
         guard descriptor >= 0 else { return }
         let result = Glibc.close(descriptor)
         descriptor = -1
-        if result != 0 { throw TokenSetFiles.WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+        if result != 0 {
+            throw TokenSetFiles.WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Closes and removes the temporary file (after a stop or an error).

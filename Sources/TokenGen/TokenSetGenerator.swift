@@ -33,9 +33,10 @@ public enum TokenSetGenerator {
     public static func generate(_ spec: TokenSetSpec, threads: Int = activeProcessorCount()) -> GeneratedTokenSet {
         precondition(spec.stepShare == 0, "in-memory sets have no security steps; write the set with TokenSetFiles")
         let keys = spec.signingKeys()
-        var set = GeneratedTokenSet(keySet: "{\"keys\":[\(keys.ed25519.publicJWK),\(keys.es256.publicJWK)]}",
-                                    privateKeys: [keys.ed25519.privateJWK, keys.es256.privateJWK],
-                                    revocations: [], tokens: [], requests: [], expected: [])
+        var set = GeneratedTokenSet(
+            keySet: "{\"keys\":[\(keys.ed25519.publicJWK),\(keys.es256.publicJWK)]}",
+            privateKeys: [keys.ed25519.privateJWK, keys.es256.privateJWK],
+            revocations: [], tokens: [], requests: [], expected: [])
         set.tokens.reserveCapacity(spec.count)
         set.requests.reserveCapacity(spec.count)
         set.expected.reserveCapacity(spec.count)

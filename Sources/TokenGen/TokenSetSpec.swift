@@ -1,5 +1,5 @@
-import TokenVerifier
 import TokenTools
+import TokenVerifier
 
 /// What share of a generated token set is of each kind (SPEC §7 `gen`).
 public struct TokenSetSpec: Sendable {
@@ -86,7 +86,8 @@ public struct TokenSetSpec: Sendable {
     var statusListIssuedAt: Int64 { Int64(checkTime) - 3600 }
 
     /// The step policy of sets with `stepShare` above 0: SPEC §4b's example.
-    public static let stepPolicy = "{\"unlock\":[\"trustedPhone\",\"deviceActivation\"],\"engine_start\":[\"trustedPhone\",\"deviceActivation\",\"mediumCarKey\"],\"*\":[\"trustedPhone\"]}"
+    public static let stepPolicy =
+        "{\"unlock\":[\"trustedPhone\",\"deviceActivation\"],\"engine_start\":[\"trustedPhone\",\"deviceActivation\",\"mediumCarKey\"],\"*\":[\"trustedPhone\"]}"
 
     /// The commands of the generated requests that tokens grant, by index.
     static let commandNames: [StaticString] = ["unlock", "lock", "engine_start"]
@@ -113,20 +114,35 @@ public struct TokenSetSpec: Sendable {
         var seeder = SplitMix64(seed)
         func secret() -> [UInt8] { (0..<4).flatMap { _ in withUnsafeBytes(of: seeder.next()) { Array($0) } } }
         let edAlgorithm = ed25519Algorithm.keyType == .ed25519 ? ed25519Algorithm : .ed25519
-        let ed = try! SigningKey.derive(algorithm: edAlgorithm, keyID: "gen-ed25519", secret: secret(), environment: .integration, issuer: "gen-operator")
-        let es = try! SigningKey.derive(algorithm: .es256, keyID: "gen-es256", secret: secret(), environment: .integration, issuer: "gen-operator")
+        let ed = try! SigningKey.derive(
+            algorithm: edAlgorithm, keyID: "gen-ed25519", secret: secret(), environment: .integration,
+            issuer: "gen-operator")
+        let es = try! SigningKey.derive(
+            algorithm: .es256, keyID: "gen-es256", secret: secret(), environment: .integration, issuer: "gen-operator")
         return (ed, es)
     }
 
     /// Appends the revocation entry `index` of the padding (entries that match no token).
     static func appendPaddingRevocation(_ index: Int, to out: inout [UInt8]) {
         switch index % 4 {
-        case 0: out.append(ascii: "{\"jti\":\"pad-"); out.append(decimal: index); out.append(ascii: "\"}\n")
-        case 1: out.append(ascii: "{\"sub\":\"pad-phone-"); out.append(decimal: index); out.append(ascii: "\"}\n")
+        case 0:
+            out.append(ascii: "{\"jti\":\"pad-")
+            out.append(decimal: index)
+            out.append(ascii: "\"}\n")
+        case 1:
+            out.append(ascii: "{\"sub\":\"pad-phone-")
+            out.append(decimal: index)
+            out.append(ascii: "\"}\n")
         case 2:
-            out.append(ascii: "{\"sub\":\"pad-phone-"); out.append(decimal: index)
-            out.append(ascii: "\",\"aud\":\"pad-car-"); out.append(decimal: index); out.append(ascii: "\"}\n")
-        default: out.append(ascii: "{\"aud\":\"pad-car-"); out.append(decimal: index); out.append(ascii: "\",\"issued_before\":1700000000}\n")
+            out.append(ascii: "{\"sub\":\"pad-phone-")
+            out.append(decimal: index)
+            out.append(ascii: "\",\"aud\":\"pad-car-")
+            out.append(decimal: index)
+            out.append(ascii: "\"}\n")
+        default:
+            out.append(ascii: "{\"aud\":\"pad-car-")
+            out.append(decimal: index)
+            out.append(ascii: "\",\"issued_before\":1700000000}\n")
         }
     }
 }
@@ -164,7 +180,7 @@ extension Array where Element == UInt8 {
     /// Appends an unsigned integer in decimal.
     mutating func append(decimal value: UInt64) {
         var magnitude = value
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes of scratch, filled from the end
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, filled from the end
         Swift.withUnsafeMutableBytes(of: &digits) { scratch in
             var index = scratch.count
             repeat {

@@ -21,9 +21,12 @@ public struct LiveStateFiles: Sendable {
     public var warn: @Sendable (String) -> Void
     private let statusListFiles: StatusListFiles?
 
-    public init(keys: [String], revocations: [String] = [], stepPolicy: String? = nil, deviceSteps: [String] = [],
-                statusLists: [String]? = nil, maxStatusListBytes: Int = 256 << 20, options: VerificationOptions = VerificationOptions(),
-                warn: @escaping @Sendable (String) -> Void) {
+    public init(
+        keys: [String], revocations: [String] = [], stepPolicy: String? = nil, deviceSteps: [String] = [],
+        statusLists: [String]? = nil, maxStatusListBytes: Int = 256 << 20,
+        options: VerificationOptions = VerificationOptions(),
+        warn: @escaping @Sendable (String) -> Void
+    ) {
         self.keys = keys
         self.revocations = revocations
         self.stepPolicy = stepPolicy
@@ -31,7 +34,9 @@ public struct LiveStateFiles: Sendable {
         self.statusLists = statusLists
         self.maxStatusListBytes = maxStatusListBytes
         self.warn = warn
-        statusListFiles = statusLists.map { StatusListFiles(paths: $0, maxInflatedBytes: maxStatusListBytes, options: options) }
+        statusListFiles = statusLists.map {
+            StatusListFiles(paths: $0, maxInflatedBytes: maxStatusListBytes, options: options)
+        }
     }
 
     /// Loads every file and makes the verifier, for start-up; throws the first group's error
@@ -49,29 +54,41 @@ public struct LiveStateFiles: Sendable {
         let policy = stepPolicy == nil ? nil : try loadStepPolicy().update.stepPolicy
         let done = deviceSteps.isEmpty ? DeviceSteps.empty : try loadDeviceSteps().update.deviceSteps
         let lists = try statusListFiles?.load(keys: keySet, strict: true, warn: warn)
-        return TokenVerifier(keys: keySet, revocations: list ?? .empty, steps: SecuritySteps(policy: policy, done: done ?? .empty),
-                             statusLists: lists, options: options)
+        return TokenVerifier(
+            keys: keySet, revocations: list ?? .empty, steps: SecuritySteps(policy: policy, done: done ?? .empty),
+            statusLists: lists, options: options)
     }
 
     /// The groups of files, each reloaded alone when it changes.
     public var sources: [LiveStateWatcher.Source] {
-        var sources = [LiveStateWatcher.Source(name: "keys", kept: "key set", files: keys, load: { _ in try self.loadKeys() })]
+        var sources = [
+            LiveStateWatcher.Source(name: "keys", kept: "key set", files: keys, load: { _ in try self.loadKeys() })
+        ]
         if !revocations.isEmpty {
-            sources.append(LiveStateWatcher.Source(name: "revocations", kept: "list", files: revocations, load: { _ in try self.loadRevocations() }))
+            sources.append(
+                LiveStateWatcher.Source(
+                    name: "revocations", kept: "list", files: revocations, load: { _ in try self.loadRevocations() }))
         }
         if let stepPolicy {
-            sources.append(LiveStateWatcher.Source(name: "step policy", kept: "policy", files: [stepPolicy], load: { _ in try self.loadStepPolicy() }))
+            sources.append(
+                LiveStateWatcher.Source(
+                    name: "step policy", kept: "policy", files: [stepPolicy], load: { _ in try self.loadStepPolicy() }))
         }
         if !deviceSteps.isEmpty {
-            sources.append(LiveStateWatcher.Source(name: "device steps", kept: "device steps", files: deviceSteps,
-                                                   load: { _ in try self.loadDeviceSteps() }))
+            sources.append(
+                LiveStateWatcher.Source(
+                    name: "device steps", kept: "device steps", files: deviceSteps,
+                    load: { _ in try self.loadDeviceSteps() }))
         }
         // Last: the lists are checked against the key set this round puts in force.
         if let statusLists, let files = statusListFiles {
-            sources.append(LiveStateWatcher.Source(name: "status lists", kept: "lists", files: statusLists, load: { keys in
-                let lists = try files.load(keys: keys, strict: false, warn: self.warn)
-                return (LiveStateUpdate(statusLists: lists), counted(lists.count, "list", "lists"))
-            }))
+            sources.append(
+                LiveStateWatcher.Source(
+                    name: "status lists", kept: "lists", files: statusLists,
+                    load: { keys in
+                        let lists = try files.load(keys: keys, strict: false, warn: self.warn)
+                        return (LiveStateUpdate(statusLists: lists), counted(lists.count, "list", "lists"))
+                    }))
         }
         return sources
     }

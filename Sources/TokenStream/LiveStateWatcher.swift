@@ -1,7 +1,8 @@
-import TokenConcurrency
 import Atomics
 import Dispatch
+import TokenConcurrency
 import TokenVerifier
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -29,8 +30,10 @@ public final class LiveStateWatcher: @unchecked Sendable {
         /// Returns the new part of the state and what was loaded, in words ("3 keys").
         public var load: @Sendable (_ keys: KeySet) throws -> (update: LiveStateUpdate, summary: String)
 
-        public init(name: String, kept: String, files: [String],
-                    load: @escaping @Sendable (_ keys: KeySet) throws -> (update: LiveStateUpdate, summary: String)) {
+        public init(
+            name: String, kept: String, files: [String],
+            load: @escaping @Sendable (_ keys: KeySet) throws -> (update: LiveStateUpdate, summary: String)
+        ) {
             self.name = name
             self.kept = kept
             self.files = files
@@ -48,7 +51,9 @@ public final class LiveStateWatcher: @unchecked Sendable {
     private var seen: [(loaded: [FileState], candidate: [FileState])]
 
     /// A watcher polling every `interval` seconds (0: files are not polled, only SIGHUP reloads).
-    public init(verifier: TokenVerifier, sources: [Source], interval: Double = 0.25, log: @escaping @Sendable (String) -> Void) {
+    public init(
+        verifier: TokenVerifier, sources: [Source], interval: Double = 0.25, log: @escaping @Sendable (String) -> Void
+    ) {
         self.verifier = verifier
         self.sources = sources
         self.interval = interval
@@ -97,7 +102,7 @@ public final class LiveStateWatcher: @unchecked Sendable {
     /// millions of entries takes what the verifying threads leave rather than their time.
     public func reload(_ due: [(Source, reason: String)]) {
         guard !due.isEmpty else { return }
-        let thread: id_t = 0   // on Linux the nice value is per thread: 0 is the calling one
+        let thread: id_t = 0  // on Linux the nice value is per thread: 0 is the calling one
         let priority = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread)
         setpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread, 19)
         defer { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread, priority) }
@@ -109,7 +114,9 @@ public final class LiveStateWatcher: @unchecked Sendable {
                 update = update.merging(part)
                 loaded.append("tokenverify: \(source.name) reloaded (\(reason)): \(summary)")
             } catch {
-                log("tokenverify: \(source.name) not reloaded (\(reason)), the previous \(source.kept) stays in force: \(error)")
+                log(
+                    "tokenverify: \(source.name) not reloaded (\(reason)), the previous \(source.kept) stays in force: \(error)"
+                )
             }
         }
         guard !loaded.isEmpty else { return }

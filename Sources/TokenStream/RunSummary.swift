@@ -20,13 +20,15 @@ public struct RunSummary: Sendable {
     /// One line for stderr: counts and the rate over `seconds`.
     public func line(seconds: Double) -> String {
         let rate = seconds > 0 ? Double(answered) / seconds : 0
-        var text = "tokenverify: \(answered) answered (\(valid) valid, \(invalid) invalid) in \(formatted(seconds, 2)) s, \(Int(rate.rounded())) tokens/s"
+        var text =
+            "tokenverify: \(answered) answered (\(valid) valid, \(invalid) invalid) in \(formatted(seconds, 2)) s, \(Int(rate.rounded())) tokens/s"
         if !byReason.isEmpty {
             let reasons = byReason.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }
             text += "; " + reasons.joined(separator: ", ")
         }
         if statusUnchecked > 0 {
-            text += "; status not checked (--skip-status-lists) for \(statusUnchecked) token\(statusUnchecked == 1 ? "" : "s")"
+            text +=
+                "; status not checked (--skip-status-lists) for \(statusUnchecked) token\(statusUnchecked == 1 ? "" : "s")"
         }
         return text
     }

@@ -33,7 +33,8 @@ final class StatusListFiles: @unchecked Sendable {
                 continue
             }
             do {
-                let list = try StatusListToken.load(file: file, keys: keys, options: options, maxInflatedBytes: maxInflatedBytes)
+                let list = try StatusListToken.load(
+                    file: file, keys: keys, options: options, maxInflatedBytes: maxInflatedBytes)
                 next[file] = (signature, list)
                 order.append(file)
             } catch {

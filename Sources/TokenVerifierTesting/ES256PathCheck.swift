@@ -15,7 +15,8 @@ public enum ES256PathCheck {
     /// one thread at a time, as the harness and the replay run.
     nonisolated(unsafe) private static let keys: [(privateKey: UnsafeMutableRawPointer, context: P256VerifyContext)] =
         scalars.map { scalar in
-            var x = [UInt8](repeating: 0, count: 32), y = [UInt8](repeating: 0, count: 32)
+            var x = [UInt8](repeating: 0, count: 32)
+            var y = [UInt8](repeating: 0, count: 32)
             let privateKey = tv_p256_private_key_new(scalar, &x, &y)!
             let key = P256PublicKey(x: x, y: y)!
             precondition(key.buildTable(), "OpenSSL built no table for P-256")

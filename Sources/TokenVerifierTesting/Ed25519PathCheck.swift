@@ -9,7 +9,8 @@ public enum Ed25519PathCheck {
     /// and the public key with its table built.
     private static let keys: [(secretKey: [UInt8], key: Ed25519PublicKey)] = (1...3).map { seed in
         let seedBytes = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ seed &* 83) }
-        var publicKey = [UInt8](repeating: 0, count: 32), secretKey = [UInt8](repeating: 0, count: 64)
+        var publicKey = [UInt8](repeating: 0, count: 32)
+        var secretKey = [UInt8](repeating: 0, count: 64)
         precondition(sodium_init() >= 0 && crypto_sign_seed_keypair(&publicKey, &secretKey, seedBytes) == 0)
         let key = Ed25519PublicKey(publicKey)
         precondition(key.buildTable(), "no Ed25519 table: the table path is not available in this build")

@@ -3,6 +3,7 @@ import Foundation
 import TokenConcurrency
 import TokenFetch
 import TokenVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,49 +37,67 @@ extension TokenVerify {
         @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Key set (JWKS) URLs.", valueName: "url"))
         var keys: [String] = []
 
-        @Option(name: .customLong("status-lists"), parsing: .upToNextOption,
-                help: ArgumentHelp("Status List Token URLs.", valueName: "url"))
+        @Option(
+            name: .customLong("status-lists"), parsing: .upToNextOption,
+            help: ArgumentHelp("Status List Token URLs.", valueName: "url"))
         var statusLists: [String] = []
 
         @Option(name: .long, help: ArgumentHelp("The output directory (made when missing).", valueName: "dir"))
         var out: String
 
-        @Option(name: .customLong("ca-file"), help: ArgumentHelp(
-            "PEM certificates trusted beside the system's (a private CA).", valueName: "pem"))
+        @Option(
+            name: .customLong("ca-file"),
+            help: ArgumentHelp(
+                "PEM certificates trusted beside the system's (a private CA).", valueName: "pem"))
         var caFile: String?
 
-        @Flag(name: .long, help: ArgumentHelp(
-            "Keep running: fetch each URL again when it is due (SIGHUP: all of them now), until SIGINT or SIGTERM."))
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Keep running: fetch each URL again when it is due (SIGHUP: all of them now), until SIGINT or SIGTERM.")
+        )
         var watch = false
 
-        @Option(name: .long, help: ArgumentHelp("With --watch: seconds between fetches of a key set.",
-                                                valueName: "seconds"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "With --watch: seconds between fetches of a key set.",
+                valueName: "seconds"))
         var interval: Double = 300
 
-        @Option(name: .customLong("min-interval"), help: ArgumentHelp(
-            "With --watch: the shortest wait before a status list is fetched again (its ttl is raised to it).",
-            valueName: "seconds"))
+        @Option(
+            name: .customLong("min-interval"),
+            help: ArgumentHelp(
+                "With --watch: the shortest wait before a status list is fetched again (its ttl is raised to it).",
+                valueName: "seconds"))
         var minInterval: Double = 60
 
-        @Option(name: .customLong("max-interval"), help: ArgumentHelp(
-            "With --watch: the longest wait before a status list is fetched again (its ttl is cut to it; "
-                + "also the wait for a list without ttl).",
-            valueName: "seconds"))
+        @Option(
+            name: .customLong("max-interval"),
+            help: ArgumentHelp(
+                "With --watch: the longest wait before a status list is fetched again (its ttl is cut to it; "
+                    + "also the wait for a list without ttl).",
+                valueName: "seconds"))
         var maxInterval: Double = 3600
 
         @Option(name: .long, help: ArgumentHelp("Seconds one URL may take, redirects included.", valueName: "seconds"))
         var timeout: Double = 30
 
-        @Option(name: .long, help: ArgumentHelp(
-            "The most bytes a status list may inflate to (as verify's option of the same name).", valueName: "bytes"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The most bytes a status list may inflate to (as verify's option of the same name).", valueName: "bytes"
+            ))
         var maxStatusListBytes: Int = 256 << 20
 
         func validate() throws {
             if keys.isEmpty && statusLists.isEmpty {
                 throw ValidationError("name at least one URL (--keys or --status-lists)")
             }
-            for (name, value) in [("--interval", interval), ("--min-interval", minInterval),
-                                  ("--max-interval", maxInterval), ("--timeout", timeout)] {
+            for (name, value) in [
+                ("--interval", interval), ("--min-interval", minInterval),
+                ("--max-interval", maxInterval), ("--timeout", timeout),
+            ] {
                 if !(value > 0) || !value.isFinite {
                     throw ValidationError("\(name) must be a positive number of seconds")
                 }
@@ -102,9 +121,10 @@ extension TokenVerify {
             }
             let fetcher: Fetcher
             do {
-                fetcher = try Fetcher(configuration: FetchConfiguration(
-                    directory: out, caFile: caFile, timeout: timeout,
-                    statusListLoader: standardStatusListLoader(maxInflatedBytes: maxStatusListBytes)))
+                fetcher = try Fetcher(
+                    configuration: FetchConfiguration(
+                        directory: out, caFile: caFile, timeout: timeout,
+                        statusListLoader: standardStatusListLoader(maxInflatedBytes: maxStatusListBytes)))
             } catch {
                 ConfigurationError(description: error.description).exit()
             }

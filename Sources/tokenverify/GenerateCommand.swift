@@ -1,9 +1,9 @@
-import TokenConcurrency
 import ArgumentParser
 import Foundation
+import TokenConcurrency
 import TokenGen
-import TokenVerifier
 import TokenTools
+import TokenVerifier
 
 extension TokenVerify {
     /// `tokenverify gen`: a large, reproducible token set, streamed to disk in bounded memory.
@@ -25,24 +25,40 @@ extension TokenVerify {
 
         @Option(name: .long, help: "Number of tokens.") var count: Int
         @Option(name: .long, help: "Seed: the same seed gives the same set.") var seed: UInt64 = 1
-        @Option(name: .long, help: ArgumentHelp("Directory to write into (created if missing; must be empty unless --force).", valueName: "dir"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Directory to write into (created if missing; must be empty unless --force).", valueName: "dir"))
         var out: String
         @Flag(name: .long, help: "Replace the set files in a directory that is not empty.") var force = false
-        @Flag(name: .long, help: "Use a realistic mix (5% expired, 5% revoked, 3% tampered, 7% wrong context, 10% repeated).")
+        @Flag(
+            name: .long,
+            help: "Use a realistic mix (5% expired, 5% revoked, 3% tampered, 7% wrong context, 10% repeated).")
         var realistic = false
         @Option(name: .long, help: "Share of ES256 tokens (0...1).") var es256Share: Double = 0.5
         @Option(name: .long, help: "Share of expired tokens.") var expiredShare: Double?
         @Option(name: .long, help: "Share of revoked tokens.") var revokedShare: Double?
         @Option(name: .long, help: "Share of tampered tokens.") var tamperedShare: Double?
         @Option(name: .long, help: "Share of requests outside the token's grant.") var wrongContextShare: Double?
-        @Option(name: .long, help: "Share of lines repeating an earlier token (from the same block of 4096 lines).") var repeatShare: Double?
+        @Option(name: .long, help: "Share of lines repeating an earlier token (from the same block of 4096 lines).")
+        var repeatShare: Double?
         @Option(name: .long, help: "The alg of Ed25519 tokens: Ed25519 or EdDSA.") var edAlg: String = "Ed25519"
-        @Option(name: .long, help: "Share of device–object pairs with security steps still todo (SPEC §4b): adds step-policy.json and device-steps.jsonl, and step_required verdicts.")
+        @Option(
+            name: .long,
+            help:
+                "Share of device–object pairs with security steps still todo (SPEC §4b): adds step-policy.json and device-steps.jsonl, and step_required verdicts."
+        )
         var stepShare: Double = 0
 
-        @Option(name: .long, help: "Share of tokens written as CWTs (SPEC §2b: COSE_Sign1, base64url, no dot) instead of JWS.")
+        @Option(
+            name: .long,
+            help: "Share of tokens written as CWTs (SPEC §2b: COSE_Sign1, base64url, no dot) instead of JWS.")
         var cwtShare: Double = 0
-        @Option(name: .long, help: "Share of tokens with a status claim (SPEC §4c): adds status-lists/ (a JWS list for the JWS tokens, a CWT list for the CWTs; verify with --status-lists SET/status-lists).")
+        @Option(
+            name: .long,
+            help:
+                "Share of tokens with a status claim (SPEC §4c): adds status-lists/ (a JWS list for the JWS tokens, a CWT list for the CWTs; verify with --status-lists SET/status-lists)."
+        )
         var statusShare: Double = 0
         @Option(name: .long, help: "Of the tokens with a status claim, the share whose entry is 0x01 INVALID.")
         var statusInvalidShare: Double = 0.05
@@ -52,17 +68,28 @@ extension TokenVerify {
         @Option(name: .long, help: "Check time the verdicts assume (NumericDate).") var at: Double = 1_800_000_000
         @Option(name: .long, help: "Signing threads (default: all cores). The output does not depend on it.")
         var threads: Int?
-        @Flag(name: .long, help: "Also measure the raw signing rate of libsodium and OpenSSL on the same threads (1 s each, before and after) and print the ratio.")
+        @Flag(
+            name: .long,
+            help:
+                "Also measure the raw signing rate of libsodium and OpenSSL on the same threads (1 s each, before and after) and print the ratio."
+        )
         var compareRaw = false
         @Flag(name: .long, help: "No summary or progress on stderr.") var quiet = false
 
         func validate() throws {
             if count < 0 { throw ValidationError("--count must not be negative") }
             if revocationPadding < 0 { throw ValidationError("--revocation-padding must not be negative") }
-            if let threads, threads < 1 || threads > 512 { throw ValidationError("--threads must be between 1 and 512") }
-            let shares = [es256Share, expiredShare ?? 0, revokedShare ?? 0, tamperedShare ?? 0, wrongContextShare ?? 0, repeatShare ?? 0, stepShare, cwtShare,
-                          statusShare, statusInvalidShare, statusSuspendedShare]
-            if shares.contains(where: { !(0...1).contains($0) }) { throw ValidationError("shares must be between 0 and 1") }
+            if let threads, threads < 1 || threads > 512 {
+                throw ValidationError("--threads must be between 1 and 512")
+            }
+            let shares = [
+                es256Share, expiredShare ?? 0, revokedShare ?? 0, tamperedShare ?? 0, wrongContextShare ?? 0,
+                repeatShare ?? 0, stepShare, cwtShare,
+                statusShare, statusInvalidShare, statusSuspendedShare,
+            ]
+            if shares.contains(where: { !(0...1).contains($0) }) {
+                throw ValidationError("shares must be between 0 and 1")
+            }
             if statusInvalidShare + statusSuspendedShare > 1 {
                 throw ValidationError("--status-invalid-share and --status-suspended-share add up to more than 1")
             }
@@ -70,7 +97,8 @@ extension TokenVerify {
         }
 
         private var spec: TokenSetSpec {
-            var spec = realistic ? TokenSetSpec.realistic(count: count, seed: seed) : TokenSetSpec(count: count, seed: seed)
+            var spec =
+                realistic ? TokenSetSpec.realistic(count: count, seed: seed) : TokenSetSpec(count: count, seed: seed)
             spec.es256Share = es256Share
             if let expiredShare { spec.expiredShare = expiredShare }
             if let revokedShare { spec.revokedShare = revokedShare }
@@ -90,7 +118,9 @@ extension TokenVerify {
 
         func run() throws {
             let threads = self.threads ?? activeProcessorCount()
-            do { try OutputDirectory.prepare(out, force: force) } catch { ConfigurationError(description: error.description).exit() }
+            do { try OutputDirectory.prepare(out, force: force) } catch {
+                ConfigurationError(description: error.description).exit()
+            }
             let spec = self.spec
             // SIGINT, SIGTERM and SIGHUP stop the generator, which removes its temporary files.
             ProcessSignals.install(reloadOnHangUp: false)
@@ -99,9 +129,10 @@ extension TokenVerify {
             let progress = showProgress ? GenerationProgress(total: count) : nil
             let summary: TokenSetSummary?
             do {
-                summary = try TokenSetFiles.write(spec, to: out, threads: threads,
-                                                  progress: progress.map { meter in { meter.update($0, $1) } },
-                                                  shouldStop: { ProcessSignals.stopRequested })
+                summary = try TokenSetFiles.write(
+                    spec, to: out, threads: threads,
+                    progress: progress.map { meter in { meter.update($0, $1) } },
+                    shouldStop: { ProcessSignals.stopRequested })
             } catch {
                 progress?.clear()
                 ConfigurationError(description: error.description).exit()
@@ -114,7 +145,9 @@ extension TokenVerify {
             if quiet { return }
             let rate = summary.seconds > 0 ? Double(summary.lines) / summary.seconds : 0
             let steps = stepShare > 0 ? ", \(summary.stepRequired) step_required" : ""
-            printError("tokenverify: wrote \(counted(summary.lines, "token", "tokens")) (\(summary.valid) valid at \(Int(at))\(steps)), \(counted(summary.revocations, "revocation", "revocations")) into \(out) in \(String(format: "%.1f", summary.seconds)) s: \(Int(rate)) tokens/s on \(counted(threads, "thread", "threads"))")
+            printError(
+                "tokenverify: wrote \(counted(summary.lines, "token", "tokens")) (\(summary.valid) valid at \(Int(at))\(steps)), \(counted(summary.revocations, "revocation", "revocations")) into \(out) in \(String(format: "%.1f", summary.seconds)) s: \(Int(rate)) tokens/s on \(counted(threads, "thread", "threads"))"
+            )
             if let rawBefore {
                 let rawAfter = RawSigningRate(es256Share: spec.es256Share, threads: threads)
                 let raw = (rawBefore.mix.perSecond + rawAfter.mix.perSecond) / 2
@@ -122,10 +155,12 @@ extension TokenVerify {
                 let signedRate = Double(summary.signedTokens) / summary.seconds
                 let signedPerCPU = Double(summary.signedTokens) / summary.cpuSeconds
                 func ratio(_ value: Double) -> String { String(format: "%.2f", value) }
-                printError("tokenverify: raw signing rate for this mix (\(Int(spec.es256Share * 100))% ES256) on \(threads) threads: \(Int(raw))/s "
-                    + "(Ed25519 \(Int((rawBefore.ed25519.perSecond + rawAfter.ed25519.perSecond) / 2))/s, ES256 \(Int((rawBefore.es256.perSecond + rawAfter.es256.perSecond) / 2))/s, before and after); "
-                    + "gen signed \(Int(signedRate)) tokens/s = \(ratio(signedRate / raw)) of raw (\(ratio(rate / raw)) counting repeated lines); "
-                    + "per CPU second: gen \(Int(signedPerCPU)) signed, raw \(Int(rawPerCPU)) = \(ratio(signedPerCPU / rawPerCPU))")
+                printError(
+                    "tokenverify: raw signing rate for this mix (\(Int(spec.es256Share * 100))% ES256) on \(threads) threads: \(Int(raw))/s "
+                        + "(Ed25519 \(Int((rawBefore.ed25519.perSecond + rawAfter.ed25519.perSecond) / 2))/s, ES256 \(Int((rawBefore.es256.perSecond + rawAfter.es256.perSecond) / 2))/s, before and after); "
+                        + "gen signed \(Int(signedRate)) tokens/s = \(ratio(signedRate / raw)) of raw (\(ratio(rate / raw)) counting repeated lines); "
+                        + "per CPU second: gen \(Int(signedPerCPU)) signed, raw \(Int(rawPerCPU)) = \(ratio(signedPerCPU / rawPerCPU))"
+                )
             }
         }
     }
@@ -133,14 +168,17 @@ extension TokenVerify {
 
 /// The raw signing rates around a run, for `--compare-raw`.
 private struct RawSigningRate {
-    var ed25519 = SigningRate.Rate(perSecond: 0, perCPUSecond: 0), es256 = SigningRate.Rate(perSecond: 0, perCPUSecond: 0)
+    var ed25519 = SigningRate.Rate(perSecond: 0, perCPUSecond: 0),
+        es256 = SigningRate.Rate(perSecond: 0, perCPUSecond: 0)
     var mix: SigningRate.Rate
 
     init(es256Share: Double, threads: Int) {
         if es256Share < 1 { ed25519 = SigningRate.measure(es256: false, threads: threads, seconds: 1) }
         if es256Share > 0 { es256 = SigningRate.measure(es256: true, threads: threads, seconds: 1) }
         mix = SigningRate.Rate(
-            perSecond: SigningRate.mixRate(es256Share: es256Share, ed25519Rate: ed25519.perSecond, es256Rate: es256.perSecond),
-            perCPUSecond: SigningRate.mixRate(es256Share: es256Share, ed25519Rate: ed25519.perCPUSecond, es256Rate: es256.perCPUSecond))
+            perSecond: SigningRate.mixRate(
+                es256Share: es256Share, ed25519Rate: ed25519.perSecond, es256Rate: es256.perSecond),
+            perCPUSecond: SigningRate.mixRate(
+                es256Share: es256Share, ed25519Rate: ed25519.perCPUSecond, es256Rate: es256.perCPUSecond))
     }
 }

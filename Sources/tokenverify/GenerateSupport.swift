@@ -11,20 +11,27 @@ enum OutputDirectory {
     static func prepare(_ path: String, force: Bool) throws(Problem) {
         var status = stat()
         if stat(path, &status) != 0 {
-            guard errno == ENOENT else { throw Problem(description: "--out \(path): \(String(cString: strerror(errno)))") }
+            guard errno == ENOENT else {
+                throw Problem(description: "--out \(path): \(String(cString: strerror(errno)))")
+            }
             do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
                 throw Problem(description: "--out \(path): cannot create the directory: \(error.localizedDescription)")
             }
             return
         }
-        guard status.st_mode & S_IFMT == S_IFDIR else { throw Problem(description: "--out \(path) is a file, not a directory") }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw Problem(description: "--out \(path) is a file, not a directory")
+        }
         guard access(path, W_OK | X_OK) == 0 else { throw Problem(description: "--out \(path) is not writable") }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         guard entries.isEmpty || force else {
-            throw Problem(description: "--out \(path) is not empty (\(entries.count) entries); use --force to replace the set in it")
+            throw Problem(
+                description:
+                    "--out \(path) is not empty (\(entries.count) entries); use --force to replace the set in it")
         }
         if force {
-            for name in TokenSetFiles.names + TokenSetFiles.stepNames where entries.contains(name) || entries.contains(name + TokenSetFiles.partialSuffix) {
+            for name in TokenSetFiles.names + TokenSetFiles.stepNames
+            where entries.contains(name) || entries.contains(name + TokenSetFiles.partialSuffix) {
                 unlink(path + "/" + name)
                 unlink(path + "/" + name + TokenSetFiles.partialSuffix)
             }
@@ -45,7 +52,8 @@ final class GenerationProgress {
         let rate = seconds > 0 ? Double(lines) / seconds : 0
         let left = rate > 0 ? Int(Double(total - lines) / rate) : 0
         let percent = total > 0 ? lines * 100 / total : 100
-        let text = "\u{1B}[2K\rtokenverify gen: \(lines)/\(total) tokens (\(percent)%), \(Int(rate)) tokens/s, \(left / 60)m\(left % 60)s left"
+        let text =
+            "\u{1B}[2K\rtokenverify gen: \(lines)/\(total) tokens (\(percent)%), \(Int(rate)) tokens/s, \(left / 60)m\(left % 60)s left"
         _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     }
 

@@ -22,7 +22,8 @@ extension TokenVerify {
         func run() throws {
             var text = token ?? ""
             if token == nil || token == "-" {
-                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                text =
+                    String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
                     .split(separator: "\n").first.map(String.init) ?? ""
             }
             text = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -30,7 +31,10 @@ extension TokenVerify {
             let entries = Self.statusListEntries(text)
             if segments.count == 1 { return Self.inspectCWT(text, statusList: entries) }
             guard segments.count == 3 else {
-                ConfigurationError(description: "not a compact token: expected three segments separated by dots, found \(segments.count)").exit()
+                ConfigurationError(
+                    description:
+                        "not a compact token: expected three segments separated by dots, found \(segments.count)"
+                ).exit()
             }
             var writer = JSONWriter()
             writer.raw("{\"UNVERIFIED\":\"nothing was checked: not the signature, the key, the time or revocation\"")
@@ -96,13 +100,18 @@ extension TokenVerify {
             switch CWTInspection.members(of: Array(text.utf8)) {
             case .success(let members):
                 var writer = JSONWriter()
-                writer.raw("{\"UNVERIFIED\":\"nothing was checked: not the signature, the key, the time or revocation\",\"format\":\"cwt\",")
+                writer.raw(
+                    "{\"UNVERIFIED\":\"nothing was checked: not the signature, the key, the time or revocation\",\"format\":\"cwt\","
+                )
                 writer.raw(members)
                 if let statusList { writer.raw(statusList) }
                 writer.raw("}")
                 print(String(decoding: writer.bytes, as: UTF8.self))
             case .failure(let error):
-                ConfigurationError(description: "not a CWT (a token without a dot is base64url of a COSE_Sign1 message): \(error.description)").exit()
+                ConfigurationError(
+                    description:
+                        "not a CWT (a token without a dot is base64url of a COSE_Sign1 message): \(error.description)"
+                ).exit()
             }
         }
 
@@ -115,7 +124,13 @@ extension TokenVerify {
             var escaped = false
             for byte in json {
                 if inString {
-                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
                 } else if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
                     continue
                 } else if byte == UInt8(ascii: "\"") {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import TokenVerifier
 import TokenTools
+import TokenVerifier
 
 extension TokenVerify {
     /// `tokenverify keygen`: a private JWK for signing and its public JWKS entry.
@@ -27,7 +27,9 @@ extension TokenVerify {
         @Option(name: .long, help: "The key's issuer (tokens it verifies must carry this iss).")
         var iss: String?
 
-        @Option(name: .long, help: ArgumentHelp("Write NAME.private.jwk and NAME.jwks instead of printing.", valueName: "name"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Write NAME.private.jwk and NAME.jwks instead of printing.", valueName: "name"))
         var out: String?
 
         func run() throws {
@@ -39,8 +41,11 @@ extension TokenVerify {
                 return
             }
             let privatePath = out + ".private.jwk"
-            guard FileManager.default.createFile(atPath: privatePath, contents: Data((key.privateJWK + "\n").utf8),
-                                                 attributes: [.posixPermissions: 0o600]) else {
+            guard
+                FileManager.default.createFile(
+                    atPath: privatePath, contents: Data((key.privateJWK + "\n").utf8),
+                    attributes: [.posixPermissions: 0o600])
+            else {
                 ConfigurationError(description: "cannot write \(privatePath)").exit()
             }
             do {

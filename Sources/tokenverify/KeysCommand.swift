@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import TokenVerifier
 import TokenTools
+import TokenVerifier
 
 extension TokenVerify {
     /// `tokenverify keys`: the key-set tool.
@@ -52,10 +52,13 @@ extension TokenVerify.Keys {
         func run() throws {
             let inputs = readKeyFiles(files)
             do {
-                let imported = try KeyImporter.importKeys(inputs, options: KeyImportOptions(keyID: kid, environment: env, issuer: iss, algorithm: alg))
+                let imported = try KeyImporter.importKeys(
+                    inputs, options: KeyImportOptions(keyID: kid, environment: env, issuer: iss, algorithm: alg))
                 for warning in imported.warnings { printError("tokenverify: warning: \(warning)") }
                 FileHandle.standardOutput.write(Data(imported.jwks.utf8))
-                printError("tokenverify: imported \(counted(imported.keys.count, "key")): \(imported.keys.map(\.keyID).joined(separator: ", "))")
+                printError(
+                    "tokenverify: imported \(counted(imported.keys.count, "key")): \(imported.keys.map(\.keyID).joined(separator: ", "))"
+                )
             } catch {
                 ConfigurationError(description: error.description).exit()
             }
@@ -103,25 +106,41 @@ extension TokenVerify.Keys {
                 if json {
                     var writer = JSONWriter()
                     writer.raw("{")
-                    writer.key("kid"); writer.string(key.keyID)
-                    writer.raw(","); writer.key("kty"); writer.string(key.type == .ed25519 ? "OKP" : "EC")
-                    writer.raw(","); writer.key("crv"); writer.string(key.type.rawValue)
-                    for (name, value) in [("alg", key.algorithm?.rawValue), ("env", key.environment?.rawValue), ("iss", key.issuer)] {
-                        writer.raw(","); writer.key(name)
+                    writer.key("kid")
+                    writer.string(key.keyID)
+                    writer.raw(",")
+                    writer.key("kty")
+                    writer.string(key.type == .ed25519 ? "OKP" : "EC")
+                    writer.raw(",")
+                    writer.key("crv")
+                    writer.string(key.type.rawValue)
+                    for (name, value) in [
+                        ("alg", key.algorithm?.rawValue), ("env", key.environment?.rawValue), ("iss", key.issuer),
+                    ] {
+                        writer.raw(",")
+                        writer.key(name)
                         if let value { writer.string(value) } else { writer.raw("null") }
                     }
-                    writer.raw(","); writer.key("thumbprint"); writer.string(key.thumbprint)
-                    writer.raw(","); writer.key("file"); writer.string(origin[key.keyID] ?? "")
+                    writer.raw(",")
+                    writer.key("thumbprint")
+                    writer.string(key.thumbprint)
+                    writer.raw(",")
+                    writer.key("file")
+                    writer.string(origin[key.keyID] ?? "")
                     writer.raw("}\n")
                     output += String(decoding: writer.bytes, as: UTF8.self)
                 } else {
-                    let fields = [key.keyID, type, key.algorithm?.rawValue ?? "-", key.environment?.rawValue ?? "-",
-                                  key.issuer ?? "-", key.thumbprint, origin[key.keyID] ?? "-"]
+                    let fields = [
+                        key.keyID, type, key.algorithm?.rawValue ?? "-", key.environment?.rawValue ?? "-",
+                        key.issuer ?? "-", key.thumbprint, origin[key.keyID] ?? "-",
+                    ]
                     output += fields.joined(separator: "\t") + "\n"
                 }
             }
             FileHandle.standardOutput.write(Data(output.utf8))
-            if keySet.keys.isEmpty { printError("tokenverify: warning: the key files hold no keys; every token would be unknown_key") }
+            if keySet.keys.isEmpty {
+                printError("tokenverify: warning: the key files hold no keys; every token would be unknown_key")
+            }
         }
     }
 }
@@ -130,15 +149,23 @@ extension TokenVerify.Keys {
 func readKeyFiles(_ files: [String]) -> [(file: String, bytes: [UInt8])] {
     var seen: [String: String] = [:]
     return files.map { file in
-        if let earlier = seen.updateValue(file, forKey: URL(fileURLWithPath: file).resolvingSymlinksInPath().standardizedFileURL.path) {
-            ConfigurationError(description: "\(file): \(earlier == file ? "given twice" : "the same file as \(earlier)"): give each key file once").exit()
+        if let earlier = seen.updateValue(
+            file, forKey: URL(fileURLWithPath: file).resolvingSymlinksInPath().standardizedFileURL.path)
+        {
+            ConfigurationError(
+                description:
+                    "\(file): \(earlier == file ? "given twice" : "the same file as \(earlier)"): give each key file once"
+            ).exit()
         }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
             ConfigurationError(description: "\(file): a directory, not a key file").exit()
         }
         guard let data = FileManager.default.contents(atPath: file) else {
-            ConfigurationError(description: "\(file): cannot read key file (\(FileManager.default.fileExists(atPath: file) ? "permission denied" : "no such file"))").exit()
+            ConfigurationError(
+                description:
+                    "\(file): cannot read key file (\(FileManager.default.fileExists(atPath: file) ? "permission denied" : "no such file"))"
+            ).exit()
         }
         return (file, [UInt8](data))
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import TokenVerifier
 import TokenTools
+import TokenVerifier
 
 extension TokenVerify {
     /// `tokenverify sign`: claims JSON lines in, compact tokens out.
@@ -18,7 +18,11 @@ extension TokenVerify {
         @Option(name: .long, help: ArgumentHelp("The private JWK to sign with.", valueName: "file"))
         var key: String
 
-        @Option(name: .long, help: "With a file of private keys, one a line (as gen writes signing-keys.jwk): the kid of the key to sign with.")
+        @Option(
+            name: .long,
+            help:
+                "With a file of private keys, one a line (as gen writes signing-keys.jwk): the kid of the key to sign with."
+        )
         var kid: String?
 
         @Option(name: .long, help: "jws (compact tokens) or cwt (base64url CWTs, COSE_Sign1).")
@@ -41,7 +45,11 @@ extension TokenVerify {
                         failures += 1
                         continue
                     }
-                    output += try (format == .cwt ? cwtSigner.sign(claims: Array(claims.utf8)) : signingKey.sign(claims: Array(claims.utf8))) + "\n"
+                    output +=
+                        try
+                        (format == .cwt
+                        ? cwtSigner.sign(claims: Array(claims.utf8)) : signingKey.sign(claims: Array(claims.utf8)))
+                        + "\n"
                     if output.utf8.count > 1 << 16 {
                         FileHandle.standardOutput.write(Data(output.utf8))
                         output = ""

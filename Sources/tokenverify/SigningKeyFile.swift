@@ -1,6 +1,6 @@
 import Foundation
-import TokenVerifier
 import TokenTools
+import TokenVerifier
 
 /// Reads the private key `sign --key` names: one private JWK, or with `kid` one key of a file of
 /// private JWKs, one a line (as `gen` writes signing-keys.jwk). A file that is something else
@@ -13,18 +13,25 @@ func loadSigningKey(path: String, kid: String?) -> SigningKey {
     let needs = "sign needs a private JWK (with \"d\"), as `tokenverify keygen --out NAME` writes into NAME.private.jwk"
     var bytes = [UInt8](data)
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-    let lines = bytes.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
-        .filter { !$0.isEmpty }
+    let lines = bytes.split(separator: 0x0A).map {
+        String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    .filter { !$0.isEmpty }
     let objects = lines.map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     if lines.count > 1, objects.allSatisfy({ $0 != nil }) {
         // JSON lines of keys.
         let keyIDs = objects.map { $0!["kid"] as? String ?? "?" }
         guard let kid else {
             let shown = keyIDs.prefix(5).joined(separator: ", ") + (keyIDs.count > 5 ? ", …" : "")
-            ConfigurationError(description: "\(path): holds \(counted(lines.count, "key")), one a line (kids: \(shown)); choose one with --kid K").exit()
+            ConfigurationError(
+                description:
+                    "\(path): holds \(counted(lines.count, "key")), one a line (kids: \(shown)); choose one with --kid K"
+            ).exit()
         }
         guard let index = keyIDs.firstIndex(of: kid) else {
-            ConfigurationError(description: "\(path): no key with kid \"\(kid)\" among its \(counted(lines.count, "key"))").exit()
+            ConfigurationError(
+                description: "\(path): no key with kid \"\(kid)\" among its \(counted(lines.count, "key"))"
+            ).exit()
         }
         return parseSigningKey(Array(lines[index].utf8), path: path, needs: needs)
     }

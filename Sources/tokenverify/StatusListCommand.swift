@@ -20,7 +20,10 @@ extension TokenVerify {
         @Option(name: .long, help: "With a file of private keys, one a line: the kid of the key to sign with.")
         var kid: String?
 
-        @Option(name: .long, help: ArgumentHelp("The list's URI (its sub): what tokens name in status.status_list.uri.", valueName: "uri"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The list's URI (its sub): what tokens name in status.status_list.uri.", valueName: "uri"))
         var uri: String
 
         @Option(name: .long, help: "Bits per entry: 1, 2, 4 or 8.")
@@ -32,16 +35,20 @@ extension TokenVerify {
         @Option(name: .long, help: "jws or cwt.")
         var format: TokenFormat = .jws
 
-        @Option(name: .long, help: ArgumentHelp("Issued at: NumericDate or RFC 3339 (default: now).", valueName: "time"))
+        @Option(
+            name: .long, help: ArgumentHelp("Issued at: NumericDate or RFC 3339 (default: now).", valueName: "time"))
         var iat: String?
 
         @Option(name: .long, help: ArgumentHelp("Expires at: NumericDate or RFC 3339.", valueName: "time"))
         var exp: String?
 
-        @Option(name: .long, help: ArgumentHelp("Seconds the list may be cached before it is fetched again.", valueName: "seconds"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Seconds the list may be cached before it is fetched again.", valueName: "seconds"))
         var ttl: Int64?
 
-        @Argument(help: ArgumentHelp("Files of {\"idx\":I,\"status\":V} lines (default: standard input).", valueName: "file"))
+        @Argument(
+            help: ArgumentHelp("Files of {\"idx\":I,\"status\":V} lines (default: standard input).", valueName: "file"))
         var files: [String] = []
 
         func validate() throws {
@@ -50,7 +57,8 @@ extension TokenVerify {
             if let ttl, ttl <= 0 { throw ValidationError("--ttl must be a positive number of seconds") }
             for (name, value) in [("--iat", iat), ("--exp", exp)] {
                 if let value, NumericDate.parse(value) == nil {
-                    throw ValidationError("\(name) must be a NumericDate (seconds) or an RFC 3339 date-time, not \"\(value)\"")
+                    throw ValidationError(
+                        "\(name) must be a NumericDate (seconds) or an RFC 3339 date-time, not \"\(value)\"")
                 }
             }
         }
@@ -59,11 +67,16 @@ extension TokenVerify {
             let signingKey = loadSigningKey(path: key, kid: kid)
             var statuses: [Int: UInt8] = [:]
             for (name, bytes) in inputs() {
-                for (number, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+                for (number, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                    .enumerated()
+                {
                     let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                     if text.isEmpty { continue }
                     guard let (index, value) = Self.entry(text) else {
-                        ConfigurationError(description: "\(name):\(number + 1): expected {\"idx\": I, \"status\": V} with 0 ≤ I and 0 ≤ V ≤ 255").exit()
+                        ConfigurationError(
+                            description:
+                                "\(name):\(number + 1): expected {\"idx\": I, \"status\": V} with 0 ≤ I and 0 ≤ V ≤ 255"
+                        ).exit()
                     }
                     statuses[index] = value
                 }
@@ -81,8 +94,10 @@ extension TokenVerify {
 
         /// One `{"idx": I, "status": V}` line.
         static func entry(_ text: String) -> (Int, UInt8)? {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], object.count == 2,
-                  let index = object["idx"] as? Int, index >= 0, let value = object["status"] as? Int, (0...255).contains(value)
+            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                object.count == 2,
+                let index = object["idx"] as? Int, index >= 0, let value = object["status"] as? Int,
+                (0...255).contains(value)
             else { return nil }
             return (index, UInt8(value))
         }

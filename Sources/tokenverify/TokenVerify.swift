@@ -1,5 +1,6 @@
 import ArgumentParser
 import TokenVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,7 +23,9 @@ struct TokenVerify: ParsableCommand {
               tokenverify fetch --keys https://op.example/jwks --out state --watch
             """,
         version: "tokenverify 0.1.0",
-        subcommands: [Verify.self, Keys.self, Keygen.self, Sign.self, StatusList.self, Generate.self, Inspect.self, Fetch.self]
+        subcommands: [
+            Verify.self, Keys.self, Keygen.self, Sign.self, StatusList.self, Generate.self, Inspect.self, Fetch.self,
+        ]
     )
 
     /// Runs the command; usage and configuration errors exit with status 2 (SPEC §6).

@@ -1,8 +1,9 @@
-import TokenConcurrency
 import ArgumentParser
+import TokenConcurrency
 import TokenStream
-import TokenVerifier
 import TokenTools
+import TokenVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,30 +30,51 @@ extension TokenVerify {
                 """
         )
 
-        @Argument(help: ArgumentHelp("Input files, read in order (default: standard input; '-' is standard input).", valueName: "file"))
+        @Argument(
+            help: ArgumentHelp(
+                "Input files, read in order (default: standard input; '-' is standard input).", valueName: "file"))
         var files: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("A JWKS key file, or a directory of them (repeatable; kids must be unique across files).", valueName: "path"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "A JWKS key file, or a directory of them (repeatable; kids must be unique across files).",
+                valueName: "path"))
         var keys: [String] = []
 
         @Option(name: .long, help: ArgumentHelp("A revocation list, JSON lines (repeatable).", valueName: "file"))
         var revocations: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("The security-step policy: one JSON object, command → ordered step names (\"*\": any other command).", valueName: "file"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The security-step policy: one JSON object, command → ordered step names (\"*\": any other command).",
+                valueName: "file"))
         var stepPolicy: String?
 
-        @Option(name: .long, help: ArgumentHelp("Steps devices have done, JSON lines {\"sub\":…,\"aud\":…,\"done\":[…]} (repeatable).", valueName: "file"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Steps devices have done, JSON lines {\"sub\":…,\"aud\":…,\"done\":[…]} (repeatable).",
+                valueName: "file"))
         var deviceSteps: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp(
-            "A Status List Token (SPEC §4c: JWS statuslist+jwt, or CWT under tag 18), or a directory of them (repeatable); tokens with a status claim are checked against the list in force at their check time.",
-            valueName: "path"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "A Status List Token (SPEC §4c: JWS statuslist+jwt, or CWT under tag 18), or a directory of them (repeatable); tokens with a status claim are checked against the list in force at their check time.",
+                valueName: "path"))
         var statusLists: [String] = []
 
-        @Flag(name: .long, help: "Leave the status of tokens that name a status list unchecked (counted in the summary).")
+        @Flag(
+            name: .long, help: "Leave the status of tokens that name a status list unchecked (counted in the summary).")
         var skipStatusLists = false
 
-        @Option(name: .long, help: ArgumentHelp("Largest inflated status list accepted (default 256 MiB); a larger or broken one fails its file.", valueName: "bytes"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Largest inflated status list accepted (default 256 MiB); a larger or broken one fails its file.",
+                valueName: "bytes"))
         var maxStatusListBytes: Int = 256 << 20
 
         @Option(name: .long, help: ArgumentHelp("Accept only this environment.", valueName: "env"))
@@ -61,7 +83,10 @@ extension TokenVerify {
         @Option(name: .long, help: "Require this iss.")
         var issuer: String?
 
-        @Option(name: .long, help: ArgumentHelp("Check time for lines without \"at\": NumericDate or RFC 3339 (default: now).", valueName: "time"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Check time for lines without \"at\": NumericDate or RFC 3339 (default: now).", valueName: "time"))
         var at: String?
 
         @Option(name: .long, help: ArgumentHelp("Clock skew allowed on nbf and exp, in seconds.", valueName: "seconds"))
@@ -73,7 +98,10 @@ extension TokenVerify {
         @Option(name: .long, help: "Verifier threads (default: one per core).")
         var threads: Int?
 
-        @Option(name: .long, help: ArgumentHelp("Longest accepted line; a longer one is answered malformed_request.", valueName: "bytes"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Longest accepted line; a longer one is answered malformed_request.", valueName: "bytes")
+        )
         var maxLineBytes: Int = 64 * 1024
 
         @Flag(name: .long, help: "Exit with status 1 when any line was not valid.")
@@ -85,22 +113,31 @@ extension TokenVerify {
         @Option(name: .long, help: ArgumentHelp("Signature cache slots (0 turns the cache off).", valueName: "count"))
         var cacheSlots: Int = 1 << 18
 
-        @Option(name: .customLong("es256-table-memory"), help: ArgumentHelp(
-            "Memory for ES256 keys' precomputed tables, built in the background on each key's first use (about 160 KB per key; default 64 MiB = 419 keys; keys beyond it, and until their table is ready, verify through EVP_PKEY_verify; 0 turns the tables off).",
-            valueName: "bytes"))
+        @Option(
+            name: .customLong("es256-table-memory"),
+            help: ArgumentHelp(
+                "Memory for ES256 keys' precomputed tables, built in the background on each key's first use (about 160 KB per key; default 64 MiB = 419 keys; keys beyond it, and until their table is ready, verify through EVP_PKEY_verify; 0 turns the tables off).",
+                valueName: "bytes"))
         var es256TableMemory: Int = 64 << 20
 
-        @Option(name: .customLong("ed25519-table-memory"), help: ArgumentHelp(
-            "Memory for Ed25519 keys' precomputed tables, built in the background on each key's first use from libsodium's own point functions (about 215 KB per key; default 64 MiB = 304 keys; keys beyond it, and until their table is ready, verify through crypto_sign_verify_detached; 0 turns the tables off).",
-            valueName: "bytes"))
+        @Option(
+            name: .customLong("ed25519-table-memory"),
+            help: ArgumentHelp(
+                "Memory for Ed25519 keys' precomputed tables, built in the background on each key's first use from libsodium's own point functions (about 215 KB per key; default 64 MiB = 304 keys; keys beyond it, and until their table is ready, verify through crypto_sign_verify_detached; 0 turns the tables off).",
+                valueName: "bytes"))
         var ed25519TableMemory: Int = 64 << 20
 
-        @Option(name: .customLong("table-memory"), help: ArgumentHelp(
-            "Memory for one kind of per-key table, KIND=BYTES (repeatable; kinds: \(VerificationOptions.tableKinds.map(\.name).joined(separator: ", ")); 0 turns a kind off). The same as the flag of each kind above.",
-            valueName: "kind=bytes"))
+        @Option(
+            name: .customLong("table-memory"),
+            help: ArgumentHelp(
+                "Memory for one kind of per-key table, KIND=BYTES (repeatable; kinds: \(VerificationOptions.tableKinds.map(\.name).joined(separator: ", ")); 0 turns a kind off). The same as the flag of each kind above.",
+                valueName: "kind=bytes"))
         var tableMemory: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("How often revocation files are checked for changes (0: only on SIGHUP).", valueName: "seconds"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "How often revocation files are checked for changes (0: only on SIGHUP).", valueName: "seconds"))
         var reloadInterval: Double = 0.25
 
         @Flag(name: .long, help: "No summary or progress on stderr.")
@@ -108,9 +145,13 @@ extension TokenVerify {
 
         func validate() throws {
             if keys.isEmpty { throw ValidationError("at least one --keys file is required") }
-            if let threads, threads < 1 || threads > 512 { throw ValidationError("--threads must be between 1 and 512") }
+            if let threads, threads < 1 || threads > 512 {
+                throw ValidationError("--threads must be between 1 and 512")
+            }
             if maxLineBytes < 16 { throw ValidationError("--max-line-bytes must be at least 16") }
-            if !reloadInterval.isFinite || reloadInterval < 0 { throw ValidationError("--reload-interval must be a non-negative number of seconds") }
+            if !reloadInterval.isFinite || reloadInterval < 0 {
+                throw ValidationError("--reload-interval must be a non-negative number of seconds")
+            }
             if cacheSlots < 0 { throw ValidationError("--cache-slots must not be negative") }
             if es256TableMemory < 0 { throw ValidationError("--es256-table-memory must not be negative") }
             if ed25519TableMemory < 0 { throw ValidationError("--ed25519-table-memory must not be negative") }
@@ -119,7 +160,9 @@ extension TokenVerify {
             if skipStatusLists && !statusLists.isEmpty {
                 throw ValidationError("--skip-status-lists and --status-lists contradict each other: give one")
             }
-            if !leeway.isFinite || leeway < 0 { throw ValidationError("--leeway must be a non-negative number of seconds") }
+            if !leeway.isFinite || leeway < 0 {
+                throw ValidationError("--leeway must be a non-negative number of seconds")
+            }
             if let at, NumericDate.parse(at) == nil {
                 throw ValidationError("--at must be a NumericDate (seconds) or an RFC 3339 date-time, not \"\(at)\"")
             }
@@ -132,7 +175,9 @@ extension TokenVerify {
             for value in tableMemory {
                 let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, kinds.contains(parts[0]), let bytes = Int(parts[1]), bytes >= 0 else {
-                    throw ValidationError("--table-memory takes KIND=BYTES with KIND one of \(kinds.joined(separator: ", ")) and BYTES not negative, not \"\(value)\"")
+                    throw ValidationError(
+                        "--table-memory takes KIND=BYTES with KIND one of \(kinds.joined(separator: ", ")) and BYTES not negative, not \"\(value)\""
+                    )
                 }
                 memory[parts[0]] = bytes
             }
@@ -141,7 +186,8 @@ extension TokenVerify {
 
         @Sendable static func printProgress(_ summary: RunSummary, _ seconds: Double) {
             let rate = seconds > 0 ? Int(Double(summary.answered) / seconds) : 0
-            let text = "\u{1B}[2K\rtokenverify: \(summary.answered) answered, \(summary.invalid) invalid, \(rate) tokens/s"
+            let text =
+                "\u{1B}[2K\rtokenverify: \(summary.answered) answered, \(summary.invalid) invalid, \(rate) tokens/s"
             _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
         }
 
@@ -157,7 +203,9 @@ extension TokenVerify {
                     ConfigurationError(description: "input \(file): a directory, not a file of tokens").exit()
                 }
                 if access(file, R_OK) != 0 {
-                    ConfigurationError(description: "input \(file): cannot be read: \(String(cString: strerror(errno)))").exit()
+                    ConfigurationError(
+                        description: "input \(file): cannot be read: \(String(cString: strerror(errno)))"
+                    ).exit()
                 }
             }
             let options = VerificationOptions(
@@ -165,9 +213,10 @@ extension TokenVerify {
                 audit: audit, signatureCacheSlots: cacheSlots, es256TableMemory: es256TableMemory,
                 ed25519TableMemory: ed25519TableMemory, skipStatusLists: skipStatusLists,
                 tableMemory: (try? tableMemoryByKind()) ?? [:])
-            let liveState = LiveStateFiles(keys: keys, revocations: revocations, stepPolicy: stepPolicy, deviceSteps: deviceSteps,
-                                           statusLists: statusLists.isEmpty ? nil : statusLists,
-                                           maxStatusListBytes: maxStatusListBytes, options: options, warn: { printError($0) })
+            let liveState = LiveStateFiles(
+                keys: keys, revocations: revocations, stepPolicy: stepPolicy, deviceSteps: deviceSteps,
+                statusLists: statusLists.isEmpty ? nil : statusLists,
+                maxStatusListBytes: maxStatusListBytes, options: options, warn: { printError($0) })
             let verifier: TokenVerifier
             do {
                 verifier = try liveState.makeVerifier(options: options)
@@ -188,7 +237,8 @@ extension TokenVerify {
             }
             if inputs.isEmpty { inputs = [0] }
             ProcessSignals.install()
-            let watcher = LiveStateWatcher(verifier: verifier, sources: liveState.sources, interval: reloadInterval, log: { printError($0) })
+            let watcher = LiveStateWatcher(
+                verifier: verifier, sources: liveState.sources, interval: reloadInterval, log: { printError($0) })
             watcher.start()
 
             let showProgress = !quiet && isatty(2) == 1

@@ -12,12 +12,12 @@ let version = Version(environment["TOKENVERIFY_VERSION"] ?? "0.1.0")!
 let package = Package(
     name: "DemoConsumer",
     dependencies: [
-        .package(url: url, from: version),
+        .package(url: url, from: version)
     ],
     targets: [
         .executableTarget(
             name: "DemoConsumer",
             dependencies: [.product(name: "TokenVerifier", package: "tokenverify")]
-        ),
+        )
     ]
 )

@@ -1,7 +1,7 @@
 import Foundation
 import LineProtocol
-import Testing
 import TestSupport
+import Testing
 import TokenVerifier
 
 /// CWT lines (SPEC §2b) through the line protocol: mixed with JWS lines in one stream, answered
@@ -9,13 +9,17 @@ import TokenVerifier
 @Suite struct CWTStreamTests {
     let fixtures = Fixtures()
 
-    func answers(_ lines: [String], revocations: RevocationList = .empty, steps: SecuritySteps? = nil,
-                 statusLists: StatusListSet? = nil) throws -> [[String: Any]] {
-        let verifier = TokenVerifier(keys: fixtures.keySet, revocations: revocations, steps: steps ?? .none, statusLists: statusLists,
-                                     options: VerificationOptions(checkTime: Fixtures.now))
+    func answers(
+        _ lines: [String], revocations: RevocationList = .empty, steps: SecuritySteps? = nil,
+        statusLists: StatusListSet? = nil
+    ) throws -> [[String: Any]] {
+        let verifier = TokenVerifier(
+            keys: fixtures.keySet, revocations: revocations, steps: steps ?? .none, statusLists: statusLists,
+            options: VerificationOptions(checkTime: Fixtures.now))
         var output: [UInt8] = []
         _ = LineAnswerer(verifier: verifier, maxLineBytes: 65536)
-            .answer(lines.enumerated().map { InputLine(number: $0.offset + 1, bytes: Array($0.element.utf8)) }, to: &output)
+            .answer(
+                lines.enumerated().map { InputLine(number: $0.offset + 1, bytes: Array($0.element.utf8)) }, to: &output)
         return try output.split(separator: UInt8(ascii: "\n")).map {
             try #require(JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
         }
@@ -32,11 +36,17 @@ import TokenVerifier
         let got = try answers(lines)
         #expect(got.map { $0["line"] as? Int } == Array(1...9))
         #expect(got.map { $0["valid"] as? Bool } == [true, true, false, true, false, false, true, false, true])
-        #expect(got.map { $0["reason"] as? String } == [nil, nil, "expired", nil, "expired", "malformed_token", nil, "channel_not_permitted", nil])
+        #expect(
+            got.map { $0["reason"] as? String } == [
+                nil, nil, "expired", nil, "expired", "malformed_token", nil, "channel_not_permitted", nil,
+            ])
         #expect(got.map { $0["format"] as? String } == [nil, "cwt", "cwt", "cwt", nil, nil, "cwt", "cwt", nil])
-        #expect(got.map { $0["alg"] as? String } == ["Ed25519", "Ed25519", nil, "ES256", nil, nil, "EdDSA", nil, "EdDSA"])
+        #expect(
+            got.map { $0["alg"] as? String } == ["Ed25519", "Ed25519", nil, "ES256", nil, nil, "EdDSA", nil, "EdDSA"])
         #expect(got[3]["id"] as? Int == 7)
-        #expect(got[1]["jti"] as? String == "t-1" && got[1]["kid"] as? String == "ed-1" && got[1]["role"] as? String == "owner")
+        #expect(
+            got[1]["jti"] as? String == "t-1" && got[1]["kid"] as? String == "ed-1"
+                && got[1]["role"] as? String == "owner")
     }
 
     /// A CWT line that must be answered with `reason`, and what the verifier needs for it.
@@ -47,12 +57,23 @@ import TokenVerifier
         switch reason {
         case .malformedRequest: return (#"{"token":"\#(good)","colour":"red"}"#, nil)
         case .malformedToken: return (Base64URL.encodeString(Fixtures.cborBytes(ofCWT: good) + [0]), nil)
-        case .unsupportedAlgorithm: return (Fixtures.cwt(fixtures.ed, protected: CBOR.protected(alg: 5, kid: "ed-1")), nil)
-        case .badHeader: return (Fixtures.cwt(fixtures.ed, protected: CBOR.map([(CBOR.int(1), CBOR.int(-19)), (CBOR.int(4), kid), (CBOR.int(2), CBOR.array([]))])), nil)
+        case .unsupportedAlgorithm:
+            return (Fixtures.cwt(fixtures.ed, protected: CBOR.protected(alg: 5, kid: "ed-1")), nil)
+        case .badHeader:
+            return (
+                Fixtures.cwt(
+                    fixtures.ed,
+                    protected: CBOR.map([
+                        (CBOR.int(1), CBOR.int(-19)), (CBOR.int(4), kid), (CBOR.int(2), CBOR.array([])),
+                    ])), nil
+            )
         case .unknownKey: return (Fixtures.cwt(fixtures.ed, protected: CBOR.protected(alg: -19, kid: "nobody")), nil)
-        case .keyAlgorithmMismatch: return (Fixtures.cwt(fixtures.ed, protected: CBOR.protected(alg: -7, kid: "ed-1")), nil)
-        case .wrongEnvironment: return (Fixtures.cwt(fixtures.prodKey, claims: Fixtures.claims(["env": #""int""#])), nil)
-        case .wrongIssuer: return (Fixtures.cwt(fixtures.prodKey, claims: Fixtures.claims(["iss": #""operator-b""#])), nil)
+        case .keyAlgorithmMismatch:
+            return (Fixtures.cwt(fixtures.ed, protected: CBOR.protected(alg: -7, kid: "ed-1")), nil)
+        case .wrongEnvironment:
+            return (Fixtures.cwt(fixtures.prodKey, claims: Fixtures.claims(["env": #""int""#])), nil)
+        case .wrongIssuer:
+            return (Fixtures.cwt(fixtures.prodKey, claims: Fixtures.claims(["iss": #""operator-b""#])), nil)
         case .notYetValid: return (Fixtures.cwt(fixtures.ed, claims: Fixtures.claims(["nbf": "1900000000"])), nil)
         case .expired: return (Fixtures.cwt(fixtures.ed, claims: Fixtures.claims(["exp": "1700000000"])), nil)
         case .revokedKey: return (good, #"{"kid":"ed-1"}"#)
@@ -69,7 +90,11 @@ import TokenVerifier
         case .statusSuspended: return (Fixtures.cwt(fixtures.ed, claims: Fixtures.claims(statusIndex: 2)), nil)
         case .statusUnavailable: return (Fixtures.cwt(fixtures.ed, claims: Fixtures.claims(statusIndex: 64)), nil)
         case .badSignature:
-            return (Fixtures.cwt(fixtures.ed, presentedPayload: Fixtures.cwtClaims(Fixtures.claims(["cmd": #"["engine_start"]"#]))), nil)
+            return (
+                Fixtures.cwt(
+                    fixtures.ed, presentedPayload: Fixtures.cwtClaims(Fixtures.claims(["cmd": #"["engine_start"]"#]))),
+                nil
+            )
         }
     }
 
@@ -77,8 +102,9 @@ import TokenVerifier
     func everyReasonCodeIsProducedByACWT(_ reason: Reason) throws {
         let (line, revocation) = line(producing: reason)
         let revocations = try revocation.map { try RevocationList.parse(Array($0.utf8)) } ?? .empty
-        let steps = SecuritySteps(policy: try StepPolicy.parse(Array(#"{"unlock":["trustedPhone","deviceActivation"]}"#.utf8)),
-                                  done: try DeviceSteps.parse(Array(#"{"sub":"phone-1","aud":"car-1","done":["trustedPhone"]}"#.utf8)))
+        let steps = SecuritySteps(
+            policy: try StepPolicy.parse(Array(#"{"unlock":["trustedPhone","deviceActivation"]}"#.utf8)),
+            done: try DeviceSteps.parse(Array(#"{"sub":"phone-1","aud":"car-1","done":["trustedPhone"]}"#.utf8)))
         // A CWT status list in which entry 1 is INVALID and entry 2 SUSPENDED (64 entries).
         let lists = StatusListSet(lists: [try fixtures.statusList(Fixtures.statusListToken(fixtures.es, format: .cwt))])
         let answer = try #require(try answers([line], revocations: revocations, steps: steps, statusLists: lists).first)

@@ -1,7 +1,7 @@
 import Foundation
 import LineProtocol
-import Testing
 import TestSupport
+import Testing
 import TokenVerifier
 
 /// Tokens minted by another implementation (Python `cryptography`, `Data/demo/make_demo.py`)
@@ -15,16 +15,20 @@ import TokenVerifier
         let (keys, warnings) = try KeySet.load(files: [Self.demo.appendingPathComponent("keys.jwks").path])
         #expect(warnings.isEmpty)
         let revocations = try RevocationList.load(files: [Self.demo.appendingPathComponent("revocations.jsonl").path])
-        let steps = SecuritySteps(policy: try StepPolicy.load(file: Self.demo.appendingPathComponent("step-policy.json").path),
-                                  done: try DeviceSteps.load(files: [Self.demo.appendingPathComponent("device-steps.jsonl").path]))
-        let verifier = TokenVerifier(keys: keys, revocations: revocations, steps: steps, options: VerificationOptions(checkTime: 1_800_000_000))
+        let steps = SecuritySteps(
+            policy: try StepPolicy.load(file: Self.demo.appendingPathComponent("step-policy.json").path),
+            done: try DeviceSteps.load(files: [Self.demo.appendingPathComponent("device-steps.jsonl").path]))
+        let verifier = TokenVerifier(
+            keys: keys, revocations: revocations, steps: steps, options: VerificationOptions(checkTime: 1_800_000_000))
         let lines = try String(contentsOf: Self.demo.appendingPathComponent(requests), encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false)
             .enumerated().filter { !$0.element.isEmpty }
             .map { InputLine(number: $0.offset + 1, bytes: Array($0.element.utf8)) }
         var output: [UInt8] = []
         _ = LineAnswerer(verifier: verifier, maxLineBytes: 65536).answer(lines, to: &output)
-        let answers = try output.split(separator: 0x0A).map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: Any] }
+        let answers = try output.split(separator: 0x0A).map {
+            try JSONSerialization.jsonObject(with: Data($0)) as! [String: Any]
+        }
         let expected = try String(contentsOf: Self.demo.appendingPathComponent(expectedVerdicts), encoding: .utf8)
             .split(separator: "\n")
             .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import LineProtocol
-import Testing
 import TestSupport
+import Testing
 import TokenVerifier
+
+@testable import LineProtocol
 
 /// Replays the committed token and request-line fuzz corpora (`Fuzz/corpus`, grown by
 /// `Fuzz/run`) through the line protocol: each input as one line, and each input cut at its
@@ -13,10 +14,13 @@ import TokenVerifier
         let demo = Repository.demo
         let keys = try! KeySet.load(files: [demo.appendingPathComponent("keys.jwks").path]).0
         let revocations = try! RevocationList.load(files: [demo.appendingPathComponent("revocations.jsonl").path])
-        return TokenVerifier(keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000, audit: audit))
+        return TokenVerifier(
+            keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000, audit: audit))
     }
 
-    let answerers = [false, true].map { LineAnswerer(verifier: FuzzCorpusTests.verifier(audit: $0), maxLineBytes: 4096) }
+    let answerers = [false, true].map {
+        LineAnswerer(verifier: FuzzCorpusTests.verifier(audit: $0), maxLineBytes: 4096)
+    }
 
     /// The input cut into protocol lines: number and bytes (nil when over the limit), blank ones skipped.
     static func lines(of input: [UInt8], maxLineBytes: Int) -> [InputLine] {

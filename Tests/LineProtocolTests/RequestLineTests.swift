@@ -1,7 +1,8 @@
-@testable import LineProtocol
-import Testing
 import TestSupport
+import Testing
 import TokenVerifier
+
+@testable import LineProtocol
 
 /// Request lines (SPEC §6): what is refused as `malformed_request`, what an answer echoes, and
 /// escapes read through the batch path.
@@ -11,14 +12,17 @@ import TokenVerifier
     func answer(_ lines: [String], verifier: TokenVerifier? = nil) -> (text: String, reasons: [Reason?]) {
         var output: [UInt8] = []
         let answerer = LineAnswerer(verifier: verifier ?? fixtures.verifier(), maxLineBytes: 65536)
-        let reasons = answerer.answer(lines.enumerated().map { InputLine(number: $0.offset + 1, bytes: Array($0.element.utf8)) }, to: &output)
+        let reasons = answerer.answer(
+            lines.enumerated().map { InputLine(number: $0.offset + 1, bytes: Array($0.element.utf8)) }, to: &output)
         return (String(decoding: output, as: UTF8.self), reasons)
     }
 
     @Test func malformedRequests() {
-        let lines = [#"["a.b.c"]"#, #""a.b.c""#, #"{"token":null}"#, #"{"token":"a.b.c","device":null}"#,
-                     #"{"token":"a.b.c","devise":"x"}"#, #"{"token":5}"#, #"{"device":"x"}"#, #"{"token":"a.b.c""#,
-                     #"{"token":"a","token":"b"}"#, #"{"token":"x","at":"yesterday"}"#]
+        let lines = [
+            #"["a.b.c"]"#, #""a.b.c""#, #"{"token":null}"#, #"{"token":"a.b.c","device":null}"#,
+            #"{"token":"a.b.c","devise":"x"}"#, #"{"token":5}"#, #"{"device":"x"}"#, #"{"token":"a.b.c""#,
+            #"{"token":"a","token":"b"}"#, #"{"token":"x","at":"yesterday"}"#,
+        ]
         for line in lines {
             guard case .failure = RequestLine.parse(Array(line.utf8)) else {
                 Issue.record("accepted \(line)")
@@ -28,8 +32,12 @@ import TokenVerifier
             #expect(reasons == [.malformedRequest])
             #expect(text.hasPrefix(#"{"line":1,"valid":false,"reason":"malformed_request","detail":"#), "\(text)")
         }
-        let withID = RequestLine.parse(Array("{\"id\":[1,\t{ \"x\" :\r2, \"s\":\"a \\\" b\"}],\"token\":\"t\",\"colour\":\"red\"}".utf8))
-        guard case .failure(let malformed) = withID else { Issue.record("accepted"); return }
+        let withID = RequestLine.parse(
+            Array("{\"id\":[1,\t{ \"x\" :\r2, \"s\":\"a \\\" b\"}],\"token\":\"t\",\"colour\":\"red\"}".utf8))
+        guard case .failure(let malformed) = withID else {
+            Issue.record("accepted")
+            return
+        }
         #expect(malformed.id == Array(#"[1,{"x":2,"s":"a \" b"}]"#.utf8))
     }
 
@@ -38,8 +46,10 @@ import TokenVerifier
         let answerer = LineAnswerer(verifier: fixtures.verifier(), maxLineBytes: 100)
         let reasons = answerer.answer([InputLine(number: 7, bytes: nil)], to: &output)
         #expect(reasons == [.malformedRequest])
-        #expect(String(decoding: output, as: UTF8.self) ==
-                #"{"line":7,"valid":false,"reason":"malformed_request","detail":"the line is longer than the limit of 100 bytes"}"# + "\n")
+        #expect(
+            String(decoding: output, as: UTF8.self)
+                == #"{"line":7,"valid":false,"reason":"malformed_request","detail":"the line is longer than the limit of 100 bytes"}"#
+                + "\n")
     }
 
     @Test func requestLinesWithEscapesAreUnescapedInTheBatchPath() throws {
@@ -55,10 +65,17 @@ import TokenVerifier
     }
 
     @Test func validAnswersCarryTheClaimsAsWritten() {
-        let claims = Fixtures.claims(["jti": #""t\"1""#, "aud": #"["car-1","c\"2"]"#, "exp": "1800003600.5", "role": nil])
-        let (text, reasons) = answer([#"{"id": {"a" : [1, 2]}, "token":"\#(Fixtures.token(fixtures.es, claims: claims))"}"#])
+        let claims = Fixtures.claims([
+            "jti": #""t\"1""#, "aud": #"["car-1","c\"2"]"#, "exp": "1800003600.5", "role": nil,
+        ])
+        let (text, reasons) = answer([
+            #"{"id": {"a" : [1, 2]}, "token":"\#(Fixtures.token(fixtures.es, claims: claims))"}"#
+        ])
         #expect(reasons == [nil])
-        #expect(text == #"{"line":1,"id":{"a":[1,2]},"valid":true,"jti":"t\"1","sub":"phone-1","aud":["car-1","c\"2"],"kid":"es-1","alg":"ES256","exp":1800003600.5}"# + "\n")
+        #expect(
+            text
+                == #"{"line":1,"id":{"a":[1,2]},"valid":true,"jti":"t\"1","sub":"phone-1","aud":["car-1","c\"2"],"kid":"es-1","alg":"ES256","exp":1800003600.5}"#
+                + "\n")
     }
 
     @Test func theLibraryAnswerLineIsTheStreamsAnswer() {
@@ -66,11 +83,15 @@ import TokenVerifier
         // library API carries what the writer needs.
         for audit in [false, true] {
             let verifier = fixtures.verifier(options: VerificationOptions(checkTime: Fixtures.now, audit: audit))
-            for (index, token) in [Fixtures.token(fixtures.ed), Fixtures.token(fixtures.ed, claims: Fixtures.claims(["exp": "1"])),
-                                   Fixtures.token(fixtures.edDSA, claims: Fixtures.claims(["sub": #""ph\u00f6ne\n1""#]))].enumerated() {
+            for (index, token) in [
+                Fixtures.token(fixtures.ed), Fixtures.token(fixtures.ed, claims: Fixtures.claims(["exp": "1"])),
+                Fixtures.token(fixtures.edDSA, claims: Fixtures.claims(["sub": #""ph\u00f6ne\n1""#])),
+            ].enumerated() {
                 let result = verifier.verify(VerificationRequest(token: token))
                 let (text, _) = answer([token], verifier: verifier)
-                #expect(String(decoding: result.answerLine(number: 1, audit: audit), as: UTF8.self) == text, "token \(index)")
+                #expect(
+                    String(decoding: result.answerLine(number: 1, audit: audit), as: UTF8.self) == text,
+                    "token \(index)")
             }
         }
     }

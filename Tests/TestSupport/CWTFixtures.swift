@@ -1,5 +1,5 @@
-import TokenVerifier
 import TokenTools
+import TokenVerifier
 
 /// CWTs (SPEC §2b) for the tests, made with the library's CWT signer, and CBOR pieces to build
 /// odd ones.
@@ -11,10 +11,13 @@ extension Fixtures {
 
     /// A CWT with the given payload (default: the standard claims as CBOR), protected header
     /// (default: `{1: alg, 4: h'kid'}`) and unprotected header, all CBOR bytes.
-    public static func cwt(_ key: SigningKey, payload: [UInt8]? = nil, protected: [UInt8]? = nil,
-                           unprotected: [UInt8] = [0xA0], presentedPayload: [UInt8]? = nil) -> String {
-        let message = CWTSigner(key: key).sign(payload: payload ?? cwtClaims(), protected: protected,
-                                               unprotected: unprotected, presentedPayload: presentedPayload)
+    public static func cwt(
+        _ key: SigningKey, payload: [UInt8]? = nil, protected: [UInt8]? = nil,
+        unprotected: [UInt8] = [0xA0], presentedPayload: [UInt8]? = nil
+    ) -> String {
+        let message = CWTSigner(key: key).sign(
+            payload: payload ?? cwtClaims(), protected: protected,
+            unprotected: unprotected, presentedPayload: presentedPayload)
         return Base64URL.encodeString(message)
     }
 
@@ -39,7 +42,9 @@ public enum CBOR {
         default: [major << 5 | 26] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: argument >> (8 * UInt64($0))) }
         }
     }
-    public static func int(_ value: Int) -> [UInt8] { value >= 0 ? head(0, UInt64(value)) : head(1, UInt64(-1 - value)) }
+    public static func int(_ value: Int) -> [UInt8] {
+        value >= 0 ? head(0, UInt64(value)) : head(1, UInt64(-1 - value))
+    }
     public static func text(_ value: String) -> [UInt8] { head(3, UInt64(value.utf8.count)) + Array(value.utf8) }
     public static func bytes(_ value: [UInt8]) -> [UInt8] { head(2, UInt64(value.count)) + value }
     public static func array(_ items: [[UInt8]]) -> [UInt8] { head(4, UInt64(items.count)) + items.flatMap { $0 } }

@@ -14,8 +14,10 @@ public enum ExternalRequirement {
 
     /// Returns when `available`; otherwise skips the running test with `reason` (or, in CI,
     /// records a failure and stops it).
-    public static func require(_ available: Bool, _ reason: @autoclosure () -> String,
-                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+    public static func require(
+        _ available: Bool, _ reason: @autoclosure () -> String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         if available { return }
         if inCI {
             Issue.record("\(reason()) (CI is set: a skipped external test fails)", sourceLocation: sourceLocation)

@@ -1,6 +1,6 @@
 import Foundation
-import TokenVerifier
 import TokenTools
+import TokenVerifier
 
 /// Keys, claims and tokens for the tests of every module, made with the library's signer.
 public struct Fixtures {
@@ -11,7 +11,8 @@ public struct Fixtures {
     public let ed = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1")
     public let edDSA = SigningKey.generate(algorithm: .edDSA, keyID: "eddsa-1")
     public let es = SigningKey.generate(algorithm: .es256, keyID: "es-1")
-    public let prodKey = SigningKey.generate(algorithm: .ed25519, keyID: "prod-1", environment: .production, issuer: "operator-a")
+    public let prodKey = SigningKey.generate(
+        algorithm: .ed25519, keyID: "prod-1", environment: .production, issuer: "operator-a")
 
     public var keySet: KeySet {
         try! KeySet(keys: [ed, edDSA, es, prodKey].map { try! Self.publicKey($0) })
@@ -22,7 +23,10 @@ public struct Fixtures {
         return try KeySet.load(files: [file]).0.keys[0]
     }
 
-    public func verifier(revocations: RevocationList = .empty, options: VerificationOptions = VerificationOptions(checkTime: Fixtures.now)) -> TokenVerifier {
+    public func verifier(
+        revocations: RevocationList = .empty,
+        options: VerificationOptions = VerificationOptions(checkTime: Fixtures.now)
+    ) -> TokenVerifier {
         TokenVerifier(keys: keySet, revocations: revocations, options: options)
     }
 
@@ -47,7 +51,8 @@ public struct Fixtures {
     }
 
     public static func writeTemporary(_ text: String, name: String = "file") throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenverify-tests-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tokenverify-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent(name)
         try text.write(to: url, atomically: true, encoding: .utf8)

@@ -22,20 +22,29 @@ public final class HTTPSPublisher: @unchecked Sendable {
             .appendingPathComponent("tokenverify-publisher-\(UUID().uuidString)")
         served = directory.appendingPathComponent("served")
         log = directory.appendingPathComponent("requests.jsonl")
-        try FileManager.default.createDirectory(at: served.appendingPathComponent(".mode"),
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: served.appendingPathComponent(".mode"),
+            withIntermediateDirectories: true)
         let path = directory.path
         caFile = "\(path)/ca.pem"
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
             .write(toFile: "\(path)/server.ext", atomically: true, encoding: .utf8)
         for arguments in [
-            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-             "-keyout", "\(path)/ca.key", "-out", caFile, "-days", "2", "-subj", "/CN=tokenverify test CA",
-             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
-            ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(path)/server.key",
-             "-out", "\(path)/server.csr", "-subj", "/CN=localhost"],
-            ["x509", "-req", "-in", "\(path)/server.csr", "-CA", caFile, "-CAkey", "\(path)/ca.key", "-CAcreateserial",
-             "-out", "\(path)/server.pem", "-days", "2", "-extfile", "\(path)/server.ext"],
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-keyout", "\(path)/ca.key", "-out", caFile, "-days", "2", "-subj", "/CN=tokenverify test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+            ],
+            [
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                "\(path)/server.key",
+                "-out", "\(path)/server.csr", "-subj", "/CN=localhost",
+            ],
+            [
+                "x509", "-req", "-in", "\(path)/server.csr", "-CA", caFile, "-CAkey", "\(path)/ca.key",
+                "-CAcreateserial",
+                "-out", "\(path)/server.pem", "-days", "2", "-extfile", "\(path)/server.ext",
+            ],
         ] {
             try HTTPSPublisher.run("/usr/bin/openssl", arguments)
         }
@@ -48,7 +57,8 @@ public final class HTTPSPublisher: @unchecked Sendable {
         try process.run()
         let line = stdout.fileHandleForReading.readLine()
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Int],
-              let https = object["https"], let http = object["http"] else {
+            let https = object["https"], let http = object["http"]
+        else {
             process.terminate()
             throw PublisherError(description: "the publisher did not start: \(line)")
         }

@@ -8,12 +8,15 @@ extension Fixtures {
 
     /// A signed list at `uri` of `size` entries (`bits` bits each) where `statuses` name the
     /// non-zero entries; JWS or CWT text.
-    public static func statusListToken(_ key: SigningKey, uri: String = Fixtures.statusListURI, bits: Int = 2, size: Int = 64,
-                                       statuses: [Int: UInt8] = [1: 1, 2: 2, 3: 3], format: TokenFormat = .jws,
-                                       issuedAt: Int64 = Int64(Fixtures.now) - 3600, expiresAt: Int64? = nil,
-                                       timeToLive: Int64? = nil) -> String {
-        try! StatusListIssuer(key: key).sign(uri: uri, bits: bits, size: size, statuses: statuses, format: format, issuedAt: issuedAt,
-                                             expiresAt: expiresAt, timeToLive: timeToLive)
+    public static func statusListToken(
+        _ key: SigningKey, uri: String = Fixtures.statusListURI, bits: Int = 2, size: Int = 64,
+        statuses: [Int: UInt8] = [1: 1, 2: 2, 3: 3], format: TokenFormat = .jws,
+        issuedAt: Int64 = Int64(Fixtures.now) - 3600, expiresAt: Int64? = nil,
+        timeToLive: Int64? = nil
+    ) -> String {
+        try! StatusListIssuer(key: key).sign(
+            uri: uri, bits: bits, size: size, statuses: statuses, format: format, issuedAt: issuedAt,
+            expiresAt: expiresAt, timeToLive: timeToLive)
     }
 
     /// The loaded, verified list of a token made by ``statusListToken(_:uri:bits:size:statuses:format:issuedAt:expiresAt:timeToLive:)``.
@@ -22,7 +25,9 @@ extension Fixtures {
     }
 
     /// Claims whose `status` names entry `index` of the list at `uri` (JSON; `sign --format cwt` maps it to 65535).
-    public static func claims(statusIndex index: Int, uri: String = Fixtures.statusListURI, _ overrides: [String: String?] = [:]) -> String {
+    public static func claims(
+        statusIndex index: Int, uri: String = Fixtures.statusListURI, _ overrides: [String: String?] = [:]
+    ) -> String {
         var members = overrides
         members["status"] = #"{"status_list":{"idx":\#(index),"uri":"\#(uri)"}}"#
         return claims(members)

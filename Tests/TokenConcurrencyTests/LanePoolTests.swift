@@ -21,10 +21,12 @@ import TokenConcurrency
         defer { seen.deallocate() }
         let slots = UncheckedBuffer(seen)
         let done = DispatchSemaphore(value: 0)
-        pool.run(count: count, threads: 4, chunkSize: chunkSize, isCancelled: { false }, body: { worker, range in
-            worker.chunks += 1
-            for index in range { slots.buffer[index] &+= 1 }
-        }, done: { done.signal() })
+        pool.run(
+            count: count, threads: 4, chunkSize: chunkSize, isCancelled: { false },
+            body: { worker, range in
+                worker.chunks += 1
+                for index in range { slots.buffer[index] &+= 1 }
+            }, done: { done.signal() })
         done.wait()
         #expect(seen.allSatisfy { $0 == 1 })
         let chunks = pool.lanes.map { lane in lane.queue.sync { lane.worker.chunks } }.reduce(0, +)
@@ -37,9 +39,11 @@ import TokenConcurrency
         let flag = OnceFlag()
         let covered = ManagedAtomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
-        pool.run(count: 10_000, threads: 2, chunkSize: 10, isCancelled: { flag.isSet }, body: { _, range in
-            if covered.wrappingIncrementThenLoad(by: range.count, ordering: .relaxed) >= 100 { flag.set() }
-        }, done: { done.signal() })
+        pool.run(
+            count: 10_000, threads: 2, chunkSize: 10, isCancelled: { flag.isSet },
+            body: { _, range in
+                if covered.wrappingIncrementThenLoad(by: range.count, ordering: .relaxed) >= 100 { flag.set() }
+            }, done: { done.signal() })
         done.wait()
         #expect(flag.isSet)
         #expect(covered.load(ordering: .relaxed) < 10_000)

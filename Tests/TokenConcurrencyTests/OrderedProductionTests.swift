@@ -1,6 +1,7 @@
 import Atomics
 import Testing
 import TokenConcurrency
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,16 +13,20 @@ import Glibc
     /// made once, each producer made once per thread.
     @Test(arguments: [1, 2, 5])
     func elementsComeOutInOrder(threads: Int) {
-        let made = ManagedAtomic<Int>(0), producers = ManagedAtomic<Int>(0)
+        let made = ManagedAtomic<Int>(0)
+        let producers = ManagedAtomic<Int>(0)
         var seen: [Int] = []
-        let finished = OrderedProduction.run(count: 300, threads: threads, window: 4, makeProducer: {
-            producers.wrappingIncrement(ordering: .relaxed)
-            return { index in
-                if index % 3 == 0 { usleep(UInt32.random(in: 0...300)) }
-                made.wrappingIncrement(ordering: .relaxed)
-                return index * 10
+        let finished = OrderedProduction.run(
+            count: 300, threads: threads, window: 4,
+            makeProducer: {
+                producers.wrappingIncrement(ordering: .relaxed)
+                return { index in
+                    if index % 3 == 0 { usleep(UInt32.random(in: 0...300)) }
+                    made.wrappingIncrement(ordering: .relaxed)
+                    return index * 10
+                }
             }
-        }) { (element: Int) -> Bool in
+        ) { (element: Int) -> Bool in
             seen.append(element)
             return true
         }
@@ -38,19 +43,23 @@ import Glibc
         let claimed = ManagedAtomic<Int>(0)
         let consumed = ManagedAtomic<Int>(0)
         let worstLead = ManagedAtomic<Int>(0)
-        _ = OrderedProduction.run(count: 200, threads: 4, window: window, makeProducer: {
-            { index in
-                claimed.wrappingIncrement(ordering: .relaxed)
-                let lead = index - consumed.load(ordering: .acquiring)
-                var worst = worstLead.load(ordering: .relaxed)
-                while lead > worst {
-                    let (exchanged, found) = worstLead.compareExchange(expected: worst, desired: lead, ordering: .relaxed)
-                    if exchanged { break }
-                    worst = found
+        _ = OrderedProduction.run(
+            count: 200, threads: 4, window: window,
+            makeProducer: {
+                { index in
+                    claimed.wrappingIncrement(ordering: .relaxed)
+                    let lead = index - consumed.load(ordering: .acquiring)
+                    var worst = worstLead.load(ordering: .relaxed)
+                    while lead > worst {
+                        let (exchanged, found) = worstLead.compareExchange(
+                            expected: worst, desired: lead, ordering: .relaxed)
+                        if exchanged { break }
+                        worst = found
+                    }
+                    return index
                 }
-                return index
             }
-        }) { (element: Int) -> Bool in
+        ) { (element: Int) -> Bool in
             usleep(50)
             consumed.store(element + 1, ordering: .releasing)
             return true
@@ -64,15 +73,23 @@ import Glibc
     @Test func stoppingEarlyEndsTheWorkers() {
         let made = ManagedAtomic<Int>(0)
         var seen = 0
-        let finished = OrderedProduction.run(count: 10_000, threads: 3, window: 4, makeProducer: {
-            { index in made.wrappingIncrement(ordering: .relaxed); return index }
-        }) { (_: Int) -> Bool in
+        let finished = OrderedProduction.run(
+            count: 10_000, threads: 3, window: 4,
+            makeProducer: {
+                { index in
+                    made.wrappingIncrement(ordering: .relaxed)
+                    return index
+                }
+            }
+        ) { (_: Int) -> Bool in
             seen += 1
             return seen < 5
         }
         #expect(!finished)
         #expect(seen == 5)
-        #expect(made.load(ordering: .relaxed) < 5 + 4 + 3, "no more than the window (and one per worker) made past the stop")
+        #expect(
+            made.load(ordering: .relaxed) < 5 + 4 + 3, "no more than the window (and one per worker) made past the stop"
+        )
     }
 
     struct Interrupted: Error, Equatable {}
@@ -80,7 +97,8 @@ import Glibc
     @Test func aConsumerErrorIsRethrown() {
         var seen = 0
         #expect(throws: Interrupted()) {
-            _ = try OrderedProduction.run(count: 50, threads: 2, window: 2, makeProducer: { { $0 } }) { (_: Int) throws(Interrupted) -> Bool in
+            _ = try OrderedProduction.run(count: 50, threads: 2, window: 2, makeProducer: { { $0 } }) {
+                (_: Int) throws(Interrupted) -> Bool in
                 seen += 1
                 throw Interrupted()
             }
@@ -90,10 +108,11 @@ import Glibc
 
     @Test func nothingToMake() {
         var seen = 0
-        #expect(OrderedProduction.run(count: 0, threads: 2, window: 2, makeProducer: { { $0 } }) { (_: Int) -> Bool in
-            seen += 1
-            return true
-        })
+        #expect(
+            OrderedProduction.run(count: 0, threads: 2, window: 2, makeProducer: { { $0 } }) { (_: Int) -> Bool in
+                seen += 1
+                return true
+            })
         #expect(seen == 0)
     }
 }

@@ -2,6 +2,7 @@ import Atomics
 import Dispatch
 import Testing
 import TokenConcurrency
+
 #if canImport(Glibc)
 import Glibc
 #endif

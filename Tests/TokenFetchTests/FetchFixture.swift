@@ -18,8 +18,10 @@ struct FetchFixture {
 
     /// A fetcher for `out` trusting the test CA (unless `trustTestCA` is false).
     func fetcher(trustTestCA: Bool = true, timeout: Double = 5) throws -> Fetcher {
-        try Fetcher(configuration: FetchConfiguration(directory: out, caFile: trustTestCA ? publisher.caFile : nil,
-                                                      timeout: timeout))
+        try Fetcher(
+            configuration: FetchConfiguration(
+                directory: out, caFile: trustTestCA ? publisher.caFile : nil,
+                timeout: timeout))
     }
 
     func keysTarget(_ name: String) throws -> FetchTarget { try FetchTarget(kind: .keys, url: publisher.url(name)) }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TokenFetch
 import TokenTools
 import TokenVerifier
@@ -42,8 +42,9 @@ import TokenVerifier
     @Test func anUnchangedFileIsAskedForWithItsLastModifiedAndKept() throws {
         let fixture = try FetchFixture()
         try fixture.publisher.setMode("keys.jwks", "lm-only")
-        try fixture.publisher.publish("keys.jwks", FetchFixture.jwks(fixture.ed),
-                                      modified: Date(timeIntervalSince1970: 1_700_000_000))
+        try fixture.publisher.publish(
+            "keys.jwks", FetchFixture.jwks(fixture.ed),
+            modified: Date(timeIntervalSince1970: 1_700_000_000))
         let target = try fixture.keysTarget("keys.jwks")
         let fetcher = try fixture.fetcher()
         #expect(fetchOne(fetcher, target).outcome.isUpdated)
@@ -52,8 +53,9 @@ import TokenVerifier
         #expect(requests.map { $0["status"] as? Int } == [200, 304])
         #expect(requests[1]["if_modified_since"] as? String == "Tue, 14 Nov 2023 22:13:20 GMT")
         #expect(requests[1]["if_none_match"] is NSNull)
-        try fixture.publisher.publish("keys.jwks", FetchFixture.jwks(fixture.es),
-                                      modified: Date(timeIntervalSince1970: 1_700_000_100))
+        try fixture.publisher.publish(
+            "keys.jwks", FetchFixture.jwks(fixture.es),
+            modified: Date(timeIntervalSince1970: 1_700_000_100))
         #expect(fetchOne(fetcher, target).outcome == .updated("1 key"))
     }
 
@@ -76,7 +78,7 @@ import TokenVerifier
             let first = try fixture.fetcher()
             withExtendedLifetime(first) { _ = #expect(throws: FetchUsageError.self) { try fixture.fetcher() } }
         }
-        #expect(throws: Never.self) { try fixture.fetcher() }   // the first one's lock went with it
+        #expect(throws: Never.self) { try fixture.fetcher() }  // the first one's lock went with it
     }
 
     @Test func aDeletedFileIsFetchedWithoutConditions() throws {
@@ -92,8 +94,10 @@ import TokenVerifier
 
     /// Publishes a good key set, fetches it, publishes another good key set (so that only the
     /// failure, never a check of the body, can keep it out), sets `mode`, and returns the report.
-    private func refetch(mode: String, timeout: Double = 5,
-                         fixture: FetchFixture) throws -> (FetchReport, FetchTarget) {
+    private func refetch(
+        mode: String, timeout: Double = 5,
+        fixture: FetchFixture
+    ) throws -> (FetchReport, FetchTarget) {
         try fixture.publisher.publish("keys.jwks", FetchFixture.jwks(fixture.ed))
         let target = try fixture.keysTarget("keys.jwks")
         let fetcher = try fixture.fetcher(timeout: timeout)
@@ -162,9 +166,9 @@ import TokenVerifier
         let fetcher = try fixture.fetcher()
         #expect(fetchOne(fetcher, target).outcome.isUpdated)
         let forged = [
-            #"{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"ed-1","x":"AAAA"}]}"#,   // 3 bytes, not a key
-            "{\"keys\":[\(fixture.ed.publicJWK),\(fixture.ed.publicJWK)]}",                      // kid twice
-            "{\"keys\":[{\"kty\":\"RSA\",\"kid\":\"r\",\"n\":\"AQAB\",\"e\":\"AQAB\"}]}",           // unsupported type
+            #"{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"ed-1","x":"AAAA"}]}"#,  // 3 bytes, not a key
+            "{\"keys\":[\(fixture.ed.publicJWK),\(fixture.ed.publicJWK)]}",  // kid twice
+            "{\"keys\":[{\"kty\":\"RSA\",\"kid\":\"r\",\"n\":\"AQAB\",\"e\":\"AQAB\"}]}",  // unsupported type
             "<html>maintenance</html>",
         ]
         for body in forged {
@@ -184,7 +188,8 @@ import TokenVerifier
         let (a, b) = (try fixture.keysTarget("a.jwks"), try fixture.keysTarget("b.jwks"))
         let reports = try fixture.fetcher().fetch([a, b])
         #expect(reports[0].outcome.isUpdated)
-        #expect(reports[1].outcome.failure
+        #expect(
+            reports[1].outcome.failure
                 == "key \"ed-1\" is also in \(fixture.out)/keys/\(a.fileName): verify would refuse the folder")
         #expect(fixture.file(b) == nil)
     }

@@ -1,6 +1,7 @@
 import Testing
-@testable import TokenGen
 import TokenVerifier
+
+@testable import TokenGen
 
 /// The chunk generator: the same seed gives the same set whatever the number of threads, and
 /// the ordered hand-over gives chunks in order, stops early and passes errors on.
@@ -22,7 +23,9 @@ import TokenVerifier
         #expect(one.expected == four.expected)
         #expect(one.revocations == four.revocations)
         #expect(one.keySet == four.keySet)
-        #expect(Set(one.tokens.map { $0.split(separator: ".")[0] }).count == 2, "both key types sign (Ed25519 and ES256 headers)")
+        #expect(
+            Set(one.tokens.map { $0.split(separator: ".")[0] }).count == 2,
+            "both key types sign (Ed25519 and ES256 headers)")
         let other = TokenSetGenerator.generate(TokenSetSpec.realistic(count: 300, seed: 22), threads: 2)
         #expect(other.tokens != one.tokens, "another seed gives another set")
     }

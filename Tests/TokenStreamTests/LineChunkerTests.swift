@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TokenStream
 
 @Suite struct LineChunkerTests {
@@ -45,7 +46,9 @@ import Testing
     func theLimitCountsBlanksButNotTheLineBreak(pieceSize: Int) {
         func run(_ text: String) -> [String?] {
             let bytes = Array(text.utf8)
-            let pieces = stride(from: 0, to: bytes.count, by: pieceSize).map { String(decoding: bytes[$0..<min($0 + pieceSize, bytes.count)], as: UTF8.self) }
+            let pieces = stride(from: 0, to: bytes.count, by: pieceSize).map {
+                String(decoding: bytes[$0..<min($0 + pieceSize, bytes.count)], as: UTF8.self)
+            }
             return lines(pieces, limit: 8).map(\.1)
         }
         let exact = "abcdefgh"
@@ -53,10 +56,10 @@ import Testing
         #expect(run(" " + exact + "\n") == [nil])
         #expect(run(" " + exact + "\r\n") == [nil])
         #expect(run(exact + "\t\r\n") == [nil])
-        #expect(run("abcdefg\r\r\n") == ["abcdefg"])    // 8 bytes before the CR LF: "abcdefg" and a CR
+        #expect(run("abcdefg\r\r\n") == ["abcdefg"])  // 8 bytes before the CR LF: "abcdefg" and a CR
         #expect(run("abcdefgh\r\r\n") == [nil])
         #expect(run(" abcdefg\r\n\t abcdef\r\n") == ["abcdefg", "abcdef"])
-        #expect(run(String(repeating: " \t", count: 20) + "\r\nx\n") == ["x"])   // a long blank line is still blank
+        #expect(run(String(repeating: " \t", count: 20) + "\r\nx\n") == ["x"])  // a long blank line is still blank
     }
 
     @Test func aMillionBlankLinesGiveNoLines() {

@@ -1,8 +1,10 @@
 import Atomics
 import Dispatch
 import Testing
-@testable import TokenStream
 import TokenVerifier
+
+@testable import TokenStream
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +22,8 @@ import Glibc
         defer { close(readEnd) }
         let chunks = 2_000
         let inFlight = DispatchSemaphore(value: 64)
-        let sink = AnswerSink(output: pipe[1], unordered: unordered, capacity: 64, inFlight: inFlight, progress: nil, start: 0)
+        let sink = AnswerSink(
+            output: pipe[1], unordered: unordered, capacity: 64, inFlight: inFlight, progress: nil, start: 0)
         let reader = DispatchQueue(label: "drain")
         let collected = UncheckedBox<[UInt8]>([])
         let drained = DispatchSemaphore(value: 0)
@@ -42,11 +45,15 @@ import Glibc
                 while true {
                     inFlight.wait()
                     let sequence = next.loadThenWrappingIncrement(ordering: .relaxed)
-                    if sequence >= chunks { inFlight.signal(); break }
+                    if sequence >= chunks {
+                        inFlight.signal()
+                        break
+                    }
                     if sequence % 7 == worker { usleep(UInt32.random(in: 0...200)) }
                     var summary = RunSummary()
                     summary.answered = 1
-                    sink.deliver(AnswerSink.Answer(sequence: sequence, bytes: Array("\(sequence)\n".utf8), summary: summary))
+                    sink.deliver(
+                        AnswerSink.Answer(sequence: sequence, bytes: Array("\(sequence)\n".utf8), summary: summary))
                 }
             }
         }

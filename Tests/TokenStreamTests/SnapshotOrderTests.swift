@@ -1,9 +1,11 @@
 import Foundation
 import LineProtocol
-import Testing
 import TestSupport
-@testable import TokenStream
+import Testing
 import TokenVerifier
+
+@testable import TokenStream
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,10 +29,12 @@ import Glibc
     /// answered: the plumbing from a chunk's snapshot to the batch engine.
     @Test func anAnswererChecksAgainstTheSnapshotItIsGiven() {
         let fixtures = Fixtures()
-        let verifier = TokenVerifier(keys: fixtures.keySet, steps: SecuritySteps(policy: Self.policy(1), done: .empty),
-                                     options: VerificationOptions(checkTime: Fixtures.now))
+        let verifier = TokenVerifier(
+            keys: fixtures.keySet, steps: SecuritySteps(policy: Self.policy(1), done: .empty),
+            options: VerificationOptions(checkTime: Fixtures.now))
         let answerer = LineAnswerer(verifier: verifier, maxLineBytes: 4096)
-        let line = InputLine(number: 1, bytes: Array(#"{"token":"\#(Fixtures.token(fixtures.ed))","command":"unlock"}"#.utf8))
+        let line = InputLine(
+            number: 1, bytes: Array(#"{"token":"\#(Fixtures.token(fixtures.ed))","command":"unlock"}"#.utf8))
         let taken = verifier.snapshot
         verifier.apply(LiveStateUpdate(stepPolicy: Self.policy(2)))
         func generation(_ answer: (inout [UInt8]) -> [Reason?]) -> Int? {
@@ -47,9 +51,10 @@ import Glibc
     /// generation in force: the generations read off the answers never go down in line order.
     @Test func answersNeverGoBackToAnOlderSnapshot() throws {
         let fixtures = Fixtures()
-        let verifier = TokenVerifier(keys: fixtures.keySet,
-                                     steps: SecuritySteps(policy: Self.policy(0), done: .empty),
-                                     options: VerificationOptions(checkTime: Fixtures.now))
+        let verifier = TokenVerifier(
+            keys: fixtures.keySet,
+            steps: SecuritySteps(policy: Self.policy(0), done: .empty),
+            options: VerificationOptions(checkTime: Fixtures.now))
         let line = #"{"token":"\#(Fixtures.token(fixtures.ed))","command":"unlock"}"# + "\n"
         let lineCount = 30_000
         let input = try Fixtures.writeTemporary(String(repeating: line, count: lineCount), name: "input.jsonl")
@@ -79,7 +84,8 @@ import Glibc
         #expect(outcome.summary.answered == lineCount)
         let answers = try String(contentsOfFile: outputPath, encoding: .utf8).split(separator: "\n")
         #expect(answers.count == lineCount)
-        var newest = 0, seen = Set<Int>()
+        var newest = 0
+        var seen = Set<Int>()
         var backwards: [String] = []
         for (index, answer) in answers.enumerated() {
             guard let generation = Self.generation(of: answer) else {
@@ -102,7 +108,15 @@ private final class UncheckedFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var stored = false
     var value: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+        set {
+            lock.lock()
+            stored = newValue
+            lock.unlock()
+        }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import TokenVerifier
-@testable import TokenTools
 import TestSupport
+import Testing
+
+@testable import TokenTools
+@testable import TokenVerifier
 
 /// RFC 6979 nonces for ES256 (`TokenSigner`, used by `gen`), against RFC 6979 Appendix A.2.5
 /// (P-256, SHA-256), and tokens that the verifier accepts.
@@ -12,12 +13,16 @@ import TestSupport
     static let privateKey = hex("C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B120F6721")
 
     @Test(arguments: [
-        ("sample", "A6E3C57DD01ABE90086538398355DD4C3B17AA873382B0F24D6129493D8AAD60",
-         "EFD48B2AACB6A8FD1140DD9CD45E81D69D2C877B56AAF991C34D0EA84EAF3716",
-         "F7CB1C942D657C41D436C7A1B6E29F65F3E900DBB9AFF4064DC4AB2F843ACDA8"),
-        ("test", "D16B6AE827F17175E040871A1C7EC3500192C4C92677336EC2537ACAEE0008E0",
-         "F1ABB023518351CD71D881567B1EA663ED3EFCF6C5132B354F28D3B0B7D38367",
-         "019F4113742A2B14BD25926B49C649155F267E60D3814B4C0CC84250E46F0083"),
+        (
+            "sample", "A6E3C57DD01ABE90086538398355DD4C3B17AA873382B0F24D6129493D8AAD60",
+            "EFD48B2AACB6A8FD1140DD9CD45E81D69D2C877B56AAF991C34D0EA84EAF3716",
+            "F7CB1C942D657C41D436C7A1B6E29F65F3E900DBB9AFF4064DC4AB2F843ACDA8"
+        ),
+        (
+            "test", "D16B6AE827F17175E040871A1C7EC3500192C4C92677336EC2537ACAEE0008E0",
+            "F1ABB023518351CD71D881567B1EA663ED3EFCF6C5132B354F28D3B0B7D38367",
+            "019F4113742A2B14BD25926B49C649155F267E60D3814B4C0CC84250E46F0083"
+        ),
     ])
     func rfc6979AppendixA25(message: String, k: String, r: String, s: String) throws {
         let result = try #require(TokenSigner.deterministicES256(Array(message.utf8), privateScalar: Self.privateKey))
@@ -39,18 +44,22 @@ import TestSupport
         let claims = Array(Fixtures.claims().utf8)
         let tampered = Array(Fixtures.claims(["role": "\"admin\""]).utf8)
         var tokens: [UInt8] = []
-        let signer = TokenSigner(key: key), other = TokenSigner(key: key)
+        let signer = TokenSigner(key: key)
+        let other = TokenSigner(key: key)
         claims.withUnsafeBufferPointer { signer.appendToken(claims: $0, to: &tokens) }
         tokens.append(UInt8(ascii: "\n"))
         claims.withUnsafeBufferPointer { other.appendToken(claims: $0, to: &tokens) }
         tokens.append(UInt8(ascii: "\n"))
         claims.withUnsafeBufferPointer { claimBytes in
-            tampered.withUnsafeBufferPointer { signer.appendToken(claims: claimBytes, to: &tokens, presentedClaims: $0) }
+            tampered.withUnsafeBufferPointer {
+                signer.appendToken(claims: claimBytes, to: &tokens, presentedClaims: $0)
+            }
         }
         let lines = tokens.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
         #expect(lines.count == 3 && lines[0] == lines[1])
-        let verifier = TokenVerifier(keys: try KeySet(keys: [try Fixtures.publicKey(key)]), revocations: .empty,
-                                     options: VerificationOptions(checkTime: Fixtures.now))
+        let verifier = TokenVerifier(
+            keys: try KeySet(keys: [try Fixtures.publicKey(key)]), revocations: .empty,
+            options: VerificationOptions(checkTime: Fixtures.now))
         #expect(verifier.verify(VerificationRequest(token: lines[0])).isValid)
         #expect(verifier.verify(VerificationRequest(token: lines[2])).reason == .badSignature)
         if algorithm == .es256 {

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TokenVerifier
 
 /// The async API runs on the verifier's own Dispatch queues: same verdicts as the blocking API,
@@ -8,9 +9,13 @@ import TestSupport
     let fixtures = Fixtures()
 
     func requests(_ count: Int) -> [VerificationRequest] {
-        let tokens = [Fixtures.token(fixtures.ed), Fixtures.token(fixtures.es),
-                      Fixtures.token(fixtures.ed, claims: Fixtures.claims(["exp": "1"]))]
-        return (0..<count).map { VerificationRequest(token: tokens[$0 % tokens.count], command: $0 % 5 == 0 ? "horn" : "unlock") }
+        let tokens = [
+            Fixtures.token(fixtures.ed), Fixtures.token(fixtures.es),
+            Fixtures.token(fixtures.ed, claims: Fixtures.claims(["exp": "1"])),
+        ]
+        return (0..<count).map {
+            VerificationRequest(token: tokens[$0 % tokens.count], command: $0 % 5 == 0 ? "horn" : "unlock")
+        }
     }
 
     /// The blocking batch call (from async code, overload resolution picks the async one).

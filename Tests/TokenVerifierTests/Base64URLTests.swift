@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TokenVerifier
 
 @Suite struct Base64URLTests {
@@ -28,7 +29,9 @@ import Testing
             let encoded = Base64URL.encode(bytes)
             var output = [UInt8](repeating: 0xAA, count: length + 8)
             let written = encoded.withUnsafeBufferPointer { input in
-                output.withUnsafeMutableBufferPointer { Base64URL.decode(input, into: UnsafeMutableBufferPointer(rebasing: $0[0..<length])) }
+                output.withUnsafeMutableBufferPointer {
+                    Base64URL.decode(input, into: UnsafeMutableBufferPointer(rebasing: $0[0..<length]))
+                }
             }
             #expect(written == length)
             #expect(Array(output[0..<length]) == bytes)
@@ -43,9 +46,9 @@ import Testing
 
     @Test(arguments: [
         "QQ==",  // padding
-        "Q",     // length 1 mod 4
-        "QR",    // unused bits not zero ("QQ" is canonical for "A")
-        "QUF",   // unused bits not zero ("QUE" is canonical for "AA")
+        "Q",  // length 1 mod 4
+        "QR",  // unused bits not zero ("QQ" is canonical for "A")
+        "QUF",  // unused bits not zero ("QUE" is canonical for "AA")
         "a+b/",  // standard alphabet
         "QU E",  // white space
         "QUE\n",

@@ -1,8 +1,9 @@
 import Dispatch
-import Testing
-@testable import TokenVerifier
-import TokenTools
 import TestSupport
+import Testing
+import TokenTools
+
+@testable import TokenVerifier
 
 @Suite struct BatchAndCacheTests {
     let fixtures = Fixtures()
@@ -36,7 +37,8 @@ import TestSupport
         // one or the other; a check that read A for one lookup and B for another would pass.
         let byToken = try RevocationList.parse(Array(#"{"jti":"t-1"}"#.utf8))
         let byDevice = try RevocationList.parse(Array(#"{"sub":"phone-1"}"#.utf8))
-        let verifier = fixtures.verifier(revocations: byToken, options: VerificationOptions(checkTime: Fixtures.now, signatureCacheSlots: 1024))
+        let verifier = fixtures.verifier(
+            revocations: byToken, options: VerificationOptions(checkTime: Fixtures.now, signatureCacheSlots: 1024))
         let requests = Array(repeating: VerificationRequest(token: Fixtures.token(fixtures.ed)), count: 20_000)
         let done = UncheckedSendable(DispatchSemaphore(value: 0))
         let stop = UncheckedSendable(SendableFlag())
@@ -63,7 +65,8 @@ import TestSupport
         let keyIndex = try #require(verifier.keys.keys.firstIndex { $0.keyID == "es-1" })
         func digest(_ token: String) -> KeyedHash.Digest {
             let snapshot = verifier.core.snapshot
-            return snapshot.signatureCacheKey(token: Array(token.utf8).withUnsafeBufferPointer { cache.digest(of: $0) }, keyIndex: keyIndex)
+            return snapshot.signatureCacheKey(
+                token: Array(token.utf8).withUnsafeBufferPointer { cache.digest(of: $0) }, keyIndex: keyIndex)
         }
         #expect(!cache.contains(digest(good)))
         #expect(verifier.verify(VerificationRequest(token: good)).isValid)
@@ -108,7 +111,9 @@ import TestSupport
 
     @Test func parsedTokenCacheFindsOnlyWhatItHolds() throws {
         let cache = ParsedTokenCache(entries: 4)
-        let token = try Array(Fixtures.token(fixtures.ed).utf8).withUnsafeBufferPointer { try ParsedToken.parse($0).get() }
+        let token = try Array(Fixtures.token(fixtures.ed).utf8).withUnsafeBufferPointer {
+            try ParsedToken.parse($0).get()
+        }
         let digest = KeyedHash.Digest(low: 1, high: 2)
         #expect(cache.lookup(digest) == nil)
         #expect(!cache.note(token, for: digest), "the first sighting notes the digest only")
@@ -144,7 +149,9 @@ import TestSupport
         // ed-1 gets new key material, es-1 stays as it was, eddsa-1 leaves the set.
         let newEd = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1")
         verifier.replaceKeys(try KeySet(keys: [try Fixtures.publicKey(newEd), try Fixtures.publicKey(fixtures.es)]))
-        #expect(verifier.verify(VerificationRequest(token: edToken)).reason == .badSignature, "verified with the new key, not the cache")
+        #expect(
+            verifier.verify(VerificationRequest(token: edToken)).reason == .badSignature,
+            "verified with the new key, not the cache")
         #expect(cached(esToken, kid: "es-1"), "an unchanged key's entries stay warm")
         #expect(verifier.verify(VerificationRequest(token: esToken)).isValid)
         #expect(verifier.verify(VerificationRequest(token: Fixtures.token(fixtures.edDSA))).reason == .unknownKey)
@@ -155,7 +162,7 @@ import TestSupport
         weak var released: TokenVerifier?
         do {
             let verifier = fixtures.verifier()
-            _ = verifier.verify(VerificationRequest(token: Fixtures.token(fixtures.es)))   // pools a worker
+            _ = verifier.verify(VerificationRequest(token: Fixtures.token(fixtures.es)))  // pools a worker
             _ = verifier.verify(mixedRequests(600), threads: 2)
             released = verifier
             #expect(released != nil)
@@ -178,7 +185,9 @@ import TestSupport
 
     @Test func concurrentCacheUseNeverReportsAFalseHit() {
         let cache = SignatureCache(slots: 64)
-        let digests = (0..<4096).map { KeyedHash.Digest(low: UInt64($0 % 64) | UInt64($0) << 32, high: UInt64($0) &* 0x9E37_79B9_7F4A_7C15) }
+        let digests = (0..<4096).map {
+            KeyedHash.Digest(low: UInt64($0 % 64) | UInt64($0) << 32, high: UInt64($0) &* 0x9E37_79B9_7F4A_7C15)
+        }
         let inserted = UncheckedSendable(digests.filter { $0.low & (1 << 32) == 0 })
         let neverInserted = UncheckedSendable(digests.filter { $0.low & (1 << 32) != 0 })
         let falseHits = ManagedCounter()

@@ -1,6 +1,7 @@
-import Testing
-@testable import TokenVerifier
 import TestSupport
+import Testing
+
+@testable import TokenVerifier
 
 /// The batch engine (``VerificationWorker/verify(batch:_:)``) against the one-request path.
 @Suite struct BatchEngineTests {
@@ -14,8 +15,9 @@ import TestSupport
             Fixtures.token(fixtures.es, claims: Fixtures.claims(["exp": "1"])),
         ]
         return (0..<count).map { index in
-            VerificationRequest(token: tokens[index % tokens.count], device: index % 5 == 0 ? "someone-else" : nil,
-                                command: index % 3 == 0 ? "horn" : "unlock")
+            VerificationRequest(
+                token: tokens[index % tokens.count], device: index % 5 == 0 ? "someone-else" : nil,
+                command: index % 3 == 0 ? "horn" : "unlock")
         }
     }
 
@@ -24,8 +26,10 @@ import TestSupport
     /// cache on or off) or alone.
     @Test(arguments: [0, 1024])
     func batchVerdictsEqualSingleVerdicts(cacheSlots: Int) {
-        let verifier = fixtures.verifier(options: VerificationOptions(checkTime: Fixtures.now, audit: true,
-                                                                      signatureCacheSlots: cacheSlots))
+        let verifier = fixtures.verifier(
+            options: VerificationOptions(
+                checkTime: Fixtures.now, audit: true,
+                signatureCacheSlots: cacheSlots))
         let requests = requests(300)
         let worker = verifier.makeWorker()
         let single = requests.map { worker.verify($0) }

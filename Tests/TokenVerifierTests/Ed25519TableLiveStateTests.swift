@@ -1,7 +1,8 @@
-import Testing
-@testable import TokenVerifier
-import TokenTools
 import TestSupport
+import Testing
+import TokenTools
+
+@testable import TokenVerifier
 
 /// The Ed25519 per-key tables in a verifier: built in the background once keys load, rebuilt for
 /// a rotated key set, bounded by their own memory cap, and off at 0.
@@ -12,7 +13,8 @@ import TestSupport
 
     func verifier(_ keys: [SigningKey], tableMemory: Int = 64 << 20) throws -> TokenVerifier {
         let keySet = try KeySet(keys: keys.map { try Fixtures.publicKey($0) })
-        let options = VerificationOptions(checkTime: Fixtures.now, signatureCacheSlots: 0, ed25519TableMemory: tableMemory)
+        let options = VerificationOptions(
+            checkTime: Fixtures.now, signatureCacheSlots: 0, ed25519TableMemory: tableMemory)
         return TokenVerifier(keys: keySet, options: options)
     }
 
@@ -25,7 +27,9 @@ import TestSupport
         let verifier = try verifier([first, es, second])
         verifier.waitForKeyTables()
         #expect(tables(verifier) == [true, true])
-        let good = (0..<200).map { Fixtures.token($0 % 2 == 0 ? first : second, claims: Fixtures.claims(["jti": "\"t-\($0)\""])) }
+        let good = (0..<200).map {
+            Fixtures.token($0 % 2 == 0 ? first : second, claims: Fixtures.claims(["jti": "\"t-\($0)\""]))
+        }
         let bad = good.map { replacingSegment($0, 1, with: b64(Fixtures.claims(["role": "\"admin\""]))) }
         let results = verifier.verify((good + bad).map { VerificationRequest(token: $0) }, threads: 2, chunkSize: 16)
         #expect(results.prefix(good.count).allSatisfy { $0.isValid })

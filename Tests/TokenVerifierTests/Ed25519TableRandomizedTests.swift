@@ -1,8 +1,9 @@
 import CSodium
 import Foundation
-import Testing
-@testable import TokenVerifier
 import TestSupport
+import Testing
+
+@testable import TokenVerifier
 
 /// Randomized signatures through `crypto_sign_verify_detached` and the per-key table: equal
 /// verdicts on every one. 20,000 in the default run; more with TOKENVERIFY_ED25519_COMPARE=COUNT
@@ -44,15 +45,19 @@ import TestSupport
     }
 
     /// `signature` of `message` changed as `variant` says (not `mixedOrderKey`).
-    static func apply(_ variant: Variant, signature: [UInt8], message: [UInt8],
-                      random: inout some RandomNumberGenerator) -> (signature: [UInt8], message: [UInt8]) {
-        var signature = signature, message = message
+    static func apply(
+        _ variant: Variant, signature: [UInt8], message: [UInt8],
+        random: inout some RandomNumberGenerator
+    ) -> (signature: [UInt8], message: [UInt8]) {
+        var signature = signature
+        var message = message
         let s = Array(signature[32..<64])
         switch variant {
         case .valid, .mixedOrderKey: break
         case .flipR: signature[Int.random(in: 0..<32, using: &random)] ^= 1 << UInt8.random(in: 0..<8, using: &random)
         case .flipS: signature[Int.random(in: 32..<64, using: &random)] ^= 1 << UInt8.random(in: 0..<8, using: &random)
-        case .flipMessage: message[Int.random(in: 0..<message.count, using: &random)] ^= 1 << UInt8.random(in: 0..<8, using: &random)
+        case .flipMessage:
+            message[Int.random(in: 0..<message.count, using: &random)] ^= 1 << UInt8.random(in: 0..<8, using: &random)
         case .sPlusL: signature.replaceSubrange(32..<64, with: add(s, order))
         case .sIsL: signature.replaceSubrange(32..<64, with: order)
         case .sZero: signature.replaceSubrange(32..<64, with: [UInt8](repeating: 0, count: 32))
@@ -64,7 +69,8 @@ import TestSupport
             signature.replaceSubrange(0..<32, with: r)
         case .rNonCanonical:
             // y = p + k for a small k (an encoding of y = k that is not reduced), either sign of x.
-            var r = [UInt8(0xED) &+ UInt8.random(in: 0...18, using: &random)] + [UInt8](repeating: 0xFF, count: 30) + [0x7F]
+            var r =
+                [UInt8(0xED) &+ UInt8.random(in: 0...18, using: &random)] + [UInt8](repeating: 0xFF, count: 30) + [0x7F]
             if Bool.random(using: &random) { r[31] |= 0x80 }
             signature.replaceSubrange(0..<32, with: r)
         case .rRandom: signature.replaceSubrange(0..<32, with: randomBytes(32, &random))
@@ -74,8 +80,17 @@ import TestSupport
 
     /// A key A' = a·B + T (T of small order) and a signature of `message` made with a and A' in
     /// the hash, the way a signer holding a would for A'.
-    static func mixedOrderSignature(message: [UInt8], random: inout some RandomNumberGenerator) -> (key: [UInt8], signature: [UInt8]) {
-        var a = [UInt8](repeating: 0, count: 32), r = a, A = a, R = a, key = a, h = a, ha = a, s = a
+    static func mixedOrderSignature(
+        message: [UInt8], random: inout some RandomNumberGenerator
+    ) -> (key: [UInt8], signature: [UInt8]) {
+        var a = [UInt8](repeating: 0, count: 32)
+        var r = a
+        var A = a
+        var R = a
+        var key = a
+        var h = a
+        var ha = a
+        var s = a
         var digest = [UInt8](repeating: 0, count: 64)
         crypto_core_ed25519_scalar_random(&a)
         crypto_core_ed25519_scalar_random(&r)
@@ -93,10 +108,12 @@ import TestSupport
     @Test func bothPathsAgree() throws {
         try Ed25519PathComparison.requireTablePath()
         let environment = ProcessInfo.processInfo.environment["TOKENVERIFY_ED25519_COMPARE"]
-        let count = try environment.map { try #require(Int($0), "TOKENVERIFY_ED25519_COMPARE=\($0) is not a count") } ?? 20_000
+        let count =
+            try environment.map { try #require(Int($0), "TOKENVERIFY_ED25519_COMPARE=\($0) is not a count") } ?? 20_000
         var random = SystemRandomNumberGenerator()
         let keys = (0..<4).map { _ in
-            var publicKey = [UInt8](repeating: 0, count: 32), secretKey = [UInt8](repeating: 0, count: 64)
+            var publicKey = [UInt8](repeating: 0, count: 32)
+            var secretKey = [UInt8](repeating: 0, count: 64)
             _ = crypto_sign_keypair(&publicKey, &secretKey)
             return (publicKey: publicKey, secretKey: secretKey)
         }
@@ -114,15 +131,17 @@ import TestSupport
                 let input: (signature: [UInt8], message: [UInt8])
                 if variant == .mixedOrderKey {
                     let mixed = Self.mixedOrderSignature(message: message, random: &random)
-                    let path = try #require(Ed25519PathComparison(publicKey: mixed.key), "libsodium accepts a key with a small-order part")
+                    let path = try #require(
+                        Ed25519PathComparison(publicKey: mixed.key), "libsodium accepts a key with a small-order part")
                     input = (mixed.signature, message)
                     verdicts = path.verdicts(signature: input.signature, message: message)
                 } else {
                     input = Self.apply(variant, signature: signature, message: message, random: &random)
                     verdicts = paths[keyIndex].verdicts(signature: input.signature, message: input.message)
                 }
-                tally.record(variant, standard: verdicts.sodium, table: verdicts.table, standardName: "libsodium",
-                             input: "signature \(input.signature), message \(input.message)")
+                tally.record(
+                    variant, standard: verdicts.sodium, table: verdicts.table, standardName: "libsodium",
+                    input: "signature \(input.signature), message \(input.message)")
             }
         }
         tally.report("Ed25519 libsodium vs table: \(count) signatures over \(keys.count) keys")
@@ -131,7 +150,8 @@ import TestSupport
         // Every signature made here verifies; a mixed-order key's only when T's order divides h
         // (between an eighth and a half of them); a changed one never does.
         #expect(valid[.valid] == checked[.valid])
-        let mixedValid = valid[.mixedOrderKey] ?? 0, mixedChecked = checked[.mixedOrderKey] ?? 0
+        let mixedValid = valid[.mixedOrderKey] ?? 0
+        let mixedChecked = checked[.mixedOrderKey] ?? 0
         #expect(mixedChecked < 40 || (mixedValid > 0 && mixedValid < mixedChecked))
         for variant in [Variant.flipMessage, .sPlusL, .sIsL, .sTopBits, .rSmallOrder, .rNonCanonical] {
             #expect((valid[variant] ?? 0) == 0, "\(variant)")

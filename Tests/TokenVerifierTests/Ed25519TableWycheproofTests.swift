@@ -1,22 +1,30 @@
-import Testing
-@testable import TokenVerifier
 import TestSupport
+import Testing
+
+@testable import TokenVerifier
 
 /// Every Wycheproof Ed25519 vector through `crypto_sign_verify_detached` and through the key's
 /// precomputed table: equal verdicts, and equal to Wycheproof's.
 @Suite struct Ed25519TableWycheproofTests {
     @Test func everyVector() throws {
         try Ed25519PathComparison.requireTablePath()
-        var vectors = 0, compared = 0, valid = 0
+        var vectors = 0
+        var compared = 0
+        var valid = 0
         for group in try SignatureBackendTests().loadVectors("ed25519_test.json") {
             let publicKey = hexBytes((group["publicKey"] as! [String: Any])["pk"] as! String)
-            let paths = try #require(Ed25519PathComparison(publicKey: publicKey), "libsodium accepts every Wycheproof key")
+            let paths = try #require(
+                Ed25519PathComparison(publicKey: publicKey), "libsodium accepts every Wycheproof key")
             for test in group["tests"] as! [[String: Any]] {
                 vectors += 1
                 let label = "tcId \(test["tcId"]!): \(test["comment"]!)"
-                let verdicts = paths.verdicts(signature: hexBytes(test["sig"] as! String), message: hexBytes(test["msg"] as! String))
-                #expect(verdicts.sodium == verdicts.table, "\(label): libsodium \(verdicts.sodium), table \(verdicts.table)")
-                #expect(verdicts.table == (test["result"] as! String == "valid"), "\(label): expected \(test["result"]!)")
+                let verdicts = paths.verdicts(
+                    signature: hexBytes(test["sig"] as! String), message: hexBytes(test["msg"] as! String))
+                #expect(
+                    verdicts.sodium == verdicts.table, "\(label): libsodium \(verdicts.sodium), table \(verdicts.table)"
+                )
+                #expect(
+                    verdicts.table == (test["result"] as! String == "valid"), "\(label): expected \(test["result"]!)")
                 compared += 1
                 if verdicts.table { valid += 1 }
             }

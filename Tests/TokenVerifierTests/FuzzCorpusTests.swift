@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
-@testable import TokenVerifier
+import Testing
 import TokenVerifierTesting
+
+@testable import TokenVerifier
 
 /// Replays the committed key-set, revocation and signature fuzz corpora (`Fuzz/corpus`, grown by `Fuzz/run`;
 /// the token and request-line corpora are replayed by LineProtocolTests) through the same
@@ -51,8 +52,10 @@ extension FuzzCorpusTests {
 
     /// Replays a signature corpus through `verdicts` (the standard call's, the table's, and
     /// whether the signature was made here): equal on every input, and some valid ones reached.
-    private func replayBothPaths(_ corpus: String, standard: String,
-                                 _ verdicts: (UnsafeBufferPointer<UInt8>) -> (Bool, Bool, Bool)) throws {
+    private func replayBothPaths(
+        _ corpus: String, standard: String,
+        _ verdicts: (UnsafeBufferPointer<UInt8>) -> (Bool, Bool, Bool)
+    ) throws {
         let inputs = try Repository.fuzzCorpus(corpus)
         #expect(inputs.count >= 10, "the \(corpus) corpus is missing or nearly empty")
         var signedAndValid = 0

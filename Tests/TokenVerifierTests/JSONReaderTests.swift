@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TokenVerifier
 
 @Suite struct JSONReaderTests {
@@ -27,10 +28,10 @@ import Testing
     }
 
     @Test(arguments: [
-        #"{"a":1,"a":2}"#,              // duplicate
-        #"{"a":1,"\u0061":2}"#,         // duplicate after unescaping
-        #"{"x":{"b":1,"b":1}}"#,        // nested duplicate
-        #"[{"c":1,"c":1}]"#,            // duplicate inside an array
+        #"{"a":1,"a":2}"#,  // duplicate
+        #"{"a":1,"\u0061":2}"#,  // duplicate after unescaping
+        #"{"x":{"b":1,"b":1}}"#,  // nested duplicate
+        #"[{"c":1,"c":1}]"#,  // duplicate inside an array
         #"{"a":1,}"#, #"[1,]"#, #"{"a" 1}"#, #"{'a':1}"#, #"[01]"#, #"[1.]"#, #"[.5]"#, #"[+1]"#,
         #"["\ud800"]"#, #"["\udc00"]"#, #"["\x"]"#, #"[tru]"#, #"[NaN]"#, #"{"a":1} x"#, #"/*c*/{}"#,
         "[\"a\u{0001}\"]", "",
@@ -41,14 +42,14 @@ import Testing
 
     @Test func rejectsInvalidUTF8() {
         let cases: [[UInt8]] = [
-            [0x22, 0xC0, 0xAF, 0x22],             // overlong "/"
-            [0x22, 0xE0, 0x80, 0xAF, 0x22],       // overlong
-            [0x22, 0xED, 0xA0, 0x80, 0x22],       // UTF-8 encoded surrogate
-            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], // above U+10FFFF
+            [0x22, 0xC0, 0xAF, 0x22],  // overlong "/"
+            [0x22, 0xE0, 0x80, 0xAF, 0x22],  // overlong
+            [0x22, 0xED, 0xA0, 0x80, 0x22],  // UTF-8 encoded surrogate
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // above U+10FFFF
             [0x22, 0xFF, 0x22],
-            [0x22, 0xC3, 0x22],                   // truncated
-            [0xEF, 0xBB, 0xBF, 0x7B, 0x7D],       // byte order mark
-            [0x22, 0x61, 0x00, 0x22],             // NUL in a string
+            [0x22, 0xC3, 0x22],  // truncated
+            [0xEF, 0xBB, 0xBF, 0x7B, 0x7D],  // byte order mark
+            [0x22, 0x61, 0x00, 0x22],  // NUL in a string
         ]
         for bytes in cases { #expect(check(bytes) != nil, "\(bytes)") }
         #expect(check([0x22, 0xC3, 0xA9, 0xF0, 0x9F, 0x98, 0x80, 0x22]) == nil)
@@ -63,14 +64,17 @@ import Testing
 
     @Test func duplicatesAreFoundWhateverTheirLengthAndPlace() {
         // Names are compared by a fingerprint (length and first eight bytes) and then in full.
-        let distinct = ["", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghj", "abcdefghij",
-                        "abcdefgi", "bbcdefgh", "ab cdefgh"]
+        let distinct = [
+            "", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghj", "abcdefghij",
+            "abcdefgi", "bbcdefgh", "ab cdefgh",
+        ]
         #expect(check("{" + distinct.map { "\"\($0)\":1" }.joined(separator: ",") + "}") == nil)
         for name in distinct {
             let object = "{" + (distinct + [name]).map { "\"\($0)\":1" }.joined(separator: ",") + "}"
             #expect(check(object)?.description.contains("duplicate") == true, "\(name)")
             // At the very end of the text, where fewer than eight bytes follow the name.
-            #expect(check(#"{"\#(name)":1,"\#(name)":2}"#)?.description.contains("duplicate") == true, "\(name) at the end")
+            #expect(
+                check(#"{"\#(name)":1,"\#(name)":2}"#)?.description.contains("duplicate") == true, "\(name) at the end")
         }
         #expect(check(#"{"ab":1,"a":2}"#) == nil && check(#"{"a":1,"ab":2}"#) == nil)
     }
@@ -88,8 +92,11 @@ import Testing
         try text.withUnsafeBufferPointer { (buffer) throws(JSONError) in
             var reader = JSONReader(buffer)
             try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-                if name.equals("s") { values[name.string] = try reader.readString() }
-                else { values[name.string] = String(try reader.readNumber()) }
+                if name.equals("s") {
+                    values[name.string] = try reader.readString()
+                } else {
+                    values[name.string] = String(try reader.readNumber())
+                }
             }
         }
         #expect(values == ["n": "1800000000.5", "i": "-42.0", "big": "inf", "s": "café"])

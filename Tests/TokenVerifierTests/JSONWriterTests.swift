@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TokenVerifier
 
 @Suite struct JSONWriterTests {
@@ -37,8 +38,10 @@ import Testing
             let plain = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
             #expect(written(plain) == reference(plain))
             #expect(cursorWritten(plain) == reference(plain))
-            let specials: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x22, 0x5C,
-                                     0x20, 0x21, 0x5B, 0x7F, 0x80, 0xC3, 0xFF]
+            let specials: [UInt8] = [
+                0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x22, 0x5C,
+                0x20, 0x21, 0x5B, 0x7F, 0x80, 0xC3, 0xFF,
+            ]
             for position in 0..<length {
                 for special in specials {
                     var text = plain
@@ -56,8 +59,10 @@ import Testing
     }
 
     @Test func writesIntegersAsStringDoes() {
-        let values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, 1_800_000_000, -62_135_596_800, 8_999_999_999_999_999,
-                               Int64.max, Int64.min, Int64.min + 1]
+        let values: [Int64] = [
+            0, 1, -1, 9, 10, -10, 99, 100, 1_800_000_000, -62_135_596_800, 8_999_999_999_999_999,
+            Int64.max, Int64.min, Int64.min + 1,
+        ]
         for value in values {
             var writer = JSONWriter()
             writer.integer(value)
@@ -72,8 +77,10 @@ import Testing
     }
 
     @Test func writesNumbersAsFormatNumericDateDoes() {
-        let values: [Double] = [0, -0.0, 1, -1, 1.5, -1.5, 1_800_000_000, 1_800_000_000.25, 8.99e15, 9.0e15, -9.0e15,
-                                1e300, 0.1, 4_102_444_800]
+        let values: [Double] = [
+            0, -0.0, 1, -1, 1.5, -1.5, 1_800_000_000, 1_800_000_000.25, 8.99e15, 9.0e15, -9.0e15,
+            1e300, 0.1, 4_102_444_800,
+        ]
         for value in values {
             var writer = JSONWriter()
             writer.number(value)
@@ -85,8 +92,10 @@ import Testing
     }
 
     @Test func minifiesAsTheWriterDoes() {
-        let texts = ["7", " \"a b\" ", "{ \"k\" : [1, 2,\t\"x \\\" y\"] }\r\n", "[ ]", "\"\\\\\" ",
-                     "{\"a\":\"\\u0020 \"}"]
+        let texts = [
+            "7", " \"a b\" ", "{ \"k\" : [1, 2,\t\"x \\\" y\"] }\r\n", "[ ]", "\"\\\\\" ",
+            "{\"a\":\"\\u0020 \"}",
+        ]
         for text in texts {
             let json = Array(text.utf8)
             var writer = JSONWriter()

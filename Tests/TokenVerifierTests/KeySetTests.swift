@@ -1,20 +1,25 @@
-import Testing
-@testable import TokenVerifier
-import TokenTools
 import TestSupport
+import Testing
+import TokenTools
+
+@testable import TokenVerifier
 
 @Suite struct KeySetTests {
     let ed = SigningKey.generate(algorithm: .ed25519, keyID: "a")
     let es = SigningKey.generate(algorithm: .es256, keyID: "b", environment: .production, issuer: "op")
 
     func load(_ documents: String...) throws(KeySetError) -> (KeySet, [String]) {
-        let files = documents.enumerated().map { try! Fixtures.writeTemporary($0.element, name: "keys\($0.offset).jwks") }
+        let files = documents.enumerated().map {
+            try! Fixtures.writeTemporary($0.element, name: "keys\($0.offset).jwks")
+        }
         let (set, warnings) = try KeySet.load(files: files)
         return (set, warnings)
     }
 
     func refusal(_ documents: String...) -> KeySetError? {
-        let files = documents.enumerated().map { try! Fixtures.writeTemporary($0.element, name: "keys\($0.offset).jwks") }
+        let files = documents.enumerated().map {
+            try! Fixtures.writeTemporary($0.element, name: "keys\($0.offset).jwks")
+        }
         do {
             _ = try KeySet.load(files: files)
             return nil
@@ -48,15 +53,33 @@ import TestSupport
     }
 
     @Test(arguments: [
-        (#"{"kty":"OKP","crv":"Ed25519","x":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","kid":"zero"}"#, "zero", "not a valid Ed25519"),
+        (
+            #"{"kty":"OKP","crv":"Ed25519","x":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","kid":"zero"}"#, "zero",
+            "not a valid Ed25519"
+        ),
         (#"{"kty":"OKP","crv":"Ed25519","x":"AAAA","kid":"short"}"#, "short", "32 bytes"),
-        (#"{"kty":"EC","crv":"P-256","x":"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE","y":"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE","kid":"off"}"#, "off", "not a point"),
+        (
+            #"{"kty":"EC","crv":"P-256","x":"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE","y":"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE","kid":"off"}"#,
+            "off", "not a point"
+        ),
         (#"{"kty":"RSA","n":"AQAB","e":"AQAB","kid":"rsa"}"#, "rsa", "unsupported"),
         (#"{"kty":"EC","crv":"P-384","x":"AA","y":"AA","kid":"p384"}"#, "p384", "unsupported curve"),
-        (#"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","kid":"alg","alg":"ES256"}"#, "alg", "does not fit"),
-        (#"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","kid":"env","env":"dev"}"#, "env", "\"env\""),
-        (#"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","kid":"enc","use":"enc"}"#, "enc", "\"use\""),
-        (#"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo=","kid":"pad"}"#, "pad", "base64url"),
+        (
+            #"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","kid":"alg","alg":"ES256"}"#,
+            "alg", "does not fit"
+        ),
+        (
+            #"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","kid":"env","env":"dev"}"#,
+            "env", "\"env\""
+        ),
+        (
+            #"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","kid":"enc","use":"enc"}"#,
+            "enc", "\"use\""
+        ),
+        (
+            #"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo=","kid":"pad"}"#, "pad",
+            "base64url"
+        ),
     ])
     func refusesBadKeysNamingFileAndKid(_ jwk: String, _ kid: String, _ message: String) throws {
         let error = try #require(refusal("{\"keys\":[\(jwk)]}"))

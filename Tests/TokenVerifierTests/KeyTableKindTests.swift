@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TokenVerifier
 
 /// The per-key table kinds are listed once (``KeyTableKind/all``), and each kind's memory comes

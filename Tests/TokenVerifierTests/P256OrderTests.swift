@@ -18,7 +18,8 @@ import Testing
     /// Whether a·b ≡ 1 (mod n): Montgomery multiplication gives a·b·R⁻¹, which is R⁻¹ = 1·1·R⁻¹
     /// exactly then.
     static func isInverse(_ a: [UInt64], _ b: [UInt64]) -> Bool {
-        var y = [UInt64](repeating: 0, count: 4), rInverse = [UInt64](repeating: 0, count: 4)
+        var y = [UInt64](repeating: 0, count: 4)
+        var rInverse = [UInt64](repeating: 0, count: 4)
         tv_order_mont_mul(&y, a, b)
         tv_order_mont_mul(&rInverse, [1, 0, 0, 0], [1, 0, 0, 0])
         return y == rInverse

@@ -60,6 +60,7 @@ func derSignatureToRawForm(_ der: [UInt8]) -> [UInt8]? {
     guard der.first == 0x30 else { return nil }
     position = 1
     guard let body = length(), position + body == der.count, let r = integer(), let s = integer(),
-          position == der.count else { return nil }
+        position == der.count
+    else { return nil }
     return r + s
 }

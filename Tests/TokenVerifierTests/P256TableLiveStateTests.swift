@@ -1,7 +1,8 @@
-import Testing
-@testable import TokenVerifier
-import TokenTools
 import TestSupport
+import Testing
+import TokenTools
+
+@testable import TokenVerifier
 
 /// The per-key tables in a verifier: built in the background once keys load, taken by the
 /// workers once ready, rebuilt for a rotated key set, and bounded by the memory cap.
@@ -41,7 +42,9 @@ import TestSupport
     @Test func manyThreadsShareOneKeysTable() throws {
         let verifier = TokenVerifier(keys: try keySet([first, second]), options: options())
         verifier.waitForES256Tables()
-        let good = (0..<400).map { Fixtures.token($0 % 2 == 0 ? first : second, claims: Fixtures.claims(["jti": "\"t-\($0)\""])) }
+        let good = (0..<400).map {
+            Fixtures.token($0 % 2 == 0 ? first : second, claims: Fixtures.claims(["jti": "\"t-\($0)\""]))
+        }
         let bad = good.map { token in
             var signature = Array(token.split(separator: ".")[2])
             signature[10] = signature[10] == "A" ? "B" : "A"
@@ -66,11 +69,12 @@ import TestSupport
         #expect(verify(second, with: worker) == (true, true))
         // The removed key's token meets no key (and so no table) any more.
         #expect(worker.verify(VerificationRequest(token: Fixtures.token(first))).reason == .unknownKey)
-        #expect(oldKey.table != nil) // still alive only through this test's reference
+        #expect(oldKey.table != nil)  // still alive only through this test's reference
     }
 
     @Test func theMemoryCapLeavesLaterKeysOnEVP() throws {
-        let verifier = TokenVerifier(keys: try keySet([first, second]), options: options(tableMemory: P256KeyTable.bytesPerTable))
+        let verifier = TokenVerifier(
+            keys: try keySet([first, second]), options: options(tableMemory: P256KeyTable.bytesPerTable))
         verifier.waitForKeyTables()
         #expect(verifier.keys.keys.map { $0.p256!.table != nil } == [true, false])
         let worker = verifier.makeWorker()

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import TokenVerifier
-@testable import TokenTools
 import TestSupport
+import Testing
+
+@testable import TokenTools
+@testable import TokenVerifier
 
 /// Randomized signatures through EVP_PKEY_verify and the per-key table: equal verdicts on every
 /// one. 20,000 in the default run; more with TOKENVERIFY_P256_COMPARE=COUNT (the issue's
@@ -45,14 +46,18 @@ import TestSupport
     }
 
     /// `signature` of `message` changed as `variant` says.
-    static func apply(_ variant: Variant, signature: [UInt8], message: [UInt8],
-                      random: inout some RandomNumberGenerator) -> (signature: [UInt8], message: [UInt8]) {
-        var signature = signature, message = message
+    static func apply(
+        _ variant: Variant, signature: [UInt8], message: [UInt8],
+        random: inout some RandomNumberGenerator
+    ) -> (signature: [UInt8], message: [UInt8]) {
+        var signature = signature
+        var message = message
         switch variant {
         case .valid: break
         case .flipR: signature[Int.random(in: 0..<32, using: &random)] ^= 1 << UInt8.random(in: 0..<8, using: &random)
         case .flipS: signature[Int.random(in: 32..<64, using: &random)] ^= 1 << UInt8.random(in: 0..<8, using: &random)
-        case .flipMessage: message[Int.random(in: 0..<message.count, using: &random)] ^= 1 << UInt8.random(in: 0..<8, using: &random)
+        case .flipMessage:
+            message[Int.random(in: 0..<message.count, using: &random)] ^= 1 << UInt8.random(in: 0..<8, using: &random)
         case .highS: signature.replaceSubrange(32..<64, with: add(order, Array(signature[32..<64]), subtract: true))
         case .r0, .r1, .rNMinus1, .rN, .rNPlus1, .rMax: signature.replaceSubrange(0..<32, with: scalar(variant)!)
         case .s0, .s1, .sNMinus1, .sN, .sNPlus1, .sMax: signature.replaceSubrange(32..<64, with: scalar(variant)!)
@@ -62,7 +67,8 @@ import TestSupport
 
     @Test func bothPathsAgree() throws {
         let environment = ProcessInfo.processInfo.environment["TOKENVERIFY_P256_COMPARE"]
-        let count = try environment.map { try #require(Int($0), "TOKENVERIFY_P256_COMPARE=\($0) is not a count") } ?? 20_000
+        let count =
+            try environment.map { try #require(Int($0), "TOKENVERIFY_P256_COMPARE=\($0) is not a count") } ?? 20_000
         var random = SystemRandomNumberGenerator()
         let keys = (0..<4).map { _ in P256PrivateKey() }
         let paths = try keys.map { try #require(P256PathComparison(x: $0.x, y: $0.y)) }
@@ -70,14 +76,17 @@ import TestSupport
         var index = 0
         while index < count {
             let keyIndex = Int.random(in: 0..<keys.count, using: &random)
-            let message = (0..<Int.random(in: 1...400, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let message = (0..<Int.random(in: 1...400, using: &random)).map { _ in
+                UInt8.random(in: 0...255, using: &random)
+            }
             let signature = keys[keyIndex].sign(message)
             for variant in Variant.allCases where index < count {
                 index += 1
                 let input = Self.apply(variant, signature: signature, message: message, random: &random)
                 let verdicts = paths[keyIndex].verdicts(signature: input.signature, message: input.message)
-                tally.record(variant, standard: verdicts.evp, table: verdicts.table, standardName: "EVP",
-                             input: "signature \(input.signature), message \(input.message)")
+                tally.record(
+                    variant, standard: verdicts.evp, table: verdicts.table, standardName: "EVP",
+                    input: "signature \(input.signature), message \(input.message)")
             }
         }
         tally.report("P-256 EVP vs table: \(count) signatures over \(keys.count) keys")

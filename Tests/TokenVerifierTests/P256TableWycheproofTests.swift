@@ -1,6 +1,7 @@
-import Testing
-@testable import TokenVerifier
 import TestSupport
+import Testing
+
+@testable import TokenVerifier
 
 /// Every Wycheproof ECDSA P-256 SHA-256 vector through EVP_PKEY_verify and through the key's
 /// precomputed table: equal verdicts, and equal to Wycheproof's where it says valid or invalid.
@@ -26,7 +27,9 @@ import TestSupport
                 }
                 let verdicts = paths.verdicts(signature: raw, message: hexBytes(test["msg"] as! String))
                 #expect(verdicts.evp == verdicts.table, "\(label): EVP \(verdicts.evp), table \(verdicts.table)")
-                if result != "acceptable" { #expect(verdicts.table == (result == "valid"), "\(label): expected \(result)") }
+                if result != "acceptable" {
+                    #expect(verdicts.table == (result == "valid"), "\(label): expected \(result)")
+                }
                 tally.compared += 1
                 if verdicts.table { tally.valid += 1 }
             }
@@ -43,14 +46,18 @@ import TestSupport
     @Test func derVectorsThroughRawForm() throws {
         let tally = try run("ecdsa_secp256r1_sha256_test.json", signature: derSignatureToRawForm)
         #expect(tally.vectors == 484)
-        #expect(tally.compared > 100 && tally.refusedEncodings > 100, "compared \(tally.compared), refused \(tally.refusedEncodings)")
+        #expect(
+            tally.compared > 100 && tally.refusedEncodings > 100,
+            "compared \(tally.compared), refused \(tally.refusedEncodings)")
         #expect(tally.valid > 0)
     }
 
     @Test func derConversion() {
-        #expect(derSignatureToRawForm([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02]) == [UInt8](repeating: 0, count: 31) + [1] + [UInt8](repeating: 0, count: 31) + [2])
-        #expect(derSignatureToRawForm([0x30, 0x07, 0x02, 0x02, 0x00, 0x01, 0x02, 0x01, 0x02]) == nil) // non-minimal
-        #expect(derSignatureToRawForm([0x30, 0x06, 0x02, 0x01, 0x81, 0x02, 0x01, 0x02]) == nil) // negative
-        #expect(derSignatureToRawForm([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02, 0x00]) == nil) // trailing
+        #expect(
+            derSignatureToRawForm([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02]) == [UInt8](repeating: 0, count: 31)
+                + [1] + [UInt8](repeating: 0, count: 31) + [2])
+        #expect(derSignatureToRawForm([0x30, 0x07, 0x02, 0x02, 0x00, 0x01, 0x02, 0x01, 0x02]) == nil)  // non-minimal
+        #expect(derSignatureToRawForm([0x30, 0x06, 0x02, 0x01, 0x81, 0x02, 0x01, 0x02]) == nil)  // negative
+        #expect(derSignatureToRawForm([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02, 0x00]) == nil)  // trailing
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import TokenVerifier
-import TokenTools
 import TestSupport
+import Testing
+import TokenTools
+
+@testable import TokenVerifier
 
 /// The one-buffer token form: every string lands where the checks read it,
 /// whether written plainly or with escapes, and the public forms made from it agree.
@@ -50,7 +51,8 @@ import TestSupport
         // The checks compare the unescaped bytes, and the answer re-escapes what JSON needs.
         let verifier = fixtures.verifier()
         let text = Fixtures.token(fixtures.ed, claims: claims, header: header)
-        let result = verifier.verify(VerificationRequest(token: text, device: "phone-1", object: "car-1", channel: "n/fc", command: "löck"))
+        let result = verifier.verify(
+            VerificationRequest(token: text, device: "phone-1", object: "car-1", channel: "n/fc", command: "löck"))
         #expect(result.isValid)
         #expect(result.claims?.tokenID == "t\"1" && result.header?.keyID == "ed-1")
     }
@@ -61,12 +63,15 @@ import TestSupport
         for count in [1, 2, 3, 100, 1000] {
             let list = "[" + Array(repeating: #""""#, count: count).joined(separator: ",") + "]"
             let escapes = String(repeating: #"\u0041"#, count: count)
-            let claims = #"{"iss":"operator-a","sub":"\#(escapes)","aud":\#(list),"jti":"\#(escapes)","exp":1800003600,"ch":\#(list),"cmd":\#(list)}"#
+            let claims =
+                #"{"iss":"operator-a","sub":"\#(escapes)","aud":\#(list),"jti":"\#(escapes)","exp":1800003600,"ch":\#(list),"cmd":\#(list)}"#
             let token = try parse(Fixtures.token(fixtures.ed, claims: claims))
             #expect(token.audience.count == count && token.channels.count == count && token.commands.count == count)
             let commands = token.strings(token.commands)
             #expect(commands.allSatisfy { $0.isEmpty })
-            #expect(token.string(token.subject) == String(repeating: "A", count: count) && token.string(token.tokenID) == token.string(token.subject))
+            #expect(
+                token.string(token.subject) == String(repeating: "A", count: count)
+                    && token.string(token.tokenID) == token.string(token.subject))
         }
     }
 
@@ -77,7 +82,9 @@ import TestSupport
         #expect(compact.claims == TokenClaims(token) && compact.header == TokenHeader(token))
         #expect(compact.claims.audience == ["car-1", "car-2"] && compact.claims.role == nil)
         #expect(compact.signature == token.withBytes(token.signature) { Array($0) })
-        #expect(compact.signingInputLength == text.utf8.split(separator: UInt8(ascii: "."))[0...1].map(\.count).reduce(1, +))
+        #expect(
+            compact.signingInputLength == text.utf8.split(separator: UInt8(ascii: "."))[0...1].map(\.count).reduce(1, +)
+        )
     }
 
     @Test func contextIsComparedByBytes() throws {
@@ -105,7 +112,9 @@ import TestSupport
                 #expect(verifier.verify(VerificationRequest(token: Fixtures.token(signer))).isValid)
             }
             let header = #"{"alg":"Ed25519","kid":"k1-cafe\u0301"}"#
-            #expect(verifier.verify(VerificationRequest(token: Fixtures.token(signers[1], header: header))).reason == .unknownKey)
+            #expect(
+                verifier.verify(VerificationRequest(token: Fixtures.token(signers[1], header: header))).reason
+                    == .unknownKey)
         }
     }
 }

@@ -11,7 +11,9 @@ struct PathComparisonTally<Variant: Hashable & CaseIterable> {
     private let started = Date()
 
     /// Records one input's verdicts: `standard` (the library's call, named `standardName`) and `table`.
-    mutating func record(_ variant: Variant, standard: Bool, table: Bool, standardName: String, input: @autoclosure () -> String) {
+    mutating func record(
+        _ variant: Variant, standard: Bool, table: Bool, standardName: String, input: @autoclosure () -> String
+    ) {
         checked[variant, default: 0] += 1
         if table { valid[variant, default: 0] += 1 }
         if standard != table {
@@ -23,7 +25,9 @@ struct PathComparisonTally<Variant: Hashable & CaseIterable> {
     /// Prints `title`, the time taken and one line of figures per variant.
     func report(_ title: String) {
         let seconds = Date().timeIntervalSince(started)
-        let lines = Variant.allCases.map { "  \($0): \(checked[$0] ?? 0) checked, \(valid[$0] ?? 0) valid, \(mismatches[$0] ?? 0) mismatches" }
+        let lines = Variant.allCases.map {
+            "  \($0): \(checked[$0] ?? 0) checked, \(valid[$0] ?? 0) valid, \(mismatches[$0] ?? 0) mismatches"
+        }
         print("\(title) in \(String(format: "%.1f", seconds)) s\n" + lines.joined(separator: "\n"))
     }
 }

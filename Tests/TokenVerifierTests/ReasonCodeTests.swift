@@ -1,23 +1,31 @@
-import Testing
-@testable import TokenVerifier
-import TokenTools
 import TestSupport
+import Testing
+import TokenTools
+
+@testable import TokenVerifier
 
 /// Every reason code of SPEC §5, produced through the public API.
 @Suite struct ReasonCodeTests {
     let fixtures = Fixtures()
 
-    func reason(_ token: String, verifier: TokenVerifier? = nil, device: String? = nil, object: String? = nil,
-                channel: String? = nil, command: String? = nil, at time: Double? = nil) -> Reason? {
+    func reason(
+        _ token: String, verifier: TokenVerifier? = nil, device: String? = nil, object: String? = nil,
+        channel: String? = nil, command: String? = nil, at time: Double? = nil
+    ) -> Reason? {
         let verifier = verifier ?? fixtures.verifier()
-        return verifier.verify(VerificationRequest(token: token, device: device, object: object, channel: channel,
-                                                   command: command, checkTime: time)).reason
+        return verifier.verify(
+            VerificationRequest(
+                token: token, device: device, object: object, channel: channel,
+                command: command, checkTime: time)
+        ).reason
     }
 
     @Test func validTokensOfEveryAlgorithm() {
         for key in [fixtures.ed, fixtures.edDSA, fixtures.es] {
-            let result = fixtures.verifier().verify(VerificationRequest(token: Fixtures.token(key), device: "phone-1",
-                                                                        object: "car-1", channel: "ble", command: "unlock"))
+            let result = fixtures.verifier().verify(
+                VerificationRequest(
+                    token: Fixtures.token(key), device: "phone-1",
+                    object: "car-1", channel: "ble", command: "unlock"))
             #expect(result.isValid, "\(key.algorithm): \(result.failures)")
             #expect(result.claims?.tokenID == "t-1")
             #expect(result.header?.algorithm == key.algorithm.rawValue)
@@ -29,8 +37,8 @@ import TestSupport
         let payload = good.split(separator: ".")[1]
         let cases = [
             "abc", "a.b", good + ".x", good + "=",
-            replacingSegment(good, 1, with: payload + "="),                              // padding
-            replacingSegment(good, 0, with: b64(#"{"alg":"Ed25519","alg":"Ed25519","kid":"ed-1"}"#)), // duplicate
+            replacingSegment(good, 1, with: payload + "="),  // padding
+            replacingSegment(good, 0, with: b64(#"{"alg":"Ed25519","alg":"Ed25519","kid":"ed-1"}"#)),  // duplicate
             replacingSegment(good, 1, with: b64(#"{"sub":"a","sub":"b"}"#)),
             replacingSegment(good, 1, with: b64("not json")),
             replacingSegment(good, 1, with: b64("[]")),
@@ -54,7 +62,8 @@ import TestSupport
             #expect(reason(token) == .unsupportedAlgorithm, "\(alg)")
         }
         #expect(reason(Fixtures.token(fixtures.ed, header: #"{"kid":"ed-1"}"#)) == .unsupportedAlgorithm)
-        #expect(reason(Fixtures.token(fixtures.ed, header: #"{"alg":["Ed25519"],"kid":"ed-1"}"#)) == .unsupportedAlgorithm)
+        #expect(
+            reason(Fixtures.token(fixtures.ed, header: #"{"alg":["Ed25519"],"kid":"ed-1"}"#)) == .unsupportedAlgorithm)
         // alg none with an empty signature segment
         let unsigned = b64(#"{"alg":"none","kid":"ed-1"}"#) + "." + b64(Fixtures.claims()) + "."
         #expect(reason(unsigned) == .unsupportedAlgorithm)
@@ -72,7 +81,9 @@ import TestSupport
             #expect(reason(Fixtures.token(fixtures.ed, header: header)) == .badHeader, "\(header)")
         }
         for typ in ["JWT", "jwt", "DKT+JWT", "dkt+jwt"] {
-            #expect(reason(Fixtures.token(fixtures.ed, header: "{\"alg\":\"Ed25519\",\"kid\":\"ed-1\",\"typ\":\"\(typ)\"}")) == nil)
+            #expect(
+                reason(Fixtures.token(fixtures.ed, header: "{\"alg\":\"Ed25519\",\"kid\":\"ed-1\",\"typ\":\"\(typ)\"}"))
+                    == nil)
         }
     }
 
@@ -80,7 +91,8 @@ import TestSupport
         let stranger = SigningKey.generate(algorithm: .ed25519, keyID: "stranger")
         #expect(reason(Fixtures.token(stranger)) == .unknownKey)
         // A key carried in the header is never trusted: signed by the stranger, claiming kid ed-1.
-        let header = "{\"alg\":\"Ed25519\",\"kid\":\"ed-1\",\"jwk\":\(stranger.publicJWK),\"jku\":\"https://x.invalid\",\"x5c\":[\"AA\"]}"
+        let header =
+            "{\"alg\":\"Ed25519\",\"kid\":\"ed-1\",\"jwk\":\(stranger.publicJWK),\"jku\":\"https://x.invalid\",\"x5c\":[\"AA\"]}"
         #expect(reason(Fixtures.token(stranger, header: header)) == .badSignature)
     }
 
@@ -105,22 +117,26 @@ import TestSupport
     }
 
     @Test func wrongIssuer() {
-        #expect(reason(Fixtures.token(fixtures.prodKey, claims: Fixtures.claims(["iss": "\"operator-b\""]))) == .wrongIssuer)
+        #expect(
+            reason(Fixtures.token(fixtures.prodKey, claims: Fixtures.claims(["iss": "\"operator-b\""]))) == .wrongIssuer
+        )
         let run = fixtures.verifier(options: VerificationOptions(issuer: "operator-b", checkTime: Fixtures.now))
         #expect(reason(Fixtures.token(fixtures.ed), verifier: run) == .wrongIssuer)
-        #expect(reason(Fixtures.token(fixtures.ed, claims: Fixtures.claims(["iss": "\"operator-b\""])), verifier: run) == nil)
+        #expect(
+            reason(Fixtures.token(fixtures.ed, claims: Fixtures.claims(["iss": "\"operator-b\""])), verifier: run)
+                == nil)
     }
 
     @Test func validityWindow() {
         let token = Fixtures.token(fixtures.ed, claims: Fixtures.claims(["nbf": "1799999000", "exp": "1800000100"]))
-        #expect(reason(token, at: 1799998999) == .notYetValid)
-        #expect(reason(token, at: 1799999000) == nil)
+        #expect(reason(token, at: 1_799_998_999) == .notYetValid)
+        #expect(reason(token, at: 1_799_999_000) == nil)
         #expect(reason(token, at: 1800000099.5) == nil)
-        #expect(reason(token, at: 1800000100) == .expired)
+        #expect(reason(token, at: 1_800_000_100) == .expired)
         let lenient = fixtures.verifier(options: VerificationOptions(leeway: 60, checkTime: Fixtures.now))
-        #expect(reason(token, verifier: lenient, at: 1799998940) == nil)
-        #expect(reason(token, verifier: lenient, at: 1800000159) == nil)
-        #expect(reason(token, verifier: lenient, at: 1800000160) == .expired)
+        #expect(reason(token, verifier: lenient, at: 1_799_998_940) == nil)
+        #expect(reason(token, verifier: lenient, at: 1_800_000_159) == nil)
+        #expect(reason(token, verifier: lenient, at: 1_800_000_160) == .expired)
         let fractional = Fixtures.token(fixtures.ed, claims: Fixtures.claims(["exp": "1800000000.25"]))
         #expect(reason(fractional, at: 1800000000.2) == nil)
         #expect(reason(fractional, at: 1800000000.25) == .expired)
@@ -129,15 +145,19 @@ import TestSupport
     @Test func revocations() throws {
         let token = Fixtures.token(fixtures.ed, claims: Fixtures.claims(["aud": #"["car-0","car-1"]"#]))
         let cases: [(String, Reason)] = [
-            (#"{"kid":"ed-1"}"#, .revokedKey), (#"{"jti":"t-1"}"#, .revokedToken), (#"{"sub":"phone-1"}"#, .revokedDevice),
+            (#"{"kid":"ed-1"}"#, .revokedKey), (#"{"jti":"t-1"}"#, .revokedToken),
+            (#"{"sub":"phone-1"}"#, .revokedDevice),
             (#"{"aud":"car-1"}"#, .revokedObject), (#"{"sub":"phone-1","aud":"car-1"}"#, .revokedGrant),
         ]
         for (line, expected) in cases {
             let verifier = fixtures.verifier(revocations: try RevocationList.parse(Array(line.utf8)))
             #expect(reason(token, verifier: verifier) == expected, "\(line)")
         }
-        let unrelated = fixtures.verifier(revocations: try RevocationList.parse(Array(
-            "{\"jti\":\"t-2\"}\n{\"sub\":\"phone-2\",\"aud\":\"car-1\"}\n{\"sub\":\"car-1\"}\n{\"aud\":\"phone-1\"}\n".utf8)))
+        let unrelated = fixtures.verifier(
+            revocations: try RevocationList.parse(
+                Array(
+                    "{\"jti\":\"t-2\"}\n{\"sub\":\"phone-2\",\"aud\":\"car-1\"}\n{\"sub\":\"car-1\"}\n{\"aud\":\"phone-1\"}\n"
+                        .utf8)))
         #expect(reason(token, verifier: unrelated) == nil)
     }
 
@@ -171,7 +191,7 @@ import TestSupport
         let order = hexBytes("FFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551")
         let zero = [UInt8](repeating: 0, count: 32)
         var highS = Array(signature[0..<32])
-        highS += subtract(order, Array(signature[32..<64]))   // s' = n − s also verifies (high-s accepted)
+        highS += subtract(order, Array(signature[32..<64]))  // s' = n − s also verifies (high-s accepted)
         let cases: [([UInt8], Reason?)] = [
             (zero + signature[32...], .badSignature),
             (Array(signature[..<32]) + zero, .badSignature),
@@ -193,9 +213,11 @@ import TestSupport
         let tampered = replacingSegment(token, 2, with: String(Fixtures.token(fixtures.ed).split(separator: ".")[2]))
         let result = audit.verify(VerificationRequest(token: tampered, command: "horn"))
         #expect(result.failures.map(\.reason) == [.expired, .revokedToken, .commandNotPermitted, .badSignature])
-        let plain = fixtures.verifier(revocations: try! RevocationList.parse(Array(#"{"jti":"t-1"}"#.utf8)),
-                                      options: VerificationOptions(checkTime: Fixtures.now + 10_000))
-        #expect(plain.verify(VerificationRequest(token: tampered, command: "horn")).failures.map(\.reason) == [.expired])
+        let plain = fixtures.verifier(
+            revocations: try! RevocationList.parse(Array(#"{"jti":"t-1"}"#.utf8)),
+            options: VerificationOptions(checkTime: Fixtures.now + 10_000))
+        #expect(
+            plain.verify(VerificationRequest(token: tampered, command: "horn")).failures.map(\.reason) == [.expired])
     }
 }
 

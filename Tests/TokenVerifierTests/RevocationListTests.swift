@@ -1,13 +1,16 @@
-import Testing
-@testable import TokenVerifier
 import TestSupport
+import Testing
+
+@testable import TokenVerifier
 
 @Suite struct RevocationListTests {
     func list(_ text: String) throws -> RevocationList { try RevocationList.parse(Array(text.utf8)) }
 
     @Test func aLargeListKeepsAtMostSixtyFourBytesPerEntry() throws {
         let lines = (0..<100_000).map { index in
-            index % 2 == 0 ? "{\"jti\":\"a-rather-long-token-identifier-\(index)\"}" : "{\"sub\":\"phone-\(index)\",\"aud\":\"car-\(index)\"}"
+            index % 2 == 0
+                ? "{\"jti\":\"a-rather-long-token-identifier-\(index)\"}"
+                : "{\"sub\":\"phone-\(index)\",\"aud\":\"car-\(index)\"}"
         }
         let list = try RevocationList.parse(Array(lines.joined(separator: "\n").utf8))
         #expect(list.count == 100_000)
@@ -16,7 +19,8 @@ import TestSupport
     }
 
     @Test func selectorsMatchOnlyTheirKind() throws {
-        let revocations = try list("""
+        let revocations = try list(
+            """
             {"jti":"x"}
             {"sub":"phone"}
 
@@ -44,7 +48,8 @@ import TestSupport
     }
 
     @Test func issuedBeforeAndSince() throws {
-        let revocations = try list("""
+        let revocations = try list(
+            """
             {"sub":"p","issued_before":1000}
             {"jti":"t","since":"2026-01-01T00:00:00Z"}
             """)
@@ -56,13 +61,14 @@ import TestSupport
     }
 
     @Test func severalEntriesForOneSelectorAreAllConsidered() throws {
-        let revocations = try list("""
+        let revocations = try list(
+            """
             {"sub":"p","issued_before":100,"since":50}
             {"sub":"p","issued_before":10}
             """)
-        #expect(revocations.revokes(.device, "p", issuedAt: 5, at: 0))     // second entry
-        #expect(!revocations.revokes(.device, "p", issuedAt: 50, at: 0))   // first not yet in force
-        #expect(revocations.revokes(.device, "p", issuedAt: 50, at: 60))   // first in force
+        #expect(revocations.revokes(.device, "p", issuedAt: 5, at: 0))  // second entry
+        #expect(!revocations.revokes(.device, "p", issuedAt: 50, at: 0))  // first not yet in force
+        #expect(revocations.revokes(.device, "p", issuedAt: 50, at: 60))  // first in force
     }
 
     @Test(arguments: [

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TokenVerifier
 
 /// The 10 M-entry measurement of SPEC §4b (not a unit test: off unless asked for).
@@ -32,13 +33,16 @@ extension SecurityStepsTests {
     }
 
     static func writeScaleFile(_ path: String, count: Int) throws {
-        guard let file = fopen(path, "w") else { throw SecurityStepsError(file: path, line: nil, message: "cannot create") }
+        guard let file = fopen(path, "w") else {
+            throw SecurityStepsError(file: path, line: nil, message: "cannot create")
+        }
         defer { fclose(file) }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
         for index in 0..<count {
             let (sub, aud) = scaleEntry(index)
-            let line = aud.map { #"{"sub":"\#(sub)","aud":"\#($0)","done":["trustedPhone","deviceActivation"]}"# }
+            let line =
+                aud.map { #"{"sub":"\#(sub)","aud":"\#($0)","done":["trustedPhone","deviceActivation"]}"# }
                 ?? #"{"sub":"\#(sub)","done":["trustedPhone"]}"#
             buffer.append(contentsOf: line.utf8)
             buffer.append(0x0A)
@@ -50,7 +54,9 @@ extension SecurityStepsTests {
         _ = buffer.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
     }
 
-    @Test(.enabled(if: scaleFile != nil, "set TOKENVERIFY_STEPS_10M=/tmp/steps-10m.jsonl to measure 10 M device-step entries"))
+    @Test(
+        .enabled(
+            if: scaleFile != nil, "set TOKENVERIFY_STEPS_10M=/tmp/steps-10m.jsonl to measure 10 M device-step entries"))
     func tenMillionDeviceStepEntries() throws {
         let path = try #require(Self.scaleFile)
         let count = Self.scaleCount
@@ -64,7 +70,9 @@ extension SecurityStepsTests {
         let done = try DeviceSteps.load(files: [path])
         let loadTime = ContinuousClock.now - loadStarted
         let bytesPerEntry = Double(done.storageBytes) / Double(done.count)
-        print("steps-10m: loaded \(done.count) entries (\(done.keyCount) keys) in \(loadTime) (\(Self.threadCPUSeconds() - loadCPU) s CPU), storageBytes \(done.storageBytes) = \(bytesPerEntry) bytes per entry")
+        print(
+            "steps-10m: loaded \(done.count) entries (\(done.keyCount) keys) in \(loadTime) (\(Self.threadCPUSeconds() - loadCPU) s CPU), storageBytes \(done.storageBytes) = \(bytesPerEntry) bytes per entry"
+        )
         #expect(done.count == count)
         #expect(done.storageBytes <= 64 * count)
         #expect(loadTime <= .seconds(10))
@@ -97,7 +105,9 @@ extension SecurityStepsTests {
                     let device = UnsafeBufferPointer(rebasing: text[range.device])
                     guard let requirement = checker.requirement(command: command) else { continue }
                     let progress = checker.progress(requirement, device: device)
-                    if checker.missingStep(requirement, progress, device: device, object: UnsafeBufferPointer(rebasing: text[range.object])) == nil {
+                    if checker.missingStep(
+                        requirement, progress, device: device, object: UnsafeBufferPointer(rebasing: text[range.object])
+                    ) == nil {
                         satisfied += 1
                     }
                 }
@@ -106,7 +116,9 @@ extension SecurityStepsTests {
         let lookupTime = ContinuousClock.now - lookupStarted
         let lookupCPUTime = Self.threadCPUSeconds() - lookupCPU
         let seconds = Double(lookupTime.components.seconds) + Double(lookupTime.components.attoseconds) * 1e-18
-        print("steps-10m: \(queries) queries in \(lookupTime): \(Int(Double(queries) / seconds)) queries/s, \(seconds * 1e9 / Double(queries)) ns each (CPU: \(lookupCPUTime * 1e9 / Double(queries)) ns each), \(satisfied) satisfied")
+        print(
+            "steps-10m: \(queries) queries in \(lookupTime): \(Int(Double(queries) / seconds)) queries/s, \(seconds * 1e9 / Double(queries)) ns each (CPU: \(lookupCPUTime * 1e9 / Double(queries)) ns each), \(satisfied) satisfied"
+        )
         // Queries 0, 3, 6, … lack the car and 0, 7, 14, … are strangers: the others pass
         // (571,428 of 1 M).
         #expect(satisfied == (0..<queries).count { $0 % 3 != 0 && $0 % 7 != 0 })

@@ -1,14 +1,18 @@
 import Foundation
 import Testing
+
 @testable import TokenVerifier
 
 /// The data layer of check 11b (SPEC §4b): the step policy, the device-steps snapshot and the
 /// query combining them.
 @Suite struct SecurityStepsTests {
-    static let specPolicy = #"{"unlock":["trustedPhone","deviceActivation"],"engine_start":["trustedPhone","deviceActivation","mediumCarKey"],"*":["trustedPhone"]}"#
+    static let specPolicy =
+        #"{"unlock":["trustedPhone","deviceActivation"],"engine_start":["trustedPhone","deviceActivation","mediumCarKey"],"*":["trustedPhone"]}"#
 
     func steps(_ policy: String?, _ done: String) throws -> SecuritySteps {
-        SecuritySteps(policy: try policy.map { try StepPolicy.parse(Array($0.utf8)) }, done: try DeviceSteps.parse(Array(done.utf8)))
+        SecuritySteps(
+            policy: try policy.map { try StepPolicy.parse(Array($0.utf8)) },
+            done: try DeviceSteps.parse(Array(done.utf8)))
     }
 
     /// A fresh temporary file holding `text`.
@@ -26,10 +30,14 @@ import Testing
         let checker = try steps(Self.specPolicy, #"{"sub":"p","aud":"car","done":["trustedPhone","deviceActivation"]}"#)
         #expect(checker.isActive)
         #expect(checker.firstMissing(command: "unlock", device: "p", objects: ["car"]) == nil)
-        #expect(checker.firstMissing(command: "engine_start", device: "p", objects: ["car"]) == MissingStep(step: "mediumCarKey", objectIndex: 0))
+        #expect(
+            checker.firstMissing(command: "engine_start", device: "p", objects: ["car"])
+                == MissingStep(step: "mediumCarKey", objectIndex: 0))
         // Not listed: the "*" rule.
         #expect(checker.firstMissing(command: "lock", device: "p", objects: ["car"]) == nil)
-        #expect(checker.firstMissing(command: "lock", device: "q", objects: ["car"]) == MissingStep(step: "trustedPhone", objectIndex: 0))
+        #expect(
+            checker.firstMissing(command: "lock", device: "q", objects: ["car"])
+                == MissingStep(step: "trustedPhone", objectIndex: 0))
         // Commands compare by bytes: "Unlock" is not "unlock", so "*" applies.
         #expect(checker.firstMissing(command: "Unlock", device: "p", objects: ["car"]) == nil)
         #expect(checker.policy?.steps(for: "engine_start") == ["trustedPhone", "deviceActivation", "mediumCarKey"])
@@ -39,7 +47,9 @@ import Testing
     @Test func noWildcardMeansUnlistedCommandsNeedNothing() throws {
         let checker = try steps(#"{"unlock":["trustedPhone"]}"#, "")
         #expect(checker.firstMissing(command: "lock", device: "p", objects: ["car"]) == nil)
-        #expect(checker.firstMissing(command: "unlock", device: "p", objects: ["car"]) == MissingStep(step: "trustedPhone", objectIndex: 0))
+        #expect(
+            checker.firstMissing(command: "unlock", device: "p", objects: ["car"])
+                == MissingStep(step: "trustedPhone", objectIndex: 0))
         #expect(checker.policy?.steps(for: "lock") == [])
     }
 
@@ -56,34 +66,46 @@ import Testing
     @Test func anEmptyArrayNeedsNothingAndOverridesTheWildcard() throws {
         let checker = try steps(#"{"lock":[],"*":["trustedPhone"]}"#, "")
         #expect(checker.firstMissing(command: "lock", device: "p", objects: ["car"]) == nil)
-        #expect(checker.firstMissing(command: "unlock", device: "p", objects: ["car"]) == MissingStep(step: "trustedPhone", objectIndex: 0))
+        #expect(
+            checker.firstMissing(command: "unlock", device: "p", objects: ["car"])
+                == MissingStep(step: "trustedPhone", objectIndex: 0))
         let emptyWildcard = try steps(#"{"*":[],"unlock":["a"]}"#, "")
         #expect(emptyWildcard.firstMissing(command: "lock", device: "p", objects: ["car"]) == nil)
-        #expect(emptyWildcard.firstMissing(command: "unlock", device: "p", objects: ["car"]) == MissingStep(step: "a", objectIndex: 0))
+        #expect(
+            emptyWildcard.firstMissing(command: "unlock", device: "p", objects: ["car"])
+                == MissingStep(step: "a", objectIndex: 0))
     }
 
     @Test func theFirstStepMissingInThePolicysOrder() throws {
         // The file lists the steps in another order; the policy's order decides.
-        let checker = try steps(Self.specPolicy, """
+        let checker = try steps(
+            Self.specPolicy,
+            """
             {"sub":"a","aud":"car","done":["mediumCarKey","deviceActivation"]}
             {"sub":"b","aud":"car","done":["mediumCarKey","trustedPhone"]}
             {"sub":"c","aud":"car","done":["deviceActivation","trustedPhone"]}
             """)
         #expect(checker.firstMissing(command: "engine_start", device: "a", objects: ["car"])?.step == "trustedPhone")
-        #expect(checker.firstMissing(command: "engine_start", device: "b", objects: ["car"])?.step == "deviceActivation")
+        #expect(
+            checker.firstMissing(command: "engine_start", device: "b", objects: ["car"])?.step == "deviceActivation")
         #expect(checker.firstMissing(command: "engine_start", device: "c", objects: ["car"])?.step == "mediumCarKey")
-        #expect(checker.firstMissing(command: "engine_start", device: "nobody", objects: ["car"])?.step == "trustedPhone")
+        #expect(
+            checker.firstMissing(command: "engine_start", device: "nobody", objects: ["car"])?.step == "trustedPhone")
     }
 
     // MARK: - Device steps
 
     @Test func audLessEntriesCountForEveryObject() throws {
-        let checker = try steps(Self.specPolicy, """
+        let checker = try steps(
+            Self.specPolicy,
+            """
             {"sub":"p","done":["trustedPhone"]}
             {"sub":"p","aud":"car-1","done":["deviceActivation"]}
             """)
         #expect(checker.firstMissing(command: "unlock", device: "p", objects: ["car-1"]) == nil)
-        #expect(checker.firstMissing(command: "unlock", device: "p", objects: ["car-2"]) == MissingStep(step: "deviceActivation", objectIndex: 0))
+        #expect(
+            checker.firstMissing(command: "unlock", device: "p", objects: ["car-2"])
+                == MissingStep(step: "deviceActivation", objectIndex: 0))
         #expect(checker.firstMissing(command: "lock", device: "p", objects: ["any-car"]) == nil)
         // A per-object entry counts for its object only; another device gets nothing.
         #expect(checker.firstMissing(command: "unlock", device: "q", objects: ["car-1"])?.step == "trustedPhone")
@@ -92,12 +114,14 @@ import Testing
     }
 
     @Test func entriesAddUpAcrossLinesAndFiles() throws {
-        let first = try temporaryFile("""
+        let first = try temporaryFile(
+            """
             {"sub":"p","aud":"car","done":["trustedPhone"]}
 
             {"sub":"q","done":["trustedPhone"]}
             """, "a.jsonl")
-        let second = try temporaryFile("""
+        let second = try temporaryFile(
+            """
             {"aud":"car","done":["deviceActivation"],"sub":"p"}
             {"sub":"p","aud":"car","done":["mediumCarKey","mediumCarKey"]}
             {"sub":"q","aud":"car","done":["deviceActivation"]}
@@ -113,22 +137,28 @@ import Testing
     }
 
     @Test func everyAudienceMustSatisfyWithoutARequestObject() throws {
-        let checker = try steps(Self.specPolicy, """
+        let checker = try steps(
+            Self.specPolicy,
+            """
             {"sub":"p","done":["trustedPhone"]}
             {"sub":"p","aud":"car-1","done":["deviceActivation"]}
             {"sub":"p","aud":"car-3","done":["deviceActivation"]}
             """)
         #expect(checker.firstMissing(command: "unlock", device: "p", objects: ["car-1", "car-3"]) == nil)
-        #expect(checker.firstMissing(command: "unlock", device: "p", objects: ["car-1", "car-2", "car-3"])
+        #expect(
+            checker.firstMissing(command: "unlock", device: "p", objects: ["car-1", "car-2", "car-3"])
                 == MissingStep(step: "deviceActivation", objectIndex: 1))
-        #expect(checker.firstMissing(command: "unlock", device: "p", objects: ["car-4", "car-1"])
+        #expect(
+            checker.firstMissing(command: "unlock", device: "p", objects: ["car-4", "car-1"])
                 == MissingStep(step: "deviceActivation", objectIndex: 0))
         // The request's object alone.
         #expect(checker.firstMissing(command: "unlock", device: "p", objects: ["car-3"]) == nil)
     }
 
     @Test func idsCompareByBytesAfterUnescapingAndKeysAreUnambiguous() throws {
-        let checker = try steps(#"{"unlock":["caf\u00e9"]}"#, """
+        let checker = try steps(
+            #"{"unlock":["caf\u00e9"]}"#,
+            """
             {"sub":"ph\\u006fne","aud":"ab","done":["café"]}
             """)
         #expect(checker.firstMissing(command: "unlock", device: "phone", objects: ["ab"]) == nil)
@@ -151,17 +181,24 @@ import Testing
         #expect(done.hasDone("step-66", device: "p", object: "boat"))
         #expect(!done.hasDone("step-69", device: "p", object: "boat"))
         #expect(!done.hasDone("step-67", device: "p", object: "car"))
-        let policy = try StepPolicy(rules: [("unlock", ["step-69", "step-3", "step-66", "step-68"]), ("lock", ["step-66", "step-69", "step-3"])])
+        let policy = try StepPolicy(rules: [
+            ("unlock", ["step-69", "step-3", "step-66", "step-68"]), ("lock", ["step-66", "step-69", "step-3"]),
+        ])
         let checker = SecuritySteps(policy: policy, done: done)
-        #expect(checker.firstMissing(command: "unlock", device: "p", objects: ["car"]) == MissingStep(step: "step-68", objectIndex: 0))
+        #expect(
+            checker.firstMissing(command: "unlock", device: "p", objects: ["car"])
+                == MissingStep(step: "step-68", objectIndex: 0))
         #expect(checker.firstMissing(command: "lock", device: "p", objects: ["car"]) == nil)
-        #expect(checker.firstMissing(command: "lock", device: "p", objects: ["car", "boat"]) == MissingStep(step: "step-69", objectIndex: 1))
+        #expect(
+            checker.firstMissing(command: "lock", device: "p", objects: ["car", "boat"])
+                == MissingStep(step: "step-69", objectIndex: 1))
         #expect(checker.firstMissing(command: "unlock", device: "filler", objects: ["car"]) == nil)
     }
 
     @Test func aLargeSnapshotKeepsAtMostSixtyFourBytesPerEntry() throws {
         let lines = (0..<100_000).map { index in
-            index % 4 == 0 ? #"{"sub":"phone-\#(index)","done":["trustedPhone"]}"#
+            index % 4 == 0
+                ? #"{"sub":"phone-\#(index)","done":["trustedPhone"]}"#
                 : #"{"sub":"phone-\#(index)","aud":"car-\#(index % 1000)","done":["trustedPhone","deviceActivation"]}"#
         }
         let done = try DeviceSteps.parse(Array(lines.joined(separator: "\n").utf8))
@@ -184,7 +221,9 @@ import Testing
         #expect(table.count == 1000)
         #expect(table.capacity >= 1000 * 5 / 3)
         for index in 0..<1000 {
-            #expect(table.mask(key(index)) == UInt64(index % 7 + 1) | (index % 2 == 0 ? 1 << 40 : 0) | (index == 7 ? 1 << 50 : 0))
+            #expect(
+                table.mask(key(index)) == UInt64(index % 7 + 1) | (index % 2 == 0 ? 1 << 40 : 0)
+                    | (index == 7 ? 1 << 50 : 0))
         }
         #expect(table.mask(key(1000)) == nil)
         #expect(StepTable.key(KeyedHash.Digest(low: 0, high: 0)) != KeyedHash.Digest(low: 0, high: 0))
@@ -224,7 +263,9 @@ import Testing
         try Data([0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x5B, 0x5D, 0x7D]).write(to: URL(fileURLWithPath: badUTF8))
         let error = try #require(throws: SecurityStepsError.self) { try StepPolicy.load(file: badUTF8) }
         #expect(error.file == badUTF8 && error.line == 1)
-        let missing = try #require(throws: SecurityStepsError.self) { try StepPolicy.load(file: "/nonexistent/policy.json") }
+        let missing = try #require(throws: SecurityStepsError.self) {
+            try StepPolicy.load(file: "/nonexistent/policy.json")
+        }
         #expect(missing.description.contains("/nonexistent/policy.json") && missing.line == nil)
         #expect(throws: SecurityStepsError.self) { try StepPolicy(rules: [("unlock", ["a", "a"])]) }
         #expect(throws: SecurityStepsError.self) { try StepPolicy(rules: [("unlock", [""])]) }
@@ -247,13 +288,17 @@ import Testing
         ]
         for (bad, words) in cases {
             let path = try temporaryFile("\(good)\n\n\(good)\n\(bad)\n\(good)\n", "steps.jsonl")
-            let error = try #require(throws: SecurityStepsError.self) { try DeviceSteps.load(files: [try temporaryFile(good, "ok.jsonl"), path]) }
+            let error = try #require(throws: SecurityStepsError.self) {
+                try DeviceSteps.load(files: [try temporaryFile(good, "ok.jsonl"), path])
+            }
             #expect(error.file == path, "\(bad)")
             #expect(error.line == 4, "\(bad)")
             #expect(error.message.contains(words), "\(bad): \(error.message)")
             #expect(error.description.hasPrefix("\(path):4: "))
         }
-        let missing = try #require(throws: SecurityStepsError.self) { try DeviceSteps.load(files: ["/nonexistent/steps.jsonl"]) }
+        let missing = try #require(throws: SecurityStepsError.self) {
+            try DeviceSteps.load(files: ["/nonexistent/steps.jsonl"])
+        }
         #expect(missing.file == "/nonexistent/steps.jsonl" && missing.line == nil)
         #expect(throws: SecurityStepsError.self) { try DeviceSteps(entries: [DeviceStepEntry(sub: "p", done: [""])]) }
     }
@@ -289,7 +334,9 @@ import Testing
         for _ in 0..<4000 {
             let sub = devices.randomElement(using: &random)!
             let aud = Int.random(in: 0..<10, using: &random) < 3 ? nil : objects.randomElement(using: &random)!
-            let done = (0..<Int.random(in: 0...(seed == 3 ? 12 : 3), using: &random)).map { _ in stepPool.randomElement(using: &random)! }
+            let done = (0..<Int.random(in: 0...(seed == 3 ? 12 : 3), using: &random)).map { _ in
+                stepPool.randomElement(using: &random)!
+            }
             model[Key(sub: sub, aud: aud), default: []].formUnion(done)
             var members = ["\"sub\":\"\(sub)\"", "\"done\":[\(done.map { "\"\($0)\"" }.joined(separator: ","))]"]
             if let aud { members.append("\"aud\":\"\(aud)\"") }
@@ -298,10 +345,14 @@ import Testing
         }
         let policySteps = Array(stepPool.shuffled(using: &random).prefix(12))
         var rules: [(command: String, steps: [String])] = []
-        for command in ["c0", "c1", "c2", "c3", "c4", "*"] where Int.random(in: 0..<6, using: &random) > 0 || command == "c0" {
-            rules.append((command, Array(policySteps.shuffled(using: &random).prefix(Int.random(in: 0...4, using: &random)))))
+        for command in ["c0", "c1", "c2", "c3", "c4", "*"]
+        where Int.random(in: 0..<6, using: &random) > 0 || command == "c0" {
+            rules.append(
+                (command, Array(policySteps.shuffled(using: &random).prefix(Int.random(in: 0...4, using: &random)))))
         }
-        let checker = SecuritySteps(policy: try StepPolicy(rules: rules), done: try DeviceSteps.parse(Array(lines.joined(separator: "\n").utf8)))
+        let checker = SecuritySteps(
+            policy: try StepPolicy(rules: rules), done: try DeviceSteps.parse(Array(lines.joined(separator: "\n").utf8))
+        )
         #expect(checker.done.count == 4000)
         #expect(checker.done.keyCount == model.count)
         #expect(seed != 3 || checker.done.stepNames.count > 64)
@@ -309,8 +360,11 @@ import Testing
         func reference(_ command: String, _ sub: String, _ queried: [String]) -> MissingStep? {
             let rule = rules.first { $0.command == command } ?? rules.first { $0.command == "*" }
             for (index, object) in queried.enumerated() {
-                let done = model[Key(sub: sub, aud: nil), default: []].union(model[Key(sub: sub, aud: object), default: []])
-                if let step = rule?.steps.first(where: { !done.contains($0) }) { return MissingStep(step: step, objectIndex: index) }
+                let done = model[Key(sub: sub, aud: nil), default: []].union(
+                    model[Key(sub: sub, aud: object), default: []])
+                if let step = rule?.steps.first(where: { !done.contains($0) }) {
+                    return MissingStep(step: step, objectIndex: index)
+                }
             }
             return nil
         }
@@ -318,9 +372,13 @@ import Testing
         for _ in 0..<4000 {
             let command = ["c0", "c1", "c2", "c3", "c4", "c5", "*"].randomElement(using: &random)!
             let sub = Int.random(in: 0..<20, using: &random) == 0 ? "stranger" : devices.randomElement(using: &random)!
-            let queried = (0..<Int.random(in: 1...3, using: &random)).map { _ in (objects + ["boat"]).randomElement(using: &random)! }
+            let queried = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                (objects + ["boat"]).randomElement(using: &random)!
+            }
             let expected = reference(command, sub, queried)
-            #expect(checker.firstMissing(command: command, device: sub, objects: queried) == expected, "\(command) \(sub) \(queried)")
+            #expect(
+                checker.firstMissing(command: command, device: sub, objects: queried) == expected,
+                "\(command) \(sub) \(queried)")
             if expected == nil { answers.satisfied += 1 } else { answers.missing += 1 }
         }
         // Both answers must be common, or the comparison proves little.

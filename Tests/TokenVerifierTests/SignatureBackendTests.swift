@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-@testable import TokenVerifier
-import TokenTools
-@testable import TokenTools
 import TestSupport
+import Testing
+import TokenTools
+
+@testable import TokenTools
+@testable import TokenVerifier
 
 /// The signature back ends against published vectors.
 @Suite struct SignatureBackendTests {
@@ -11,7 +12,8 @@ import TestSupport
     @Test func rfc8037AppendixA4() throws {
         let d = "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A"
         let x = "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"
-        let jws = "eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc.hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg"
+        let jws =
+            "eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc.hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg"
         let seed = try #require(Base64URL.decode(Array(d.utf8)))
         let publicKey = try #require(Base64URL.decode(Array(x.utf8)))
         #expect(Ed25519Signing.publicKey(seed: seed) == publicKey)
@@ -27,8 +29,12 @@ import TestSupport
         #expect(!verifyEd25519(tampered, signingInput, publicKey))
 
         // The same key through the JWK path and the library's signer.
-        let key = try SigningKey.parse(jwk: Array("{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"d\":\"\(d)\",\"x\":\"\(x)\",\"kid\":\"rfc\",\"alg\":\"EdDSA\"}".utf8))
-        #expect(key.sign(header: Array(#"{"alg":"EdDSA"}"#.utf8), claims: Array("Example of Ed25519 signing".utf8)) == jws)
+        let key = try SigningKey.parse(
+            jwk: Array(
+                "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"d\":\"\(d)\",\"x\":\"\(x)\",\"kid\":\"rfc\",\"alg\":\"EdDSA\"}"
+                    .utf8))
+        #expect(
+            key.sign(header: Array(#"{"alg":"EdDSA"}"#.utf8), claims: Array("Example of Ed25519 signing".utf8)) == jws)
     }
 
     func verifyEd25519(_ signature: [UInt8], _ message: [UInt8], _ publicKey: [UInt8]) -> Bool {
@@ -46,8 +52,9 @@ import TestSupport
     /// The test groups of one Wycheproof file; the test is skipped (failed, in CI) without it.
     func loadVectors(_ name: String) throws -> [[String: Any]] {
         let url = Self.wycheproof.appendingPathComponent(name)
-        try ExternalRequirement.require(FileManager.default.fileExists(atPath: url.path),
-                                        "the Wycheproof vectors are not at \(url.path) (shared/testvectors beside the checkout)")
+        try ExternalRequirement.require(
+            FileManager.default.fileExists(atPath: url.path),
+            "the Wycheproof vectors are not at \(url.path) (shared/testvectors beside the checkout)")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
         return try #require(json["testGroups"] as? [[String: Any]])
     }
@@ -60,7 +67,9 @@ import TestSupport
             let keyAccepted = Ed25519.isValidPublicKey(publicKey)
             for test in group["tests"] as! [[String: Any]] {
                 let expected = test["result"] as! String == "valid"
-                let verified = keyAccepted && verifyEd25519(hexBytes(test["sig"] as! String), hexBytes(test["msg"] as! String), publicKey)
+                let verified =
+                    keyAccepted
+                    && verifyEd25519(hexBytes(test["sig"] as! String), hexBytes(test["msg"] as! String), publicKey)
                 #expect(verified == expected, "tcId \(test["tcId"]!): \(test["comment"]!)")
                 count += 1
             }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TokenVerifier
 
 /// Replays the committed Status List Token fuzz corpus (`Fuzz/corpus/FuzzStatusList`) through the
@@ -22,7 +23,8 @@ import TestSupport
                 #expect(error.source == "the token")
             }
             do throws(StatusListError) {
-                let list = try StatusListToken.load(bytes: input, source: "corpus", keys: keys, maxInflatedBytes: 1 << 16)
+                let list = try StatusListToken.load(
+                    bytes: input, source: "corpus", keys: keys, maxInflatedBytes: 1 << 16)
                 #expect(list.status(at: UInt64(list.count)) == nil)
             } catch {
                 #expect(error.source == "corpus")

@@ -1,18 +1,21 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TokenVerifier
 
 /// The Token Status List draft's own vectors (shared/testvectors/token-status-list): the §4
 /// examples and the Appendix C lists of 2^20 entries for 1, 2, 4 and 8 bits decode to their
 /// published values through the system zlib and the LSB-first entry rule.
 @Suite struct StatusListVectorTests {
-    static let directory = Repository.root.deletingLastPathComponent().appendingPathComponent("shared/testvectors/token-status-list")
+    static let directory = Repository.root.deletingLastPathComponent().appendingPathComponent(
+        "shared/testvectors/token-status-list")
 
     func load(_ name: String) throws -> Any {
         let url = Self.directory.appendingPathComponent(name)
-        try ExternalRequirement.require(FileManager.default.fileExists(atPath: url.path),
-                                        "the Token Status List vectors are not at \(url.path) (shared/testvectors beside the checkout)")
+        try ExternalRequirement.require(
+            FileManager.default.fileExists(atPath: url.path),
+            "the Token Status List vectors are not at \(url.path) (shared/testvectors beside the checkout)")
         return try JSONSerialization.jsonObject(with: Data(contentsOf: url))
     }
 
@@ -23,7 +26,8 @@ import TestSupport
             let bits = example["bits"] as! Int
             let compressed = hexBytes(example["compressed_hex"] as! String)
             let json = example["json"] as! [String: Any]
-            #expect(Base64URL.decode(Array((json["lst"] as! String).utf8)) == compressed, "the JSON lst is the ZLIB bytes")
+            #expect(
+                Base64URL.decode(Array((json["lst"] as! String).utf8)) == compressed, "the JSON lst is the ZLIB bytes")
             let inflated = try compressed.withUnsafeBufferPointer { try Zlib.inflate($0, limit: 1 << 20) }
             #expect(inflated == hexBytes(example["byte_array_hex"] as! String))
             let entries = StatusEntries(bytes: inflated, bits: bits)
@@ -44,7 +48,9 @@ import TestSupport
         #expect(inflated.count == vector["decompressed_len"] as? Int)
         let entries = StatusEntries(bytes: inflated, bits: bits)
         #expect(entries.count == vector["size_entries"] as? Int)
-        let assignments = (vector["assignments_index_value"] as! [[Int]]).map { ($0[0], UInt8($0[1])) }.sorted { $0.0 < $1.0 }
+        let assignments = (vector["assignments_index_value"] as! [[Int]]).map { ($0[0], UInt8($0[1])) }.sorted {
+            $0.0 < $1.0
+        }
         #expect(!assignments.isEmpty)
         for (index, value) in assignments { #expect(entries.value(at: UInt64(index)) == value, "index \(index)") }
         // Every entry not assigned a non-zero value is 0x00 (Appendix C.4 also assigns 0 to one index).
@@ -76,7 +82,7 @@ import TestSupport
         #expect(inflate(badChecksum)?.contains("broken") == true)
         #expect(inflate(Array(million.dropLast(3)))?.contains("truncated") == true)
         #expect(inflate(million + [0])?.contains("follow the end") == true)
-        #expect(inflate([0x78, 0xBB, 0, 0, 0, 0])?.contains("dictionary") == true)   // FDICT set
+        #expect(inflate([0x78, 0xBB, 0, 0, 0, 0])?.contains("dictionary") == true)  // FDICT set
         #expect(inflate([])?.contains("truncated") == true)
     }
 }

@@ -8,8 +8,12 @@ import Testing
 @Suite struct CWTInteropTests {
     /// Each library's CWTs, in order: EdDSA and ES256 valid, expired, with a tampered payload, with
     /// a flipped signature bit (python-cwt's eight, then pycose's).
-    static let expected: [String?] = Array(repeating: [nil, nil, "expired", "expired", "bad_signature", "bad_signature",
-                                                       "bad_signature", "bad_signature"], count: 2).flatMap { $0 }
+    static let expected: [String?] = Array(
+        repeating: [
+            nil, nil, "expired", "expired", "bad_signature", "bad_signature",
+            "bad_signature", "bad_signature",
+        ], count: 2
+    ).flatMap { $0 }
 
     static let minter = #"""
         import base64, json, sys
@@ -106,7 +110,9 @@ import Testing
         let space = try Workspace()
         let mint = try External.run(External.python, ["-c", Self.minter, space.directory.path])
         try #require(mint.status == 0, "\(mint.stderr)")
-        let output = try Tool.run(["verify", "--at", "1800000000", "--keys", space.path("keys.jwks"), space.path("tokens.txt")])
+        let output = try Tool.run([
+            "verify", "--at", "1800000000", "--keys", space.path("keys.jwks"), space.path("tokens.txt"),
+        ])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.answers.map { $0["reason"] as? String } == Self.expected, "\(output.stdout)")
         #expect(output.answers.allSatisfy { $0["format"] as? String == "cwt" })
@@ -118,23 +124,29 @@ import Testing
     func cwtsFromTokenverifyVerifyIn(_ library: String) throws {
         try External.require(Self.problem() == nil, Self.problem() ?? "")
         let space = try Workspace()
-        let claims = #"{"iss": "operator-a", "sub": "phone-1", "aud": "car-1", "jti": "t-1", "exp": 4102444800, "ch": ["ble"], "cmd": ["unlock"]}"#
+        let claims =
+            #"{"iss": "operator-a", "sub": "phone-1", "aud": "car-1", "jti": "t-1", "exp": 4102444800, "ch": ["ble"], "cmd": ["unlock"]}"#
         var tokens = ""
         var keys = ""
         for alg in ["EdDSA", "ES256"] {
             let name = space.path("tv-\(alg)")
             #expect(try Tool.run(["keygen", "--alg", alg, "--kid", "tv-\(alg)", "--out", name]).status == 0)
-            let signed = try Tool.run(["sign", "--format", "cwt", "--key", name + ".private.jwk"], input: claims + "\n")
+            let signed = try Tool.run(
+                ["sign", "--format", "cwt", "--key", name + ".private.jwk"], input: claims + "\n")
             #expect(signed.status == 0, "\(signed.stderr)")
             tokens += signed.stdout
             keys += try String(contentsOfFile: name + ".jwks", encoding: .utf8) + "\n"
         }
         try space.write("keys.lines", keys)
         try space.write("tokens.txt", tokens)
-        let result = try External.run(External.python, ["-c", Self.verifier, library, space.path("keys.lines"), space.path("tokens.txt")])
+        let result = try External.run(
+            External.python, ["-c", Self.verifier, library, space.path("keys.lines"), space.path("tokens.txt")])
         #expect(result.status == 0, "\(result.stderr)")
         // The two CWTs verify; the same two with a tampered payload are refused.
-        #expect(result.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) } == ["ok", "ok", "refused", "refused"],
-                "\(result.stdout)")
+        #expect(
+            result.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) } == [
+                "ok", "ok", "refused", "refused",
+            ],
+            "\(result.stdout)")
     }
 }

@@ -30,7 +30,7 @@ import Glibc
             live.closeInput()
         }
         feeder.start()
-        #expect(live.readLine()?.contains("\"line\":1,") == true)   // it is running (handlers set)
+        #expect(live.readLine()?.contains("\"line\":1,") == true)  // it is running (handlers set)
         Thread.sleep(forTimeInterval: Double(random.next() % 400) / 1000)
         kill(live.process.processIdentifier, signal)
         let end = live.finish()
@@ -81,11 +81,15 @@ import Glibc
         #expect(lines.count == sentLines.value + 1)
         var counts: [String: Int] = [:]
         for line in lines {
-            let reason = line.contains("\"reason\":\"revoked_token\"") ? "revoked_token"
+            let reason =
+                line.contains("\"reason\":\"revoked_token\"")
+                ? "revoked_token"
                 : line.contains("\"reason\":\"revoked_device\"") ? "revoked_device" : String(line)
             counts[reason, default: 0] += 1
         }
-        #expect(Set(counts.keys) == ["revoked_token", "revoked_device"], "unexpected answers: \(counts.filter { $0.value < 10 })")
+        #expect(
+            Set(counts.keys) == ["revoked_token", "revoked_device"],
+            "unexpected answers: \(counts.filter { $0.value < 10 })")
         #expect(lines.last?.contains("revoked_token") == true, "the last snapshot is in force at the end")
         let reloads = end.stderr.components(separatedBy: "revocations reloaded").count - 1
         #expect(reloads >= 20, "only \(reloads) reloads seen")
@@ -102,10 +106,10 @@ import Glibc
         live.send(token + "\n")
         #expect(live.readLine()?.contains("revoked_token") == true)
         let broken = [
-            "{\"jti\":\"t-",                         // cut mid-entry
-            "{\"jti\":\"t-2\"}\n{\"sub\":",          // cut mid-line after a good one
-            "{\"jti\":\"t-2\"}\n\u{0}\u{0}\u{0}\n",    // zeros from a crashed writer
-            "{\"jti\":\"t-2\",\"jti\":\"t-3\"}\n",     // a duplicate member
+            "{\"jti\":\"t-",  // cut mid-entry
+            "{\"jti\":\"t-2\"}\n{\"sub\":",  // cut mid-line after a good one
+            "{\"jti\":\"t-2\"}\n\u{0}\u{0}\u{0}\n",  // zeros from a crashed writer
+            "{\"jti\":\"t-2\",\"jti\":\"t-3\"}\n",  // a duplicate member
         ]
         for text in broken {
             // Written in place, not renamed: the reader sees the file as it is.
@@ -132,7 +136,7 @@ import Glibc
         let space = try Workspace()
         let cases: [(arguments: [String], mentions: String)] = [
             (["--keys", space.path("absent.jwks")], "absent.jwks"),
-            (["--keys", space.directory.path], space.directory.lastPathComponent),             // a directory
+            (["--keys", space.directory.path], space.directory.lastPathComponent),  // a directory
             (["--keys", try space.write("empty.jwks", "")], "empty.jwks"),
             (["--keys", try space.write("truncated.jwks", "{\"keys\":[{\"kty\":\"OKP\"")], "truncated.jwks"),
             (["--keys", try space.write("binary.jwks", "\u{0}\u{1}\u{2}")], "binary.jwks"),
@@ -152,14 +156,30 @@ final class UncheckedFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var stored = false
     var value: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+        set {
+            lock.lock()
+            stored = newValue
+            lock.unlock()
+        }
     }
 }
 
 final class UncheckedCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var stored = 0
-    var value: Int { lock.lock(); defer { lock.unlock() }; return stored }
-    func add(_ amount: Int) { lock.lock(); stored += amount; lock.unlock() }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+    func add(_ amount: Int) {
+        lock.lock()
+        stored += amount
+        lock.unlock()
+    }
 }

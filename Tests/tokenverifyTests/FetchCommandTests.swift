@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TokenTools
 import TokenVerifier
 
@@ -33,8 +33,10 @@ import TokenVerifier
         let out = publisher.directory.appendingPathComponent("out").path
         try publisher.publish("a.jwks", "{\"keys\":[\(workspace.ed.publicJWK)]}")
         try publisher.publish("b.jwks", "{\"keys\":[\(workspace.es.publicJWK)]}")
-        let arguments = ["fetch", "--keys", publisher.url("a.jwks"), publisher.url("b.jwks"), "--out", out,
-                         "--ca-file", publisher.caFile]
+        let arguments = [
+            "fetch", "--keys", publisher.url("a.jwks"), publisher.url("b.jwks"), "--out", out,
+            "--ca-file", publisher.caFile,
+        ]
         let first = try Tool.run(arguments)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(out)/keys").count == 2)
@@ -48,8 +50,9 @@ import TokenVerifier
         #expect(failed.stderr.contains("tokenverify: \(publisher.url("a.jwks")) failed: HTTP 500;"), "\(failed.stderr)")
         #expect(failed.stderr.contains("\(publisher.url("b.jwks")): wrote keys/"))
         let token = workspace.token(workspace.prod, claims: Workspace.claims(["env": "\"prod\""]))
-        let verify = try Tool.run(["verify", "--keys", "\(out)/keys", "--at", Workspace.checkTime, "--quiet"],
-                                  input: token + "\n")
+        let verify = try Tool.run(
+            ["verify", "--keys", "\(out)/keys", "--at", Workspace.checkTime, "--quiet"],
+            input: token + "\n")
         #expect(verify.stdout.contains("\"valid\":true"), "\(verify.stdout) \(verify.stderr)")
     }
 
@@ -71,18 +74,21 @@ import TokenVerifier
         let workspace = try Workspace()
         let out = publisher.directory.appendingPathComponent("out").path
         let listURL = publisher.url("list-1")
-        let checkTime = Int64(Workspace.checkTime)!   // verify runs --at it: both lists are issued before
+        let checkTime = Int64(Workspace.checkTime)!  // verify runs --at it: both lists are issued before
         func list(status: UInt8, issuedAt: Int64) throws -> String {
-            try StatusListIssuer(key: workspace.ed).sign(uri: listURL, bits: 1, size: 16,
-                                                         statuses: status == 0 ? [:] : [3: status],
-                                                         format: .jws, issuedAt: issuedAt, timeToLive: 1)
+            try StatusListIssuer(key: workspace.ed).sign(
+                uri: listURL, bits: 1, size: 16,
+                statuses: status == 0 ? [:] : [3: status],
+                format: .jws, issuedAt: issuedAt, timeToLive: 1)
         }
         try publisher.publish("keys.jwks", "{\"keys\":[\(workspace.ed.publicJWK)]}")
         try publisher.publish("list-1", try list(status: 0, issuedAt: checkTime - 7200))
-        let fetch = try LiveTool(["fetch", "--keys", publisher.url("keys.jwks"), "--status-lists", listURL,
-                                  "--out", out,
-                                  "--ca-file", publisher.caFile, "--watch", "--interval", "1", "--min-interval", "1",
-                                  "--max-interval", "2", "--timeout", "60"])
+        let fetch = try LiveTool([
+            "fetch", "--keys", publisher.url("keys.jwks"), "--status-lists", listURL,
+            "--out", out,
+            "--ca-file", publisher.caFile, "--watch", "--interval", "1", "--min-interval", "1",
+            "--max-interval", "2", "--timeout", "60",
+        ])
         let listFolder = "\(out)/status-lists"
         func listFiles() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: listFolder)) ?? [] }
         let started = Date()
@@ -91,8 +97,10 @@ import TokenVerifier
         }
         try #require(!listFiles().isEmpty, "fetch --watch wrote no list")
 
-        let verify = try LiveTool(["verify", "--keys", "\(out)/keys", "--status-lists", listFolder,
-                                   "--at", Workspace.checkTime])
+        let verify = try LiveTool([
+            "verify", "--keys", "\(out)/keys", "--status-lists", listFolder,
+            "--at", Workspace.checkTime,
+        ])
         let status = #"{"status_list":{"idx":3,"uri":"\#(listURL)"}}"#
         let token = workspace.token(claims: Workspace.claims(["status": status]))
         #expect(verify.ask(token, until: "\"valid\":true"))
@@ -103,8 +111,9 @@ import TokenVerifier
         while !invalid && Date().timeIntervalSince(changed) < 15 {
             invalid = verify.ask(token, until: "status_invalid")
         }
-        #expect(invalid && Date().timeIntervalSince(changed) < 15,
-                "not status_invalid 15 s after the publisher's change")
+        #expect(
+            invalid && Date().timeIntervalSince(changed) < 15,
+            "not status_invalid 15 s after the publisher's change")
         verify.closeInput()
         _ = verify.finish()
 
@@ -130,8 +139,10 @@ import TokenVerifier
         let workspace = try Workspace()
         let out = publisher.directory.appendingPathComponent("out").path
         try publisher.publish("keys.jwks", "{\"keys\":[\(workspace.ed.publicJWK)]}")
-        let fetch = try LiveTool(["fetch", "--keys", publisher.url("keys.jwks"), "--out", out,
-                                  "--ca-file", publisher.caFile, "--watch", "--interval", "3600"])
+        let fetch = try LiveTool([
+            "fetch", "--keys", publisher.url("keys.jwks"), "--out", out,
+            "--ca-file", publisher.caFile, "--watch", "--interval", "3600",
+        ])
         func keyFile() -> String? {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: "\(out)/keys")) ?? [])
                 .filter { !$0.hasPrefix(".") }
@@ -157,8 +168,10 @@ import TokenVerifier
         let out = publisher.directory.appendingPathComponent("out").path
         try publisher.publish("keys.jwks", "{\"keys\":[\(workspace.ed.publicJWK)]}")
         try publisher.setMode("keys.jwks", "status 503")
-        let fetch = try LiveTool(["fetch", "--keys", publisher.url("keys.jwks"), "--out", out,
-                                  "--ca-file", publisher.caFile, "--watch", "--interval", "3600"])
+        let fetch = try LiveTool([
+            "fetch", "--keys", publisher.url("keys.jwks"), "--out", out,
+            "--ca-file", publisher.caFile, "--watch", "--interval", "3600",
+        ])
         func keyFiles() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: "\(out)/keys")) ?? []).filter { !$0.hasPrefix(".") }
         }

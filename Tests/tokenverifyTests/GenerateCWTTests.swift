@@ -7,7 +7,8 @@ import Testing
 @Suite struct GenerateCWTTests {
     @Test func aCWTShareIsReproducibleAndVerifiesAsExpected() throws {
         let space = try Workspace()
-        let one = space.path("one"), many = space.path("many")
+        let one = space.path("one")
+        let many = space.path("many")
         let arguments = ["gen", "--count", "5000", "--seed", "11", "--realistic", "--cwt-share", "0.4"]
         #expect(try Tool.run(arguments + ["--threads", "1", "--out", one]).status == 0)
         #expect(try Tool.run(arguments + ["--threads", "3", "--out", many]).status == 0)
@@ -21,8 +22,10 @@ import Testing
         let cwtLines = Set(tokens.indices.filter { !tokens[$0].contains(".") }.map { $0 + 1 })
         #expect(cwtLines.count > 1700 && cwtLines.count < 2300, "\(cwtLines.count) CWTs of 5000 at a 0.4 share")
 
-        let output = try Tool.run(["verify", "--at", "1800000000", "--keys", one + "/keys.jwks", "--revocations", one + "/revocations.jsonl",
-                                   one + "/requests.jsonl"])
+        let output = try Tool.run([
+            "verify", "--at", "1800000000", "--keys", one + "/keys.jwks", "--revocations", one + "/revocations.jsonl",
+            one + "/requests.jsonl",
+        ])
         #expect(output.status == 0, "\(output.stderr)")
         let expected = try GenerateCommandTests.lines(one + "/expected.jsonl").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
@@ -40,7 +43,10 @@ import Testing
     /// Without a CWT share the set is what it was before CWTs existed (the committed fingerprint).
     @Test func aZeroShareChangesNothing() throws {
         let space = try Workspace()
-        #expect(try Tool.run(["gen", "--count", "9000", "--seed", "7", "--realistic", "--cwt-share", "0", "--out", space.path("set")]).status == 0)
+        #expect(
+            try Tool.run([
+                "gen", "--count", "9000", "--seed", "7", "--realistic", "--cwt-share", "0", "--out", space.path("set"),
+            ]).status == 0)
         #expect(try GenerateCommandTests.fingerprint(space.path("set")) == "3c9dce024fae2f30")
     }
 }

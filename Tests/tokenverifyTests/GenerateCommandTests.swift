@@ -5,13 +5,17 @@ import TokenGen
 /// `gen` streaming: the same files whatever the threads and counts, order, the
 /// realistic mix, a committed fingerprint, bad `--out`, and an interrupted run.
 @Suite struct GenerateCommandTests {
-    static let setFiles = ["keys.jwks", "signing-keys.jwk", "revocations.jsonl", "tokens.txt", "requests.jsonl", "expected.jsonl"]
+    static let setFiles = [
+        "keys.jwks", "signing-keys.jwk", "revocations.jsonl", "tokens.txt", "requests.jsonl", "expected.jsonl",
+    ]
 
     /// 64-bit FNV-1a over the set's files (names and bytes), as 16 hex digits.
     static func fingerprint(_ directory: String) throws -> String {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for name in setFiles {
-            for byte in Array(name.utf8) + [0] + [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))) {
+            for byte in Array(name.utf8) + [0]
+                + [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+            {
                 hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
             }
         }
@@ -19,15 +23,21 @@ import TokenGen
     }
 
     static func lines(_ path: String) throws -> [Substring] {
-        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            .dropLast()
     }
 
     /// 9000 lines: three blocks of 4096, the last one short.
     @Test func sameFilesOnOneThreadAndManyAndAFingerprint() throws {
         let space = try Workspace()
-        let one = space.path("one"), many = space.path("many")
-        let first = try Tool.run(["gen", "--count", "9000", "--seed", "7", "--realistic", "--threads", "1", "--out", one])
-        let second = try Tool.run(["gen", "--count", "9000", "--seed", "7", "--realistic", "--threads", "4", "--out", many])
+        let one = space.path("one")
+        let many = space.path("many")
+        let first = try Tool.run([
+            "gen", "--count", "9000", "--seed", "7", "--realistic", "--threads", "1", "--out", one,
+        ])
+        let second = try Tool.run([
+            "gen", "--count", "9000", "--seed", "7", "--realistic", "--threads", "4", "--out", many,
+        ])
         #expect(first.status == 0 && second.status == 0)
         for name in Self.setFiles {
             let a = try Data(contentsOf: URL(fileURLWithPath: one + "/" + name))
@@ -44,15 +54,18 @@ import TokenGen
     /// A smaller count gives the first lines of a larger one.
     @Test func aSmallerCountIsAPrefix() throws {
         let space = try Workspace()
-        let small = space.path("small"), large = space.path("large")
+        let small = space.path("small")
+        let large = space.path("large")
         #expect(try Tool.run(["gen", "--count", "5000", "--seed", "3", "--realistic", "--out", small]).status == 0)
         #expect(try Tool.run(["gen", "--count", "8200", "--seed", "3", "--realistic", "--out", large]).status == 0)
         for name in ["tokens.txt", "requests.jsonl", "expected.jsonl"] {
-            let a = try Self.lines(small + "/" + name), b = try Self.lines(large + "/" + name)
+            let a = try Self.lines(small + "/" + name)
+            let b = try Self.lines(large + "/" + name)
             #expect(a.count == 5000 && b.count == 8200)
             #expect(Array(b.prefix(5000)) == a, "\(name) of 5000 is not the start of 8200")
         }
-        let revokedSmall = try Self.lines(small + "/revocations.jsonl"), revokedLarge = try Self.lines(large + "/revocations.jsonl")
+        let revokedSmall = try Self.lines(small + "/revocations.jsonl")
+        let revokedLarge = try Self.lines(large + "/revocations.jsonl")
         #expect(!revokedSmall.isEmpty && Array(revokedLarge.prefix(revokedSmall.count)) == revokedSmall)
     }
 
@@ -74,11 +87,13 @@ import TokenGen
         let space = try Workspace()
         let out = space.path("set")
         #expect(try Tool.run(["gen", "--count", "12000", "--seed", "11", "--realistic", "--out", out]).status == 0)
-        let requests = try Self.lines(out + "/requests.jsonl"), expected = try Self.lines(out + "/expected.jsonl")
+        let requests = try Self.lines(out + "/requests.jsonl")
+        let expected = try Self.lines(out + "/expected.jsonl")
         let tokens = try Self.lines(out + "/tokens.txt")
         #expect(requests.count == 12000 && expected.count == 12000 && tokens.count == 12000)
         var counts: [String: Int] = [:]
-        var seen = Set<Substring>(), repeated = 0
+        var seen = Set<Substring>()
+        var repeated = 0
         for index in 0..<12000 {
             #expect(requests[index].hasPrefix("{\"id\":\(index + 1),\"token\":\"\(tokens[index])\""))
             #expect(expected[index].hasPrefix("{\"line\":\(index + 1),"))
@@ -119,8 +134,11 @@ import TokenGen
         chmod(locked, 0o555)
         defer { chmod(locked, 0o755) }
         let arguments = ["gen", "--count", "10", "--out", locked]
-        let denied = getuid() == 0
-            ? try Self.run("/usr/bin/setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", Tool.binary.path] + arguments)
+        let denied =
+            getuid() == 0
+            ? try Self.run(
+                "/usr/bin/setpriv",
+                ["--reuid", "65534", "--regid", "65534", "--clear-groups", Tool.binary.path] + arguments)
             : try Self.run(Tool.binary.path, arguments)
         #expect(denied.status == 2 && denied.stderr.contains("is not writable"), "\(denied.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: locked).isEmpty)
@@ -153,7 +171,8 @@ import TokenGen
         try process.run()
         let partial = out + "/tokens.txt.partial"
         var waited = 0.0
-        while waited < 60, ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) < 100_000 {
+        while waited < 60, ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) < 100_000
+        {
             Thread.sleep(forTimeInterval: 0.05)
             waited += 0.05
         }

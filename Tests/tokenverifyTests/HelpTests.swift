@@ -6,7 +6,9 @@ import Testing
 /// a line that the next line's first word would still have fitted on) and no option with its
 /// default said twice.
 @Suite struct HelpTests {
-    static let commands: [[String]] = [[], ["verify"], ["keys"], ["keys", "import"], ["keys", "list"], ["keygen"], ["sign"], ["gen"], ["inspect"]]
+    static let commands: [[String]] = [
+        [], ["verify"], ["keys"], ["keys", "import"], ["keys", "list"], ["keygen"], ["sign"], ["gen"], ["inspect"],
+    ]
 
     static func help(_ command: [String]) throws -> String {
         let result = try External.run(Tool.binary.path, command + ["--help"], environment: ["COLUMNS": "80"])
@@ -24,10 +26,10 @@ import Testing
         for (line, next) in zip(lines, lines.dropFirst()) {
             let body = next.trimmingCharacters(in: .whitespaces)
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty, !body.isEmpty,
-                  indentation(line) == indentation(next),
-                  !line.hasSuffix(":"),
-                  !body.hasPrefix("-"), !body.hasPrefix("tokenverify"), !body.hasPrefix("|"), !body.hasPrefix("$"),
-                  !line.trimmingCharacters(in: .whitespaces).hasPrefix("-")   // an option's name line
+                indentation(line) == indentation(next),
+                !line.hasSuffix(":"),
+                !body.hasPrefix("-"), !body.hasPrefix("tokenverify"), !body.hasPrefix("|"), !body.hasPrefix("$"),
+                !line.trimmingCharacters(in: .whitespaces).hasPrefix("-")  // an option's name line
             else { continue }
             let firstWord = body.prefix(while: { $0 != " " })
             if line.count + 1 + firstWord.count < width { found.append(line + "⏎" + next) }
@@ -40,7 +42,8 @@ import Testing
         let text = try Self.help(command)
         #expect(!text.isEmpty)
         #expect(Self.earlyBreaks(text).isEmpty, "\(command): \(Self.earlyBreaks(text))")
-        for line in text.components(separatedBy: "\n") where !line.hasPrefix("USAGE:") {   // the parser's usage line is not wrapped
+        // the parser's usage line is not wrapped
+        for line in text.components(separatedBy: "\n") where !line.hasPrefix("USAGE:") {
             #expect(line.count <= 80, "\(command): \(line)")
         }
         // An option's help is its lines up to the next option: "(default:" at most once in it.
@@ -52,7 +55,12 @@ import Testing
     }
 
     @Test func theDetectorFindsAHardBreakAndAcceptsWrappedText() {
-        #expect(!Self.earlyBreaks("  Tokens are JWS/JWT that let one device send certain\n  commands to one object\n").isEmpty)
-        #expect(Self.earlyBreaks("  Tokens are JWS/JWT (Ed25519, EdDSA or ES256) that let one device send certain\n  commands to one object\n").isEmpty)
+        #expect(
+            !Self.earlyBreaks("  Tokens are JWS/JWT that let one device send certain\n  commands to one object\n")
+                .isEmpty)
+        #expect(
+            Self.earlyBreaks(
+                "  Tokens are JWS/JWT (Ed25519, EdDSA or ES256) that let one device send certain\n  commands to one object\n"
+            ).isEmpty)
     }
 }

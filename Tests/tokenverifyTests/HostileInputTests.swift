@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import TokenGen
-import TokenVerifier
 import TokenTools
+import TokenVerifier
 
 #if canImport(Glibc)
 import Glibc
@@ -20,15 +20,19 @@ import Glibc
         return output.answers.map { $0["reason"] as? String }
     }
 
-    private func segments(_ header: String, _ claims: String, _ signature: [UInt8] = Array(repeating: 7, count: 64)) -> String {
+    private func segments(
+        _ header: String, _ claims: String, _ signature: [UInt8] = Array(repeating: 7, count: 64)
+    ) -> String {
         b64(header) + "." + b64(claims) + "." + Base64URL.encodeString(signature)
     }
 
     @Test func algorithmNoneAndAlgorithmConfusionAreRefused() throws {
         let space = try Workspace()
         let claims = Workspace.claims()
-        let publicKey = Base64URL.decode(Array(space.ed.publicJWK.utf8).split(separator: UInt8(ascii: "\"")).map(Array.init)
-            .first { $0.count == 43 } ?? []) ?? []
+        let publicKey =
+            Base64URL.decode(
+                Array(space.ed.publicJWK.utf8).split(separator: UInt8(ascii: "\"")).map(Array.init)
+                    .first { $0.count == 43 } ?? []) ?? []
         let cases: [(String, String)] = [
             (segments(#"{"alg":"none","kid":"ed-1"}"#, claims, []), "unsupported_alg"),
             (segments(#"{"alg":"none","kid":"ed-1"}"#, claims), "unsupported_alg"),
@@ -86,7 +90,10 @@ import Glibc
             space.token(header: #"{"alg":"Ed25519","kid":"ed-1","typ":"jwt"}"#),
             space.token(header: #"{"alg":"Ed25519","kid":"ed-1","typ":"DKT+JWT"}"#),
         ]
-        #expect(try reasons(space, lines) == ["bad_header", "bad_header", "bad_header", "bad_header", "bad_header", "bad_header", nil, nil])
+        #expect(
+            try reasons(space, lines) == [
+                "bad_header", "bad_header", "bad_header", "bad_header", "bad_header", "bad_header", nil, nil,
+            ])
     }
 
     @Test func duplicateMembersAtEveryLevel() throws {
@@ -99,7 +106,7 @@ import Glibc
             space.token(header: #"{"alg":"Ed25519","kid":"ed-1","kid":"es-1"}"#),
             space.token(header: #"{"alg":"Ed25519","kid":"ed-1","x":{"y":1,"y":2}}"#),
             space.token(claims: "{\(body),\"sub\":\"phone-2\"}"),
-            space.token(claims: "{\(body),\"s\\u0075b\":\"phone-2\"}"),     // the same name, escaped
+            space.token(claims: "{\(body),\"s\\u0075b\":\"phone-2\"}"),  // the same name, escaped
             space.token(claims: "{\(body),\"ext\":{\"a\":1,\"b\":{\"c\":[{\"d\":1,\"d\":1}]}}}"),
             space.token(claims: "{\(body),\"ext\":[{\"a\":1},{\"a\":1,\"a\":1}]}"),
             "{\"token\":\"\(token)\",\"token\":\"\(token)\"}",
@@ -109,7 +116,8 @@ import Glibc
             // Not duplicates: the same name in sibling objects, or names that differ by case.
             space.token(claims: "{\(body),\"ext\":[{\"a\":1},{\"a\":1}],\"Sub\":\"x\"}"),
         ]
-        let expected: [String?] = Array(repeating: "malformed_token", count: 7) + Array(repeating: "malformed_request", count: 4) + [nil]
+        let expected: [String?] =
+            Array(repeating: "malformed_token", count: 7) + Array(repeating: "malformed_request", count: 4) + [nil]
         #expect(try reasons(space, lines) == expected)
     }
 
@@ -127,7 +135,9 @@ import Glibc
             "{\"token\":\"\(space.token())\",\"id\":\(String(repeating: "[", count: 40_000))}",
             space.token(claims: "{\(body),\"ext\":\(fine)}"),
         ]
-        let expected: [String?] = ["malformed_token", "malformed_token", "malformed_token", "malformed_request", "malformed_request", nil]
+        let expected: [String?] = [
+            "malformed_token", "malformed_token", "malformed_token", "malformed_request", "malformed_request", nil,
+        ]
         #expect(try reasons(space, lines, extra: ["--max-line-bytes", "1000000"]) == expected)
     }
 
@@ -150,16 +160,21 @@ import Glibc
             "{\"token\":\"\(space.token())\",\"at\":\(longDigits)}",
             space.token(claims: Workspace.claims(["sub": "\"\(bigSubject)\""])),
         ]
-        let expected: [String?] = ["malformed_token", "malformed_token", "malformed_token", nil, "expired", "expired", nil,
-                                   "malformed_token", "malformed_token", "malformed_request", "malformed_request", nil]
-        let output = try Tool.run(space.verifyArguments + ["--max-line-bytes", "1000000"], input: lines.joined(separator: "\n"))
+        let expected: [String?] = [
+            "malformed_token", "malformed_token", "malformed_token", nil, "expired", "expired", nil,
+            "malformed_token", "malformed_token", "malformed_request", "malformed_request", nil,
+        ]
+        let output = try Tool.run(
+            space.verifyArguments + ["--max-line-bytes", "1000000"], input: lines.joined(separator: "\n"))
         #expect(output.answers.map { $0["reason"] as? String } == expected)
         #expect((output.answers.last?["sub"] as? String)?.count == bigSubject.count)
     }
 
     @Test func invalidAndOverlongUTF8AndNULBytes() throws {
         let space = try Workspace()
-        let claimsPrefix = Array(#"{"iss":"operator-a","aud":"car-1","jti":"t-1","exp":1800003600,"ch":["ble"],"cmd":["unlock"],"sub":"#.utf8)
+        let claimsPrefix = Array(
+            #"{"iss":"operator-a","aud":"car-1","jti":"t-1","exp":1800003600,"ch":["ble"],"cmd":["unlock"],"sub":"#.utf8
+        )
         func token(subject: [UInt8]) -> String {
             space.ed.sign(claims: claimsPrefix + [UInt8(ascii: "\"")] + subject + Array("\"}".utf8))
         }
@@ -178,7 +193,8 @@ import Glibc
         lines.append(Data((token(subject: Array(#"a\u0000b"#.utf8)) + "\n").utf8))
         lines.append(Data((token(subject: Array("phöne-🚗".utf8)) + "\n").utf8))
         let output = try Tool.run(space.verifyArguments, input: lines)
-        let expected: [String?] = Array(repeating: "malformed_token", count: badSubjects.count)
+        let expected: [String?] =
+            Array(repeating: "malformed_token", count: badSubjects.count)
             + ["malformed_request", "malformed_request", "malformed_token", "malformed_token", nil, nil]
         #expect(output.answers.map { $0["reason"] as? String } == expected)
         #expect(output.answers.dropLast().last?["sub"] as? String == "a\u{0}b")
@@ -200,7 +216,7 @@ import Glibc
         let token = space.token()
         var input = Data(repeating: 0x0A, count: 1_000_000)
         input.append(Data(" \t\r\n\r\n\t\n".utf8))
-        input.append(Data(token.utf8))    // no newline at the end
+        input.append(Data(token.utf8))  // no newline at the end
         let output = try Tool.run(space.verifyArguments, input: input)
         #expect(output.answers.count == 1)
         #expect(output.answers.first?["line"] as? Int == 1_000_004)
@@ -211,12 +227,14 @@ import Glibc
         let space = try Workspace()
         let token = space.token()
         let chunk = Data(repeating: UInt8(ascii: "A"), count: 1 << 20)
-        let output = try Tool.run(space.verifyArguments, inputChunks: 200, of: chunk,
-                                  prefix: Data((token + "\n").utf8), suffix: Data("\n\(token)\n".utf8))
+        let output = try Tool.run(
+            space.verifyArguments, inputChunks: 200, of: chunk,
+            prefix: Data((token + "\n").utf8), suffix: Data("\n\(token)\n".utf8))
         #expect(output.answers.map { $0["line"] as? Int } == [1, 2, 3])
         #expect(output.answers.map { $0["reason"] as? String } == [nil, "malformed_request", nil])
         #expect(output.peakResidentBytes > 0, "no memory sample was taken while the tool ran")
-        #expect(output.peakResidentBytes < 100 << 20, "peak RSS \(output.peakResidentBytes >> 20) MiB for a 200 MiB line")
+        #expect(
+            output.peakResidentBytes < 100 << 20, "peak RSS \(output.peakResidentBytes >> 20) MiB for a 200 MiB line")
     }
 
     @Test func binaryGarbageGetsOneAnswerPerNonBlankLine() throws {
@@ -234,7 +252,8 @@ import Glibc
             }
         }
         if garbage.starts(with: [0xEF, 0xBB, 0xBF]) { garbage[0] = 0x41 }
-        let expectedLines = garbage.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated().compactMap { index, line -> Int? in
+        let expectedLines = garbage.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated().compactMap {
+            index, line -> Int? in
             let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
             return trimmed.isEmpty || trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) ? nil : index + 1
         }

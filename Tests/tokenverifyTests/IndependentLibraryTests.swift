@@ -45,8 +45,12 @@ import Testing
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.contains("\"kid\":\"jose-ed\"") && imported.stdout.contains("\"kid\":\"jose-ec\""))
         try space.write("imported.jwks", imported.stdout)
-        let output = try Tool.run(["verify", "--keys", space.path("imported.jwks"), "--at", "1800000000", space.path("tokens.txt")])
-        let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: space.path("expected.json")))) as! [Any]
+        let output = try Tool.run([
+            "verify", "--keys", space.path("imported.jwks"), "--at", "1800000000", space.path("tokens.txt"),
+        ])
+        let expected =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: space.path("expected.json"))))
+            as! [Any]
         let reasons = output.answers.map { $0["reason"] as? String }
         #expect(reasons.count == expected.count)
         for (index, reason) in reasons.enumerated().dropLast() {

@@ -6,16 +6,17 @@ import Testing
 /// `tokenverify sign` verify in PyJWT, jose and joserfc. A minter that is not installed skips
 /// its tests with the reason (a failure when CI is set: see `External`).
 @Suite struct InteropMinterTests {
-    static let claims = #"{"iss": "operator-a", "sub": "phone-1", "aud": "car-1", "jti": "t-1", "exp": 4102444800, "ch": ["ble"], "cmd": ["unlock"]}"#
+    static let claims =
+        #"{"iss": "operator-a", "sub": "phone-1", "aud": "car-1", "jti": "t-1", "exp": 4102444800, "ch": ["ble"], "cmd": ["unlock"]}"#
 
     /// The verdicts every minter's token list must get, in order (nil: valid).
     static let expected: [String?] = [
-        nil, nil,                                   // EdDSA, ES256
-        "expired", "expired",                       // EdDSA, ES256
-        "bad_signature", "bad_signature",           // EdDSA: tampered payload, tampered signature
-        "bad_signature", "bad_signature",           // ES256: tampered payload, tampered signature
-        "bad_signature",                            // ES256 with a DER signature
-        nil,                                        // ES256 with the high-S twin of its signature
+        nil, nil,  // EdDSA, ES256
+        "expired", "expired",  // EdDSA, ES256
+        "bad_signature", "bad_signature",  // EdDSA: tampered payload, tampered signature
+        "bad_signature", "bad_signature",  // ES256: tampered payload, tampered signature
+        "bad_signature",  // ES256 with a DER signature
+        nil,  // ES256 with the high-S twin of its signature
     ]
 
     static let pyjwtMinter = #"""
@@ -130,14 +131,21 @@ import Testing
     static let nodePath = "/usr/share/nodejs"
 
     static func nodeProblem() -> String? {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/node") else { return "no /usr/bin/node (Debian's nodejs)" }
-        guard let probe = try? External.run("/usr/bin/node", ["-e", "require('jose')"], environment: ["NODE_PATH": nodePath]) else { return "cannot start node" }
-        return probe.status == 0 ? nil : "panva/jose is not installed (Debian's node-jose, scripts/install-dependencies)"
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/node") else {
+            return "no /usr/bin/node (Debian's nodejs)"
+        }
+        guard
+            let probe = try? External.run(
+                "/usr/bin/node", ["-e", "require('jose')"], environment: ["NODE_PATH": nodePath])
+        else { return "cannot start node" }
+        return probe.status == 0
+            ? nil : "panva/jose is not installed (Debian's node-jose, scripts/install-dependencies)"
     }
 
     /// Verifies a minter's tokens.txt with the keys in `jwksFiles` and checks the verdicts.
     func expectVerdicts(_ space: Workspace, keys jwksFiles: [String]) throws {
-        let output = try Tool.run(["verify", "--at", "1800000000"] + jwksFiles.flatMap { ["--keys", $0] } + [space.path("tokens.txt")])
+        let output = try Tool.run(
+            ["verify", "--at", "1800000000"] + jwksFiles.flatMap { ["--keys", $0] } + [space.path("tokens.txt")])
         #expect(output.status == 0, "\(output.stderr)")
         let reasons = output.answers.map { $0["reason"] as? String }
         #expect(reasons == Self.expected, "\(output.stdout)")
@@ -165,13 +173,17 @@ import Testing
     @Test func joseTokensVerify() throws {
         try External.require(Self.nodeProblem() == nil, Self.nodeProblem() ?? "")
         let space = try Workspace()
-        let mint = try External.run("/usr/bin/node", ["-e", Self.joseMinter, space.directory.path, Self.claims], environment: ["NODE_PATH": Self.nodePath])
+        let mint = try External.run(
+            "/usr/bin/node", ["-e", Self.joseMinter, space.directory.path, Self.claims],
+            environment: ["NODE_PATH": Self.nodePath])
         try #require(mint.status == 0, "\(mint.stderr)")
         // exportJWK keys carry no kid: import gives them their RFC 7638 thumbprint, as jose computes it.
         let imported = try Tool.run(["keys", "import", space.path("ed.jwk"), space.path("ec.jwk")])
         #expect(imported.status == 0, "\(imported.stderr)")
         try space.write("keys.jwks", imported.stdout)
-        let kids = try JSONSerialization.jsonObject(with: Data(contentsOf: space.directory.appendingPathComponent("kids.json"))) as! [String]
+        let kids =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: space.directory.appendingPathComponent("kids.json"))) as! [String]
         let listed = try Tool.run(["keys", "list", space.path("keys.jwks")])
         #expect(listed.lines.map { String($0.split(separator: "\t")[0]) } == kids)
         try expectVerdicts(space, keys: [space.path("keys.jwks")])
@@ -189,19 +201,27 @@ import Testing
         for alg in ["EdDSA", "ES256"] {
             let name = space.path("tv-\(alg)")
             #expect(try Tool.run(["keygen", "--alg", alg, "--kid", "tv-\(alg)", "--out", name]).status == 0)
-            let signed = try Tool.run(["sign", "--key", name + ".private.jwk"], input: Self.claims.replacingOccurrences(of: "\n", with: "") + "\n")
+            let signed = try Tool.run(
+                ["sign", "--key", name + ".private.jwk"],
+                input: Self.claims.replacingOccurrences(of: "\n", with: "") + "\n")
             #expect(signed.status == 0, "\(signed.stderr)")
             tokens.append(signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-            let set = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: name + ".jwks"))) as! [String: Any]
-            keys += (set["keys"] as! [[String: Any]]).map { String(decoding: try! JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+            let set =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: name + ".jwks")))
+                as! [String: Any]
+            keys += (set["keys"] as! [[String: Any]]).map {
+                String(decoding: try! JSONSerialization.data(withJSONObject: $0), as: UTF8.self)
+            }
         }
         let tampered = tokens.map { token in
             var parts = token.split(separator: ".").map(String.init)
             parts[1] = b64(Self.claims.replacingOccurrences(of: "unlock", with: "engine_start"))
             return parts.joined(separator: ".")
         }
-        return (try space.write("tv.jwks", "{\"keys\":[\(keys.joined(separator: ","))]}"),
-                try space.write("tv-tokens.txt", (tokens + tampered).joined(separator: "\n") + "\n"))
+        return (
+            try space.write("tv.jwks", "{\"keys\":[\(keys.joined(separator: ","))]}"),
+            try space.write("tv-tokens.txt", (tokens + tampered).joined(separator: "\n") + "\n")
+        )
     }
 
     static let reverseExpected = ["ok", "ok", "refused", "refused"]
@@ -212,16 +232,21 @@ import Testing
         let (jwks, tokens) = try signedByTokenverify(space)
         let result = try External.run(External.python, ["-c", Self.pyjwtVerifier, jwks, tokens])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) } == Self.reverseExpected, "\(result.stdout)")
+        #expect(
+            result.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) }
+                == Self.reverseExpected, "\(result.stdout)")
     }
 
     @Test func joseVerifiesTokenverifyTokens() throws {
         try External.require(Self.nodeProblem() == nil, Self.nodeProblem() ?? "")
         let space = try Workspace()
         let (jwks, tokens) = try signedByTokenverify(space)
-        let result = try External.run("/usr/bin/node", ["-e", Self.joseVerifier, jwks, tokens], environment: ["NODE_PATH": Self.nodePath])
+        let result = try External.run(
+            "/usr/bin/node", ["-e", Self.joseVerifier, jwks, tokens], environment: ["NODE_PATH": Self.nodePath])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) } == Self.reverseExpected, "\(result.stdout)")
+        #expect(
+            result.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) }
+                == Self.reverseExpected, "\(result.stdout)")
     }
 
     @Test func joserfcVerifiesTokenverifyTokens() throws {
@@ -230,6 +255,8 @@ import Testing
         let (jwks, tokens) = try signedByTokenverify(space)
         let result = try External.run(External.python, ["-c", Self.joserfcVerifier, jwks, tokens])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) } == Self.reverseExpected, "\(result.stdout)")
+        #expect(
+            result.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) }
+                == Self.reverseExpected, "\(result.stdout)")
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TokenGen
-@testable import TokenVerifier
 import TokenTools
+
+@testable import TokenVerifier
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,15 +18,15 @@ import Glibc
 
     @Test func keysRotateByRenameAndABrokenSetIsKeptOut() throws {
         let space = try Workspace()
-        let retiring = space.ed                                          // ed-1 leaves the set
-        let oldES = space.es                                             // es-1 gets new material
+        let retiring = space.ed  // ed-1 leaves the set
+        let oldES = space.es  // es-1 gets new material
         let newES = SigningKey.generate(algorithm: .es256, keyID: "es-1")
         let arriving = SigningKey.generate(algorithm: .ed25519, keyID: "ed-2")
         let live = try LiveTool(space.verifyArguments + ["--reload-interval", "0.05"])
         let oldESToken = space.token(oldES)
         for token in [space.token(retiring), oldESToken] {
             live.send(token + "\n")
-            #expect(live.readLine()?.contains("\"valid\":true") == true)   // verified, and cached
+            #expect(live.readLine()?.contains("\"valid\":true") == true)  // verified, and cached
         }
         live.send(space.token(arriving) + "\n")
         #expect(live.readLine()?.contains("unknown_key") == true)
@@ -32,7 +34,8 @@ import Glibc
         #expect(live.ask(space.token(arriving), until: "\"valid\":true"), "a new kid is valid within a reload interval")
         live.send(space.token(retiring) + "\n" + oldESToken + "\n" + space.token(newES) + "\n")
         #expect(live.readLine()?.contains("unknown_key") == true, "a retired kid is unknown_key")
-        #expect(live.readLine()?.contains("bad_signature") == true, "changed key material is never valid from the cache")
+        #expect(
+            live.readLine()?.contains("bad_signature") == true, "changed key material is never valid from the cache")
         #expect(live.readLine()?.contains("\"valid\":true") == true)
         // A key set that fails a start-up check keeps the keys in force, and says why.
         try space.replace("keys.jwks", "{\"keys\":[\(arriving.publicJWK),\(arriving.publicJWK)]}")
@@ -43,7 +46,10 @@ import Glibc
         let end = live.finish()
         #expect(end.status == 0)
         #expect(end.stderr.contains("keys reloaded (file changed): 3 keys"))
-        #expect(end.stderr.contains("keys not reloaded (file changed), the previous key set stays in force: \(space.path("keys.jwks")): key \"ed-2\": duplicate kid"), "\(end.stderr)")
+        #expect(
+            end.stderr.contains(
+                "keys not reloaded (file changed), the previous key set stays in force: \(space.path("keys.jwks")): key \"ed-2\": duplicate kid"
+            ), "\(end.stderr)")
     }
 
     @Test func keysRotateOnSIGHUP() throws {
@@ -51,7 +57,7 @@ import Glibc
         let arriving = SigningKey.generate(algorithm: .ed25519, keyID: "ed-2")
         let live = try LiveTool(space.verifyArguments + ["--reload-interval", "0"])
         live.send(space.token() + "\n")
-        #expect(live.readLine()?.contains("\"valid\":true") == true)   // started with the first key set
+        #expect(live.readLine()?.contains("\"valid\":true") == true)  // started with the first key set
         try space.replace("keys.jwks", jwks([arriving]))
         Thread.sleep(forTimeInterval: 0.3)
         live.send(space.token(arriving) + "\n")
@@ -82,8 +88,11 @@ import Glibc
     @Test func aBadDeviceStepsLineStopsStartUpNamingTheLine() throws {
         let space = try Workspace()
         let policy = try space.write("policy.json", #"{"*":["trustedPhone"]}"#)
-        let steps = try space.write("steps.jsonl", "{\"sub\":\"phone-1\",\"done\":[\"trustedPhone\"]}\n\n{\"sub\":\"phone-2\",\"done\":\"trustedPhone\"}\n")
-        let result = try Tool.run(space.verifyArguments + ["--step-policy", policy, "--device-steps", steps], input: space.token() + "\n")
+        let steps = try space.write(
+            "steps.jsonl",
+            "{\"sub\":\"phone-1\",\"done\":[\"trustedPhone\"]}\n\n{\"sub\":\"phone-2\",\"done\":\"trustedPhone\"}\n")
+        let result = try Tool.run(
+            space.verifyArguments + ["--step-policy", policy, "--device-steps", steps], input: space.token() + "\n")
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("\(steps):3:"), "\(result.stderr)")
@@ -91,15 +100,21 @@ import Glibc
 
     @Test func stepsFollowTheirFiles() throws {
         let space = try Workspace()
-        let policy = try space.write("policy.json", #"{"unlock":["trustedPhone","deviceActivation"],"*":["trustedPhone"]}"#)
+        let policy = try space.write(
+            "policy.json", #"{"unlock":["trustedPhone","deviceActivation"],"*":["trustedPhone"]}"#)
         let steps = try space.write("steps.jsonl", #"{"sub":"phone-1","done":["trustedPhone"]}"# + "\n")
-        let live = try LiveTool(space.verifyArguments + ["--step-policy", policy, "--device-steps", steps, "--reload-interval", "0.05"])
+        let live = try LiveTool(
+            space.verifyArguments + ["--step-policy", policy, "--device-steps", steps, "--reload-interval", "0.05"])
         let unlock = #"{"token":"\#(space.token())","command":"unlock"}"#
         live.send(unlock + "\n" + #"{"token":"\#(space.token())","command":"lock"}"# + "\n" + space.token() + "\n")
-        #expect(live.readLine()?.contains(#""detail":"command \"unlock\" needs step \"deviceActivation\" of device \"phone-1\" for object \"car-1\"""#) == true)
+        #expect(
+            live.readLine()?.contains(
+                #""detail":"command \"unlock\" needs step \"deviceActivation\" of device \"phone-1\" for object \"car-1\"""#
+            ) == true)
         #expect(live.readLine()?.contains("\"valid\":true") == true, "the \"*\" rule: trustedPhone is done")
         #expect(live.readLine()?.contains("\"valid\":true") == true, "a bare token is not checked for steps")
-        try space.replace("steps.jsonl", #"{"sub":"phone-1","aud":"car-1","done":["trustedPhone","deviceActivation"]}"# + "\n")
+        try space.replace(
+            "steps.jsonl", #"{"sub":"phone-1","aud":"car-1","done":["trustedPhone","deviceActivation"]}"# + "\n")
         #expect(live.ask(unlock, until: "\"valid\":true"))
         try space.replace("policy.json", #"{"unlock":["trustedPhone","deviceActivation","mediumCarKey"]}"#)
         #expect(live.ask(unlock, until: #"needs step \"mediumCarKey\""#))
@@ -109,7 +124,10 @@ import Glibc
         #expect(live.readLine()?.contains("mediumCarKey") == true, "a broken policy keeps the old one")
         live.closeInput()
         let end = live.finish()
-        #expect(end.stderr.contains("step policy not reloaded (file changed), the previous policy stays in force: \(policy)"), "\(end.stderr)")
+        #expect(
+            end.stderr.contains(
+                "step policy not reloaded (file changed), the previous policy stays in force: \(policy)"),
+            "\(end.stderr)")
     }
 }
 
@@ -129,10 +147,16 @@ import Glibc
 
     @Test func everyAnswerComesFromOneWholeSnapshot() throws {
         let space = try Workspace()
-        let edA = space.ed, edB = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1"), es = space.es
+        let edA = space.ed
+        let edB = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1")
+        let es = space.es
         let states = [
-            State(keys: [edA, es], revocations: #"{"jti":"ra"}"#, policy: #"{"unlock":["s1"]}"#, steps: #"{"sub":"phone-1","done":["s1"]}"#),
-            State(keys: [edB, es], revocations: #"{"jti":"rb"}"#, policy: #"{"unlock":["s2"]}"#, steps: #"{"sub":"phone-1","done":["s2"]}"#),
+            State(
+                keys: [edA, es], revocations: #"{"jti":"ra"}"#, policy: #"{"unlock":["s1"]}"#,
+                steps: #"{"sub":"phone-1","done":["s1"]}"#),
+            State(
+                keys: [edB, es], revocations: #"{"jti":"rb"}"#, policy: #"{"unlock":["s2"]}"#,
+                steps: #"{"sub":"phone-1","done":["s2"]}"#),
         ]
         func install(_ state: State) throws {
             try space.replace("keys.jwks", "{\"keys\":[" + state.keys.map(\.publicJWK).joined(separator: ",") + "]}")
@@ -143,24 +167,32 @@ import Glibc
         // Each probe: a request line (id set later) and its answer under A and under B.
         let tokens = [
             space.token(edA), space.token(edB),
-            space.token(edA, claims: Workspace.claims(["jti": #""ra""#])), space.token(edB, claims: Workspace.claims(["jti": #""rb""#])),
-            space.token(es), space.token(es, claims: Workspace.claims(["jti": #""ra""#])), space.token(es, claims: Workspace.claims(["jti": #""rb""#])),
+            space.token(edA, claims: Workspace.claims(["jti": #""ra""#])),
+            space.token(edB, claims: Workspace.claims(["jti": #""rb""#])),
+            space.token(es), space.token(es, claims: Workspace.claims(["jti": #""ra""#])),
+            space.token(es, claims: Workspace.claims(["jti": #""rb""#])),
         ]
         let expected: [[Reason?]] = try states.map { state in
-            let keys = try KeySet.parse(Array(("{\"keys\":[" + state.keys.map(\.publicJWK).joined(separator: ",") + "]}").utf8)).0
-            let verifier = TokenVerifier(keys: keys, revocations: try RevocationList.parse(Array(state.revocations.utf8)),
-                                         steps: SecuritySteps(policy: try StepPolicy.parse(Array(state.policy.utf8)),
-                                                              done: try DeviceSteps.parse(Array(state.steps.utf8))),
-                                         options: VerificationOptions(checkTime: 1_800_000_000))
+            let keys = try KeySet.parse(
+                Array(("{\"keys\":[" + state.keys.map(\.publicJWK).joined(separator: ",") + "]}").utf8)
+            ).0
+            let verifier = TokenVerifier(
+                keys: keys, revocations: try RevocationList.parse(Array(state.revocations.utf8)),
+                steps: SecuritySteps(
+                    policy: try StepPolicy.parse(Array(state.policy.utf8)),
+                    done: try DeviceSteps.parse(Array(state.steps.utf8))),
+                options: VerificationOptions(checkTime: 1_800_000_000))
             return tokens.map { verifier.verify(VerificationRequest(token: $0, command: "unlock")).reason }
         }
         #expect(expected[0] == [nil, .badSignature, .revokedToken, .badSignature, nil, .revokedToken, nil])
         #expect(expected[1] == [.badSignature, nil, .badSignature, .revokedToken, nil, nil, .revokedToken])
 
         try install(states[0])
-        let live = try LiveTool(["verify", "--keys", space.path("keys.jwks"), "--revocations", space.path("revocations.jsonl"),
-                                 "--step-policy", space.path("policy.json"), "--device-steps", space.path("steps.jsonl"),
-                                 "--at", Workspace.checkTime, "--reload-interval", "0", "--threads", "2"])
+        let live = try LiveTool([
+            "verify", "--keys", space.path("keys.jwks"), "--revocations", space.path("revocations.jsonl"),
+            "--step-policy", space.path("policy.json"), "--device-steps", space.path("steps.jsonl"),
+            "--at", Workspace.checkTime, "--reload-interval", "0", "--threads", "2",
+        ])
         var generator = SplitMix64(UInt64.random(in: 0...UInt64.max))
         let lines = (0..<30_000).map { index -> (probe: Int, text: String) in
             let probe = Int(generator.next() % UInt64(tokens.count))
@@ -178,7 +210,8 @@ import Glibc
         }
         feeder.start()
         func reason(of answer: String) -> Reason? {
-            answer.contains("\"valid\":true") ? nil
+            answer.contains("\"valid\":true")
+                ? nil
                 : Reason(rawValue: String(answer.split(separator: "\"reason\":\"")[1].prefix { $0 != "\"" }))
         }
         var answers: [String] = []
@@ -189,7 +222,8 @@ import Glibc
         // consistent set. An answer only the new state gives is no such proof: states alternate,
         // so an answer against the state before last (a later line answered against an older
         // snapshot) looks the same, and a reload may take long at its low priority.
-        var reloads = 0, stderrLinesRead = 0
+        var reloads = 0
+        var stderrLinesRead = 0
         while answers.count < lines.count {
             for line in live.errorLines(from: stderrLinesRead) {
                 stderrLinesRead += 1
@@ -208,13 +242,16 @@ import Glibc
         live.closeInput()
         _ = live.finish()
         #expect(answers.count == lines.count, "one answer per line")
-        var fromA = 0, fromB = 0
+        var fromA = 0
+        var fromB = 0
         // The state of the last answer only one state gives, and how often that changed.
-        var lastState = 0, changes: [Int] = []
+        var lastState = 0
+        var changes: [Int] = []
         for (index, answer) in answers.enumerated() where index < lines.count {
             #expect(answer.hasPrefix("{\"line\":\(index + 1),\"id\":\(index),"))
             let probe = lines[index].probe
-            let a = reason(of: answer) == expected[0][probe], b = reason(of: answer) == expected[1][probe]
+            let a = reason(of: answer) == expected[0][probe]
+            let b = reason(of: answer) == expected[1][probe]
             #expect(a || b, "line \(index + 1), probe \(probe): \(answer)")
             if a && !b { fromA += 1 }
             if b && !a { fromB += 1 }
@@ -233,6 +270,14 @@ import Glibc
 private final class SwapCount: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
-    func set(_ value: Int) { lock.lock(); count = value; lock.unlock() }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+    func set(_ value: Int) {
+        lock.lock()
+        count = value
+        lock.unlock()
+    }
 }

@@ -33,13 +33,17 @@ import Testing
     }
 
     @Test func theTourRunsVerbatimInAScratchDirectory() throws {
-        try External.require(FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "no OpenSSL command line at /usr/bin/openssl (Debian's openssl)")
+        try External.require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"),
+            "no OpenSSL command line at /usr/bin/openssl (Debian's openssl)")
         let commands = try Self.tourCommands()
         #expect(commands.count >= 10)
         #expect(commands.contains { $0.hasPrefix("cd \"$(mktemp -d)\"") })
         let before = try FileManager.default.contentsOfDirectory(atPath: Tool.repository.path).sorted()
-        let script = "set -euo pipefail\ncd \"$1\"\nexport PATH=\"$2:$PATH\"\n" + commands.joined(separator: "\n") + "\n"
-        let result = try External.run("/bin/bash", ["-c", script, "tour", Tool.repository.path, Tool.binary.deletingLastPathComponent().path])
+        let script =
+            "set -euo pipefail\ncd \"$1\"\nexport PATH=\"$2:$PATH\"\n" + commands.joined(separator: "\n") + "\n"
+        let result = try External.run(
+            "/bin/bash", ["-c", script, "tour", Tool.repository.path, Tool.binary.deletingLastPathComponent().path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains(#""kid":"op-2026","alg":"EdDSA""#))
         #expect(result.stdout.contains(#""reason":"command_not_permitted""#))

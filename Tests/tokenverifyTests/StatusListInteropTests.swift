@@ -59,7 +59,8 @@ import Testing
         """#
 
     static func problem() -> String? {
-        External.pythonProblem("token_status_list") ?? External.pythonProblem("cwt") ?? External.pythonProblem("joserfc")
+        External.pythonProblem("token_status_list") ?? External.pythonProblem("cwt")
+            ?? External.pythonProblem("joserfc")
     }
 
     @Test func listsFromTokenStatusListAnswerForTokensFromJoserfcAndPythonCWT() throws {
@@ -67,19 +68,27 @@ import Testing
         let space = try Workspace()
         let mint = try External.run(External.python, ["-c", Self.minter, space.directory.path, Self.uri])
         try #require(mint.status == 0, "\(mint.stderr)")
-        let output = try Tool.run(["verify", "--at", "1800000000", "--keys", space.path("keys.jwks"),
-                                   "--status-lists", space.path("ed.statuslist.jwt"), "--status-lists", space.path("es.statuslist.jwt"),
-                                   space.path("tokens.txt")])
+        let output = try Tool.run([
+            "verify", "--at", "1800000000", "--keys", space.path("keys.jwks"),
+            "--status-lists", space.path("ed.statuslist.jwt"), "--status-lists", space.path("es.statuslist.jwt"),
+            space.path("tokens.txt"),
+        ])
         #expect(output.status == 0, "\(output.stderr)")
         let reasons = output.answers.map { $0["reason"] as? String }
         let perIndex: [String?] = [nil, "status_invalid", "status_suspended", "status_invalid", "status_unavailable"]
         #expect(reasons == perIndex.flatMap { [$0, $0, $0] }, "\(output.stdout)")
         #expect(output.answers.filter { $0["format"] as? String == "cwt" }.count == 5)
-        #expect(output.answers[7]["detail"] as? String == #"token index 2 of status list "\#(Self.uri)/es" (issued 2027-01-15T05:13:20Z) is 0x02 SUSPENDED"#)
+        #expect(
+            output.answers[7]["detail"] as? String
+                == #"token index 2 of status list "\#(Self.uri)/es" (issued 2027-01-15T05:13:20Z) is 0x02 SUSPENDED"#)
 
-        let old = try Tool.run(["verify", "--keys", space.path("keys.jwks"), "--status-lists", space.path("old.statuslist.cwt")], input: "")
+        let old = try Tool.run(
+            ["verify", "--keys", space.path("keys.jwks"), "--status-lists", space.path("old.statuslist.cwt")], input: ""
+        )
         #expect(old.status == 2)
-        #expect(old.stderr.contains(#"typ (16) must be "application/statuslist+cwt" (found "statuslist+cwt", an earlier draft's form)"#),
-                "\(old.stderr)")
+        #expect(
+            old.stderr.contains(
+                #"typ (16) must be "application/statuslist+cwt" (found "statuslist+cwt", an earlier draft's form)"#),
+            "\(old.stderr)")
     }
 }

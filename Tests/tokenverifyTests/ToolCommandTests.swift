@@ -8,17 +8,24 @@ import TokenVerifier
     func keygenSignVerifyRoundTrip(_ alg: String) throws {
         let space = try Workspace()
         let name = space.path("op")
-        let keygen = try Tool.run(["keygen", "--alg", alg, "--kid", "op-\(alg)", "--env", "prod", "--iss", "operator-a", "--out", name])
+        let keygen = try Tool.run([
+            "keygen", "--alg", alg, "--kid", "op-\(alg)", "--env", "prod", "--iss", "operator-a", "--out", name,
+        ])
         #expect(keygen.status == 0)
         let attributes = try FileManager.default.attributesOfItem(atPath: name + ".private.jwk")
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let claims = Workspace.claims(["env": "\"prod\""])
-        let signed = try Tool.run(["sign", "--key", name + ".private.jwk"], input: claims + "\n\nnot json\n" + claims + "\n")
-        #expect(signed.status == 1)                 // one bad line
+        let signed = try Tool.run(
+            ["sign", "--key", name + ".private.jwk"], input: claims + "\n\nnot json\n" + claims + "\n")
+        #expect(signed.status == 1)  // one bad line
         #expect(signed.stderr.contains(":3:"))
         #expect(signed.lines.count == 2)
-        let verified = try Tool.run(["verify", "--keys", name + ".jwks", "--env", "prod", "--issuer", "operator-a", "--at", Workspace.checkTime],
-                                    input: signed.stdout)
+        let verified = try Tool.run(
+            [
+                "verify", "--keys", name + ".jwks", "--env", "prod", "--issuer", "operator-a", "--at",
+                Workspace.checkTime,
+            ],
+            input: signed.stdout)
         #expect(verified.answers.count == 2)
         #expect(verified.answers.allSatisfy { $0["valid"] as? Bool == true && $0["alg"] as? String == alg })
     }
@@ -39,8 +46,10 @@ import TokenVerifier
         let out = space.path("set")
         let gen = try Tool.run(["gen", "--count", "2000", "--seed", "42", "--realistic", "--out", out])
         #expect(gen.status == 0)
-        let verify = try Tool.run(["verify", "--keys", out + "/keys.jwks", "--revocations", out + "/revocations.jsonl",
-                                   "--at", "1800000000", out + "/requests.jsonl"])
+        let verify = try Tool.run([
+            "verify", "--keys", out + "/keys.jwks", "--revocations", out + "/revocations.jsonl",
+            "--at", "1800000000", out + "/requests.jsonl",
+        ])
         let expected = try String(contentsOfFile: out + "/expected.jsonl", encoding: .utf8).split(separator: "\n")
         #expect(verify.lines.count == 2000)
         #expect(expected.count == 2000)
@@ -55,8 +64,12 @@ import TokenVerifier
         // Reproducible: the same seed gives the same Ed25519 tokens and the same verdicts.
         let again = try Tool.run(["gen", "--count", "2000", "--seed", "42", "--realistic", "--out", out + "2"])
         #expect(again.status == 0)
-        #expect(try String(contentsOfFile: out + "2/expected.jsonl", encoding: .utf8) == expected.joined(separator: "\n") + "\n")
-        #expect(try String(contentsOfFile: out + "2/keys.jwks", encoding: .utf8) == String(contentsOfFile: out + "/keys.jwks", encoding: .utf8))
+        #expect(
+            try String(contentsOfFile: out + "2/expected.jsonl", encoding: .utf8) == expected.joined(separator: "\n")
+                + "\n")
+        #expect(
+            try String(contentsOfFile: out + "2/keys.jwks", encoding: .utf8)
+                == String(contentsOfFile: out + "/keys.jwks", encoding: .utf8))
     }
 
     @Test func inspectMarksOutputUnverified() throws {

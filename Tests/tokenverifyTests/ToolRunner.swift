@@ -1,21 +1,24 @@
-import Testing
-import TestSupport
 import Foundation
-import TokenVerifier
+import TestSupport
+import Testing
 import TokenTools
+import TokenVerifier
 
 /// Runs the built `tokenverify` binary.
 enum Tool {
     static let binary: URL = {
         let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tokenverify"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "tokenverify"),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
                 .appendingPathComponent(".build/debug/tokenverify"),
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
     }()
 
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     struct Output {
         var stdout: String
@@ -36,7 +39,9 @@ enum Tool {
 
     /// Runs the tool with `prefix`, `count` copies of `chunk` and `suffix` on stdin, written as
     /// they go (so the test never holds the whole input).
-    static func run(_ arguments: [String], inputChunks count: Int, of chunk: Data, prefix: Data, suffix: Data) throws -> Output {
+    static func run(
+        _ arguments: [String], inputChunks count: Int, of chunk: Data, prefix: Data, suffix: Data
+    ) throws -> Output {
         try run(arguments) { handle in
             handle.write(prefix)
             for _ in 0..<count { handle.write(chunk) }
@@ -50,7 +55,9 @@ enum Tool {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
@@ -68,7 +75,8 @@ enum Tool {
         let sampler = Thread {
             var highest = 0
             while let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            {
                 highest = max(highest, (Int(line.split(separator: " ")[1]) ?? 0) * 1024)
                 peak.data = Data(String(highest).utf8)
                 Thread.sleep(forTimeInterval: 0.01)
@@ -78,9 +86,10 @@ enum Tool {
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while errorData.data == nil { Thread.sleep(forTimeInterval: 0.01) }
-        return Output(stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errorData.data!, as: UTF8.self),
-                      status: process.terminationStatus,
-                      peakResidentBytes: peak.data.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0)
+        return Output(
+            stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errorData.data!, as: UTF8.self),
+            status: process.terminationStatus,
+            peakResidentBytes: peak.data.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0)
     }
 
     static func run(_ arguments: [String], input: String) throws -> Output {
@@ -92,8 +101,16 @@ final class UncheckedData: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Data?
     var data: Data? {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+        set {
+            lock.lock()
+            stored = newValue
+            lock.unlock()
+        }
     }
 }
 
@@ -113,7 +130,7 @@ final class LiveTool: @unchecked Sendable {
     private var errorLines: [String] = []
 
     init(_ arguments: [String]) throws {
-        signal(SIGPIPE, SIG_IGN)   // writing to a tool that has stopped reading must not kill the tests
+        signal(SIGPIPE, SIG_IGN)  // writing to a tool that has stopped reading must not kill the tests
         process.executableURL = Tool.binary
         process.arguments = arguments
         process.standardInput = stdin
@@ -198,7 +215,9 @@ final class LiveTool: @unchecked Sendable {
         process.waitUntilExit()
         condition.lock()
         while !outputEnded || !errorsEnded { condition.wait() }
-        let result = (String(decoding: buffer, as: UTF8.self), String(decoding: errors, as: UTF8.self), process.terminationStatus)
+        let result = (
+            String(decoding: buffer, as: UTF8.self), String(decoding: errors, as: UTF8.self), process.terminationStatus
+        )
         condition.unlock()
         return result
     }
@@ -212,7 +231,8 @@ struct Workspace {
     let prod = SigningKey.generate(algorithm: .ed25519, keyID: "prod-1", environment: .production, issuer: "operator-a")
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenverify-e2e-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tokenverify-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try write("keys.jwks", "{\"keys\":[\(ed.publicJWK),\(es.publicJWK),\(prod.publicJWK)]}")
         try write("revocations.jsonl", "")
@@ -266,18 +286,24 @@ func b64(_ text: String) -> String { Base64URL.encodeString(Array(text.utf8)) }
 /// cannot go green without running it.
 enum External {
     /// Returns when `available`; otherwise skips the running test with `reason` (in CI: fails it).
-    static func require(_ available: Bool, _ reason: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func require(
+        _ available: Bool, _ reason: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         try ExternalRequirement.require(available, reason(), sourceLocation: sourceLocation)
     }
 
     /// Runs a program to completion: exit status, stdout and stderr.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], input: Data = Data()) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: Data = Data()
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
@@ -290,7 +316,10 @@ enum External {
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while errorData.data == nil { Thread.sleep(forTimeInterval: 0.01) }
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: errorData.data!, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: out, as: UTF8.self),
+            String(decoding: errorData.data!, as: UTF8.self)
+        )
     }
 
     /// The interop Python (the venv scripts/install-dependencies makes), when it exists.
@@ -302,6 +331,8 @@ enum External {
             return "no interop Python at .venv-interop (run scripts/install-dependencies)"
         }
         guard let result = try? run(python, ["-c", "import \(module)"]) else { return "cannot start \(python)" }
-        return result.status == 0 ? nil : "the Python package \(module) cannot be imported: \(result.stderr.split(separator: "\n").last ?? "")"
+        return result.status == 0
+            ? nil
+            : "the Python package \(module) cannot be imported: \(result.stderr.split(separator: "\n").last ?? "")"
     }
 }

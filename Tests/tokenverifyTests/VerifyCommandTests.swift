@@ -7,11 +7,13 @@ import TokenVerifier
 @Suite struct VerifyCommandTests {
     @Test func demoStreamMatchesExpectedVerdicts() throws {
         let demo = Tool.repository.appendingPathComponent("Data/demo")
-        let output = try Tool.run(["verify", "--keys", demo.appendingPathComponent("keys.jwks").path,
-                                   "--revocations", demo.appendingPathComponent("revocations.jsonl").path,
-                                   "--step-policy", demo.appendingPathComponent("step-policy.json").path,
-                                   "--device-steps", demo.appendingPathComponent("device-steps.jsonl").path,
-                                   demo.appendingPathComponent("requests.jsonl").path])
+        let output = try Tool.run([
+            "verify", "--keys", demo.appendingPathComponent("keys.jwks").path,
+            "--revocations", demo.appendingPathComponent("revocations.jsonl").path,
+            "--step-policy", demo.appendingPathComponent("step-policy.json").path,
+            "--device-steps", demo.appendingPathComponent("device-steps.jsonl").path,
+            demo.appendingPathComponent("requests.jsonl").path,
+        ])
         #expect(output.status == 0)
         let expected = try String(contentsOf: demo.appendingPathComponent("expected.jsonl"), encoding: .utf8)
             .split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
@@ -27,7 +29,9 @@ import TokenVerifier
 
     @Test func everyReasonCodeOverTheLineProtocol() throws {
         let space = try Workspace()
-        try space.write("revocations.jsonl", """
+        try space.write(
+            "revocations.jsonl",
+            """
             {"kid":"prod-1"}
             {"jti":"t-revoked"}
             {"sub":"phone-revoked"}
@@ -56,16 +60,35 @@ import TokenVerifier
             ("{\"token\":\"\(good)\",\"channel\":\"remote\"}", "channel_not_permitted"),
             ("{\"token\":\"\(good)\",\"command\":\"engine_start\"}", "command_not_permitted"),
             ("{\"token\":\"\(good)\",\"command\":\"lock\"}", "step_required"),
-            (space.token(claims: Workspace.claims(["status": #"{"status_list":{"idx":1,"uri":"https://op.example/sl"}}"#])), "status_invalid"),
-            (space.token(claims: Workspace.claims(["status": #"{"status_list":{"idx":2,"uri":"https://op.example/sl"}}"#])), "status_suspended"),
-            (space.token(claims: Workspace.claims(["status": #"{"status_list":{"idx":0,"uri":"https://op.example/other"}}"#])), "status_unavailable"),
-            (replacingSignature(good, with: space.token(claims: Workspace.claims(["jti": "\"t-2\""]))), "bad_signature"),
+            (
+                space.token(
+                    claims: Workspace.claims(["status": #"{"status_list":{"idx":1,"uri":"https://op.example/sl"}}"#])),
+                "status_invalid"
+            ),
+            (
+                space.token(
+                    claims: Workspace.claims(["status": #"{"status_list":{"idx":2,"uri":"https://op.example/sl"}}"#])),
+                "status_suspended"
+            ),
+            (
+                space.token(
+                    claims: Workspace.claims(["status": #"{"status_list":{"idx":0,"uri":"https://op.example/other"}}"#])
+                ), "status_unavailable"
+            ),
+            (
+                replacingSignature(good, with: space.token(claims: Workspace.claims(["jti": "\"t-2\""]))),
+                "bad_signature"
+            ),
         ]
         let policy = try space.write("policy.json", #"{"lock":["trustedPhone"]}"#)
-        let list = try space.write("list.jwt", try StatusListIssuer(key: space.ed).sign(
-            uri: "https://op.example/sl", bits: 2, size: 16, statuses: [1: 1, 2: 2], format: .jws, issuedAt: 1_799_990_000))
-        let output = try Tool.run(space.verifyArguments + ["--step-policy", policy, "--status-lists", list],
-                                  input: cases.map(\.0).joined(separator: "\n") + "\n")
+        let list = try space.write(
+            "list.jwt",
+            try StatusListIssuer(key: space.ed).sign(
+                uri: "https://op.example/sl", bits: 2, size: 16, statuses: [1: 1, 2: 2], format: .jws,
+                issuedAt: 1_799_990_000))
+        let output = try Tool.run(
+            space.verifyArguments + ["--step-policy", policy, "--status-lists", list],
+            input: cases.map(\.0).joined(separator: "\n") + "\n")
         #expect(output.status == 0)
         let reasons = output.answers.map { $0["reason"] as? String }
         #expect(reasons == cases.map(\.1))
@@ -75,8 +98,12 @@ import TokenVerifier
 
     @Test func validAnswersCarryTheClaims() throws {
         let space = try Workspace()
-        let token = space.token(space.es, claims: Workspace.claims(["aud": #"["car-1","car-2"]"#, "role": "\"friend\"", "exp": "1800003600.5"]))
-        let output = try Tool.run(space.verifyArguments, input: "{\"id\":{\"n\":[1,2]},\"token\":\"\(token)\",\"object\":\"car-2\",\"command\":\"lock\"}\n")
+        let token = space.token(
+            space.es,
+            claims: Workspace.claims(["aud": #"["car-1","car-2"]"#, "role": "\"friend\"", "exp": "1800003600.5"]))
+        let output = try Tool.run(
+            space.verifyArguments,
+            input: "{\"id\":{\"n\":[1,2]},\"token\":\"\(token)\",\"object\":\"car-2\",\"command\":\"lock\"}\n")
         let answer = try #require(output.answers.first)
         #expect(output.lines.first?.hasPrefix(#"{"line":1,"id":{"n":[1,2]},"valid":true"#) == true)
         #expect(answer["jti"] as? String == "t-1")
@@ -91,7 +118,8 @@ import TokenVerifier
     @Test func linesBlanksCRLFAndWhiteSpace() throws {
         let space = try Workspace()
         let token = space.token()
-        let input = "\n  \t\(token)\t \r\n\r\n\n{\"id\":7,\"token\":\"\(token)\"}\r\n   \n\(token)"   // last line without newline
+        // last line without newline
+        let input = "\n  \t\(token)\t \r\n\r\n\n{\"id\":7,\"token\":\"\(token)\"}\r\n   \n\(token)"
         let output = try Tool.run(space.verifyArguments, input: input)
         #expect(output.answers.map { $0["line"] as? Int } == [2, 5, 7])
         #expect(output.answers.allSatisfy { $0["valid"] as? Bool == true })
@@ -101,8 +129,11 @@ import TokenVerifier
     @Test func manyLinesComeBackInOrderOrUnorderedAsASet() throws {
         let space = try Workspace()
         let tokens = (0..<3000).map { index in
-            index % 3 == 0 ? "garbage-\(index)" : space.token(index % 2 == 0 ? space.ed : space.es,
-                                                             claims: Workspace.claims(["jti": "\"t-\(index)\""]))
+            index % 3 == 0
+                ? "garbage-\(index)"
+                : space.token(
+                    index % 2 == 0 ? space.ed : space.es,
+                    claims: Workspace.claims(["jti": "\"t-\(index)\""]))
         }
         let input = tokens.joined(separator: "\n")
         let ordered = try Tool.run(space.verifyArguments + ["--threads", "3"], input: input)
@@ -138,9 +169,11 @@ import TokenVerifier
         let space = try Workspace()
         let token = space.token()
         let huge = String(repeating: "A", count: 200_000)
-        let output = try Tool.run(space.verifyArguments, input: "\(token)\n\(huge)\n\(token)\n{\"token\":\"\(huge)\"}\n\(token)")
+        let output = try Tool.run(
+            space.verifyArguments, input: "\(token)\n\(huge)\n\(token)\n{\"token\":\"\(huge)\"}\n\(token)")
         #expect(output.answers.map { $0["line"] as? Int } == [1, 2, 3, 4, 5])
-        #expect(output.answers.map { $0["reason"] as? String } == [nil, "malformed_request", nil, "malformed_request", nil])
+        #expect(
+            output.answers.map { $0["reason"] as? String } == [nil, "malformed_request", nil, "malformed_request", nil])
         let small = try Tool.run(space.verifyArguments + ["--max-line-bytes", "100"], input: "\(token)\nshort.b.c\n")
         #expect(small.answers.map { $0["reason"] as? String } == ["malformed_request", "malformed_token"])
     }
@@ -149,22 +182,28 @@ import TokenVerifier
         let space = try Workspace()
         try space.write("revocations.jsonl", #"{"jti":"t-1"}"#)
         let token = replacingSignature(space.token(claims: Workspace.claims(["exp": "1"])), with: space.token())
-        let output = try Tool.run(space.verifyArguments + ["--audit"], input: "{\"token\":\"\(token)\",\"command\":\"horn\"}")
+        let output = try Tool.run(
+            space.verifyArguments + ["--audit"], input: "{\"token\":\"\(token)\",\"command\":\"horn\"}")
         let answer = try #require(output.answers.first)
         #expect(answer["reason"] as? String == "expired")
-        #expect(answer["reasons"] as? [String] == ["expired", "revoked_token", "command_not_permitted", "bad_signature"])
+        #expect(
+            answer["reasons"] as? [String] == ["expired", "revoked_token", "command_not_permitted", "bad_signature"])
         #expect((answer["details"] as? [String])?.count == 4)
     }
 
     @Test func checkTimeFromAtOptionAndRequest() throws {
         let space = try Workspace()
-        let token = space.token()   // valid for [.., 1800003600)
+        let token = space.token()  // valid for [.., 1800003600)
         let args = ["verify", "--keys", space.path("keys.jwks")]
         let late = try Tool.run(args + ["--at", "2027-01-15T08:00:00Z"], input: token)
         #expect(late.answers.first?["reason"] as? String == nil)
         let expired = try Tool.run(args + ["--at", "1800003600"], input: token)
         #expect(expired.answers.first?["reason"] as? String == "expired")
-        let perLine = try Tool.run(args + ["--at", "1800003600"], input: "{\"token\":\"\(token)\",\"at\":1800000000}\n{\"token\":\"\(token)\",\"at\":\"2027-01-15T09:00:00+01:00\"}")
+        let perLine = try Tool.run(
+            args + ["--at", "1800003600"],
+            input:
+                "{\"token\":\"\(token)\",\"at\":1800000000}\n{\"token\":\"\(token)\",\"at\":\"2027-01-15T09:00:00+01:00\"}"
+        )
         #expect(perLine.answers.map { $0["valid"] as? Bool } == [true, true])
         let lenient = try Tool.run(args + ["--at", "1800003659", "--leeway", "60"], input: token)
         #expect(lenient.answers.first?["valid"] as? Bool == true)
@@ -189,7 +228,8 @@ import TokenVerifier
 
     @Test func badKeyFilesStopStartUpNamingFileAndKey() throws {
         let space = try Workspace()
-        let offCurve = #"{"kty":"EC","crv":"P-256","kid":"broken-7","x":"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE","y":"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE"}"#
+        let offCurve =
+            #"{"kty":"EC","crv":"P-256","kid":"broken-7","x":"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE","y":"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE"}"#
         let file = try space.write("bad.jwks", "{\"keys\":[\(space.ed.publicJWK),\(offCurve)]}")
         let output = try Tool.run(["verify", "--keys", file], input: space.token())
         #expect(output.status == 2)
@@ -209,7 +249,8 @@ import TokenVerifier
         #expect(warned.stderr.contains("warning") && warned.stderr.contains("\"d\""))
         #expect(warned.answers.first?["valid"] as? Bool == true)
         let badRevocations = try space.write("bad.jsonl", "{\"jti\":\"a\"}\n{\"jti\":1}\n")
-        let refused = try Tool.run(["verify", "--keys", space.path("keys.jwks"), "--revocations", badRevocations], input: "")
+        let refused = try Tool.run(
+            ["verify", "--keys", space.path("keys.jwks"), "--revocations", badRevocations], input: "")
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("bad.jsonl:2"))
     }
@@ -256,7 +297,7 @@ import TokenVerifier
         try space.replace("revocations.jsonl", "{\"sub\":\"phone-1\"}\n")
         Thread.sleep(forTimeInterval: 0.5)
         live.send(token + "\n")
-        #expect(live.readLine()?.contains("\"valid\":true") == true)   // not polled
+        #expect(live.readLine()?.contains("\"valid\":true") == true)  // not polled
         kill(live.process.processIdentifier, SIGHUP)
         #expect(live.ask(token, until: "revoked_device"))
         live.closeInput()
@@ -271,12 +312,15 @@ import TokenVerifier
         let live = try LiveTool(space.verifyArguments + ["--revocations", space.path("revocations.jsonl")])
         live.send(space.token() + "\n")
         #expect(live.readLine() != nil)
-        Thread.sleep(forTimeInterval: 0.3)   // input stays open and idle
+        Thread.sleep(forTimeInterval: 0.3)  // input stays open and idle
         kill(live.process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(10)
         while live.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(!live.process.isRunning, "still running 10 s after the signal")
-        if live.process.isRunning { live.process.terminate(); live.closeInput() }
+        if live.process.isRunning {
+            live.process.terminate()
+            live.closeInput()
+        }
         #expect(live.finish().status == 0)
     }
 
@@ -285,11 +329,15 @@ import TokenVerifier
         let input = try space.write("many.txt", String(repeating: space.token() + "\n", count: 20_000))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "'\(Tool.binary.path)' verify --keys '\(space.path("keys.jwks"))' --at \(Workspace.checkTime) '\(input)' 2>'\(space.path("stderr.txt"))' | head -n 1 > /dev/null; echo ${PIPESTATUS[0]} > '\(space.path("status.txt"))'"]
+        process.arguments = [
+            "-c",
+            "'\(Tool.binary.path)' verify --keys '\(space.path("keys.jwks"))' --at \(Workspace.checkTime) '\(input)' 2>'\(space.path("stderr.txt"))' | head -n 1 > /dev/null; echo ${PIPESTATUS[0]} > '\(space.path("status.txt"))'",
+        ]
         try process.run()
         process.waitUntilExit()
         let stderr = try String(contentsOfFile: space.path("stderr.txt"), encoding: .utf8)
-        let status = try String(contentsOfFile: space.path("status.txt"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let status = try String(contentsOfFile: space.path("status.txt"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(status == "0", "killed or failed when its reader went away: status \(status)")
         #expect(stderr.isEmpty, "\(stderr)")
     }

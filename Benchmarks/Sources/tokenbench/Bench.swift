@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Histogram
-import TokenGen
 import TokenBenchReport
+import TokenGen
 import TokenVerifier
 
 /// Runs scenarios, generating each token set once (streamed to disk by the same generator as
@@ -31,7 +31,8 @@ final class Bench {
     /// A generated set, made on first use.
     private func tokenSet(_ name: String, _ make: () -> TokenSetSpec) -> SetOnDisk {
         if let set = sets[name] { return set }
-        let set = try! SetOnDisk.generate(make(), name: name, into: workDirectory + "/set-" + name, threads: settings.threads)
+        let set = try! SetOnDisk.generate(
+            make(), name: name, into: workDirectory + "/set-" + name, threads: settings.threads)
         sets[name] = set
         return set
     }
@@ -79,7 +80,9 @@ final class Bench {
                 return spec
             }
             var result = try throughput(scenario, set, esShare: esShare)
-            if let jws = esShare == 1 ? es256Throughput : ed25519Throughput { result.notes["throughputVsJWS"] = result.throughput! / jws }
+            if let jws = esShare == 1 ? es256Throughput : ed25519Throughput {
+                result.notes["throughputVsJWS"] = result.throughput! / jws
+            }
             return result
         case .mixed:
             // Half ES256, half Ed25519, drawn line by line.
@@ -105,14 +108,25 @@ final class Bench {
         case .repeatedCached, .repeatedUncached:
             let set = ed25519Set
             let distinct = max(1, settings.count / 10)
-            let requests = workDirectory + "/repeated.jsonl", expected = workDirectory + "/repeated.expected.jsonl"
-            try LineFile.repeatPrefix(sources: [set.requests, set.expected], targets: [requests, expected],
-                                      distinct: distinct, rounds: 10, total: settings.count)
-            defer { try? FileManager.default.removeItem(atPath: requests); try? FileManager.default.removeItem(atPath: expected) }
+            let requests = workDirectory + "/repeated.jsonl"
+            let expected = workDirectory + "/repeated.expected.jsonl"
+            try LineFile.repeatPrefix(
+                sources: [set.requests, set.expected], targets: [requests, expected],
+                distinct: distinct, rounds: 10, total: settings.count)
+            defer {
+                try? FileManager.default.removeItem(atPath: requests)
+                try? FileManager.default.removeItem(atPath: expected)
+            }
             let cached = scenario == .repeatedCached
-            let verifier = try makeVerifier(keys: set.keySet, revocations: set.revocations, cacheSlots: cached ? 1 << 18 : 0)
-            var result = try throughput(scenario, requests: requests, expected: expected, verifier: verifier, esShare: 0)
-            if cached { cachedRepeatThroughput = result.throughput } else { uncachedRepeatThroughput = result.throughput }
+            let verifier = try makeVerifier(
+                keys: set.keySet, revocations: set.revocations, cacheSlots: cached ? 1 << 18 : 0)
+            var result = try throughput(
+                scenario, requests: requests, expected: expected, verifier: verifier, esShare: 0)
+            if cached {
+                cachedRepeatThroughput = result.throughput
+            } else {
+                uncachedRepeatThroughput = result.throughput
+            }
             if let cachedRepeatThroughput, let uncachedRepeatThroughput {
                 result.notes["speedupOverUncached"] = cachedRepeatThroughput / uncachedRepeatThroughput
             }
@@ -123,24 +137,31 @@ final class Bench {
             let set = ed25519Set
             let verifier = try makeVerifier(keys: set.keySet, revocations: set.revocations)
             let lines = set.firstRequests(settings.closedLoopRequests)
-            let (histogram, _) = StreamRunner.latency(verifier: verifier, lines: lines, rate: nil, threads: settings.threads)
+            let (histogram, _) = StreamRunner.latency(
+                verifier: verifier, lines: lines, rate: nil, threads: settings.threads)
             var latency = Report.Latency(mode: "closed-loop", histogram: histogram)
-            let floor = StreamRunner.floorLatency(lines: lines, rate: nil, algorithm: .ed25519, messageLength: signingInputLength(set.firstRequest))
+            let floor = StreamRunner.floorLatency(
+                lines: lines, rate: nil, algorithm: .ed25519, messageLength: signingInputLength(set.firstRequest))
             latency.floorP50Microseconds = Double(floor.valueAtPercentile(50)) / 1000
             latency.floorP99Microseconds = Double(floor.valueAtPercentile(99)) / 1000
-            return Report.Scenario(name: Scenario.closedLoop.rawValue, tokens: lines.count, threads: settings.threads, latency: latency)
+            return Report.Scenario(
+                name: Scenario.closedLoop.rawValue, tokens: lines.count, threads: settings.threads, latency: latency)
         }
     }
 
-    private func makeVerifier(keys: String, revocations: RevocationList, cacheSlots: Int = 1 << 18) throws -> TokenVerifier {
+    private func makeVerifier(
+        keys: String, revocations: RevocationList, cacheSlots: Int = 1 << 18
+    ) throws -> TokenVerifier {
         let keySet = try KeySet.parse(Array(keys.utf8)).0
-        let verifier = TokenVerifier(keys: keySet, revocations: revocations,
-                                     options: VerificationOptions(checkTime: 1_800_000_000, signatureCacheSlots: cacheSlots))
-        verifier.waitForKeyTables() // the steady state: every key on its table path, whatever the scheduling
+        let verifier = TokenVerifier(
+            keys: keySet, revocations: revocations,
+            options: VerificationOptions(checkTime: 1_800_000_000, signatureCacheSlots: cacheSlots))
+        verifier.waitForKeyTables()  // the steady state: every key on its table path, whatever the scheduling
         return verifier
     }
 
-    private func makeVerifier(keys: String, revocations path: String, cacheSlots: Int = 1 << 18) throws -> TokenVerifier {
+    private func makeVerifier(keys: String, revocations path: String, cacheSlots: Int = 1 << 18) throws -> TokenVerifier
+    {
         try makeVerifier(keys: keys, revocations: try RevocationList.load(files: [path]), cacheSlots: cacheSlots)
     }
 
@@ -148,11 +169,14 @@ final class Bench {
     /// rate of the same mix right before and after.
     private func throughput(_ scenario: Scenario, _ set: SetOnDisk, esShare: Double) throws -> Report.Scenario {
         let verifier = try makeVerifier(keys: set.keySet, revocations: set.revocations)
-        return try throughput(scenario, requests: set.requests, expected: set.expected, verifier: verifier, esShare: esShare)
+        return try throughput(
+            scenario, requests: set.requests, expected: set.expected, verifier: verifier, esShare: esShare)
     }
 
-    private func throughput(_ scenario: Scenario, requests input: String, expected: String, verifier: TokenVerifier,
-                            esShare: Double) throws -> Report.Scenario {
+    private func throughput(
+        _ scenario: Scenario, requests input: String, expected: String, verifier: TokenVerifier,
+        esShare: Double
+    ) throws -> Report.Scenario {
         let output = workDirectory + "/\(scenario.rawValue).answers.jsonl"
         var firstRequest = ""
         LineFile.forEach(input, limit: 1) { firstRequest = String(decoding: $0, as: UTF8.self) }
@@ -163,10 +187,13 @@ final class Bench {
         let reachingSignature = try checkVerdicts(output, expected, scenario)
         try? FileManager.default.removeItem(atPath: output)
         let raw = (before + after) / 2
-        var result = Report.Scenario(name: scenario.rawValue, tokens: run.lines, threads: settings.threads, seconds: run.seconds,
-                                     throughput: run.rate, rawRate: raw, efficiency: run.rate / raw)
+        var result = Report.Scenario(
+            name: scenario.rawValue, tokens: run.lines, threads: settings.threads, seconds: run.seconds,
+            throughput: run.rate, rawRate: raw, efficiency: run.rate / raw)
         result.notes["rawSpread"] = abs(before - after) / raw
-        if scenario == .realistic { result.notes["shareReachingSignature"] = Double(reachingSignature) / Double(max(1, run.lines)) }
+        if scenario == .realistic {
+            result.notes["shareReachingSignature"] = Double(reachingSignature) / Double(max(1, run.lines))
+        }
         result.notes["peakResidentMiB"] = Double(Resident.peakMiB())
         return result
     }
@@ -174,10 +201,16 @@ final class Bench {
     /// Raw verifies per second for a mix with `esShare` ES256: each back end timed on all
     /// threads, combined as the time one token of the mix takes.
     private func rawRate(esShare: Double, messageLength: Int) -> Double {
-        let ed = esShare < 1 ? RawRate.measure(.ed25519, threads: settings.threads, seconds: settings.rawSeconds,
-                                               messageLength: messageLength, variants: settings.rawVariants) : 0
-        let es = esShare > 0 ? RawRate.measure(.es256, threads: settings.threads, seconds: settings.rawSeconds,
-                                               messageLength: messageLength, variants: settings.rawVariants) : 0
+        let ed =
+            esShare < 1
+            ? RawRate.measure(
+                .ed25519, threads: settings.threads, seconds: settings.rawSeconds,
+                messageLength: messageLength, variants: settings.rawVariants) : 0
+        let es =
+            esShare > 0
+            ? RawRate.measure(
+                .es256, threads: settings.threads, seconds: settings.rawSeconds,
+                messageLength: messageLength, variants: settings.rawVariants) : 0
         let secondsPerToken = (esShare > 0 ? esShare / es : 0) + (esShare < 1 ? (1 - esShare) / ed : 0)
         return 1 / secondsPerToken
     }
@@ -188,7 +221,8 @@ final class Bench {
         let count = max(10, min(set.lines, Int(rate * settings.openLoopSeconds)))
         let verifier = try! makeVerifier(keys: set.keySet, revocations: set.revocations)
         let lines = set.firstRequests(count)
-        let (histogram, lateness) = StreamRunner.latency(verifier: verifier, lines: lines, rate: rate, threads: settings.threads)
+        let (histogram, lateness) = StreamRunner.latency(
+            verifier: verifier, lines: lines, rate: rate, threads: settings.threads)
         var latency = Report.Latency(mode: "open-loop at \(Int(rate))/s", histogram: histogram)
         latency.senderLatenessP99Microseconds = lateness.map { Double($0.valueAtPercentile(99)) / 1000 }
         return latency
@@ -199,10 +233,13 @@ final class Bench {
     private func largeRevocationList() throws -> Report.Scenario {
         let set = ed25519Set
         let path = workDirectory + "/revocations.jsonl"
-        guard let file = FileHandle(forWritingAtPath: path) ?? {
-            FileManager.default.createFile(atPath: path, contents: nil)
-            return FileHandle(forWritingAtPath: path)
-        }() else { throw ValidationError("cannot write \(path)") }
+        guard
+            let file = FileHandle(forWritingAtPath: path)
+                ?? {
+                    FileManager.default.createFile(atPath: path, contents: nil)
+                    return FileHandle(forWritingAtPath: path)
+                }()
+        else { throw ValidationError("cannot write \(path)") }
         var text = ""
         LineFile.forEach(set.revocations) { text += String(decoding: $0, as: UTF8.self) + "\n" }
         for index in 0..<settings.revocationEntries {
@@ -212,7 +249,10 @@ final class Bench {
             case 2: text += "{\"sub\":\"pad-phone-\(index)\",\"aud\":\"pad-car-\(index)\"}\n"
             default: text += "{\"aud\":\"pad-car-\(index)\",\"issued_before\":1700000000}\n"
             }
-            if text.utf8.count > 1 << 20 { file.write(Data(text.utf8)); text = "" }
+            if text.utf8.count > 1 << 20 {
+                file.write(Data(text.utf8))
+                text = ""
+            }
         }
         file.write(Data(text.utf8))
         try file.close()
@@ -224,7 +264,8 @@ final class Bench {
         let kept = residentBytes() - residentBefore
         try? FileManager.default.removeItem(atPath: path)
         let verifier = try makeVerifier(keys: set.keySet, revocations: list)
-        var result = try throughput(.revocations, requests: set.requests, expected: set.expected, verifier: verifier, esShare: 0)
+        var result = try throughput(
+            .revocations, requests: set.requests, expected: set.expected, verifier: verifier, esShare: 0)
         result.notes["entries"] = Double(list.count)
         result.notes["loadSeconds"] = loadSeconds
         result.notes["bytesPerEntry"] = Double(list.storageBytes) / Double(max(1, list.count))
@@ -241,7 +282,9 @@ final class Bench {
     private func checkVerdicts(_ output: String, _ expected: String, _ scenario: Scenario) throws -> Int {
         let outcome = LineFile.compareVerdicts(answers: output, expected: expected)
         guard outcome.answers == outcome.expected, outcome.mismatches == 0 else {
-            throw ValidationError("\(scenario.rawValue): \(outcome.answers) answers for \(outcome.expected) requests, \(outcome.mismatches) unexpected verdicts")
+            throw ValidationError(
+                "\(scenario.rawValue): \(outcome.answers) answers for \(outcome.expected) requests, \(outcome.mismatches) unexpected verdicts"
+            )
         }
         return outcome.reachingSignature
     }

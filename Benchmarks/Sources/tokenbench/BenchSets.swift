@@ -18,8 +18,10 @@ struct SetOnDisk {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let summary = try TokenSetFiles.write(spec, to: directory, threads: threads, writeTokens: false)!
-        log("  generated \(summary.lines) \(name) requests in \(String(format: "%.1f", summary.seconds)) s "
-            + "(\(Int(Double(summary.lines) / summary.seconds)) tokens/s on \(threads) threads; peak resident \(Resident.peakMiB()) MiB)")
+        log(
+            "  generated \(summary.lines) \(name) requests in \(String(format: "%.1f", summary.seconds)) s "
+                + "(\(Int(Double(summary.lines) / summary.seconds)) tokens/s on \(threads) threads; peak resident \(Resident.peakMiB()) MiB)"
+        )
         let keys = try String(contentsOfFile: directory + "/keys.jwks", encoding: .utf8)
         return SetOnDisk(directory: directory, lines: summary.lines, keySet: keys)
     }
@@ -62,7 +64,12 @@ struct LineIterator {
             pending.removeSubrange(..<start)
             start = 0
             let block = handle!.readData(ofLength: 1 << 20)
-            if block.isEmpty { ended = true; try? handle!.close() } else { pending += block }
+            if block.isEmpty {
+                ended = true
+                try? handle!.close()
+            } else {
+                pending += block
+            }
         }
     }
 }
@@ -91,7 +98,10 @@ enum LineFile {
                     buffer += line
                     buffer.append(UInt8(ascii: "\n"))
                     written += 1
-                    if buffer.count >= 1 << 20 { out.write(Data(buffer)); buffer.removeAll(keepingCapacity: true) }
+                    if buffer.count >= 1 << 20 {
+                        out.write(Data(buffer))
+                        buffer.removeAll(keepingCapacity: true)
+                    }
                 }
             }
             out.write(Data(buffer))
@@ -102,19 +112,35 @@ enum LineFile {
     /// Compares answer lines with `expected.jsonl` lines in order (valid, or the same reason).
     /// Returns the answers, the expected lines, the mismatches and the expected verdicts that
     /// need the signature check (valid, bad_signature, command_not_permitted).
-    static func compareVerdicts(answers: String, expected: String) -> (answers: Int, expected: Int, mismatches: Int, reachingSignature: Int) {
-        var answerLines = LineIterator(path: answers), expectedLines = LineIterator(path: expected)
-        var answerCount = 0, expectedCount = 0, mismatches = 0, reachingSignature = 0
-        let reasonKey = Array("\"reason\":\"".utf8), validTrue = Array("\"valid\":true".utf8)
+    static func compareVerdicts(
+        answers: String, expected: String
+    ) -> (answers: Int, expected: Int, mismatches: Int, reachingSignature: Int) {
+        var answerLines = LineIterator(path: answers)
+        var expectedLines = LineIterator(path: expected)
+        var answerCount = 0
+        var expectedCount = 0
+        var mismatches = 0
+        var reachingSignature = 0
+        let reasonKey = Array("\"reason\":\"".utf8)
+        let validTrue = Array("\"valid\":true".utf8)
         while true {
-            let answer = answerLines.next(), want = expectedLines.next()
+            let answer = answerLines.next()
+            let want = expectedLines.next()
             if answer == nil && want == nil { break }
             if answer != nil { answerCount += 1 }
-            guard let want else { mismatches += 1; continue }
+            guard let want else {
+                mismatches += 1
+                continue
+            }
             expectedCount += 1
             let wantedReason = reason(in: want, key: reasonKey)
-            if wantedReason == nil || wantedReason == "bad_signature" || wantedReason == "command_not_permitted" { reachingSignature += 1 }
-            guard let answer else { mismatches += 1; continue }
+            if wantedReason == nil || wantedReason == "bad_signature" || wantedReason == "command_not_permitted" {
+                reachingSignature += 1
+            }
+            guard let answer else {
+                mismatches += 1
+                continue
+            }
             let matches = wantedReason.map { reason(in: answer, key: reasonKey) == $0 } ?? contains(answer, validTrue)
             if !matches { mismatches += 1 }
         }
@@ -123,7 +149,8 @@ enum LineFile {
 
     private static func reason(in line: [UInt8], key: [UInt8]) -> String? {
         guard let start = range(of: key, in: line)?.upperBound,
-              let end = line[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+            let end = line[start...].firstIndex(of: UInt8(ascii: "\""))
+        else { return nil }
         return String(decoding: line[start..<end], as: UTF8.self)
     }
 
@@ -131,7 +158,8 @@ enum LineFile {
 
     private static func range(of key: [UInt8], in line: [UInt8]) -> Range<Int>? {
         guard line.count >= key.count else { return nil }
-        for start in 0...(line.count - key.count) where line[start] == key[0] && line[start..<start + key.count].elementsEqual(key) {
+        for start in 0...(line.count - key.count)
+        where line[start] == key[0] && line[start..<start + key.count].elementsEqual(key) {
             return start..<start + key.count
         }
         return nil
@@ -148,7 +176,8 @@ enum Resident {
 
     private static func field(_ name: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return 0 }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) })
+        else { return 0 }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
     }
 }

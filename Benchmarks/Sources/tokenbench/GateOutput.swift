@@ -45,14 +45,32 @@ struct GateOutput {
             let files: [(String, Data)]
             switch format {
             case .table:
-                files = [("tokenbench.txt", Data((TableFormat.render(report, comparisons: comparisons, verdict: verdict) + "\n").utf8))]
+                files = [
+                    (
+                        "tokenbench.txt",
+                        Data((TableFormat.render(report, comparisons: comparisons, verdict: verdict) + "\n").utf8)
+                    )
+                ]
             case .json:
                 files = [("tokenbench.json", try report.json())]
             case .markdown:
-                files = [("tokenbench.md", Data(MarkdownFormat.render(report, comparisons: comparisons, status: status).utf8))]
+                files = [
+                    (
+                        "tokenbench.md",
+                        Data(MarkdownFormat.render(report, comparisons: comparisons, status: status).utf8)
+                    )
+                ]
             case .githubBenchmark:
-                files = [("github-benchmark-bigger.json", try GitHubBenchmarkFormat.encode(GitHubBenchmarkFormat.biggerIsBetter(report))),
-                         ("github-benchmark-smaller.json", try GitHubBenchmarkFormat.encode(GitHubBenchmarkFormat.smallerIsBetter(report)))]
+                files = [
+                    (
+                        "github-benchmark-bigger.json",
+                        try GitHubBenchmarkFormat.encode(GitHubBenchmarkFormat.biggerIsBetter(report))
+                    ),
+                    (
+                        "github-benchmark-smaller.json",
+                        try GitHubBenchmarkFormat.encode(GitHubBenchmarkFormat.smallerIsBetter(report))
+                    ),
+                ]
             }
             if let directory = command.outputDir {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -18,12 +18,16 @@ enum InstructionCount {
     /// Functions of tokenverify's own that are signature arithmetic too: the ES256 per-key table
     /// path's inversion and scalars modulo n and its glue around OpenSSL's point arithmetic; the
     /// Ed25519 table path and the libsodium functions it links statically from libsodium.a.
-    static let signatureFunctions = ["tv_order_", "tv_p256_table_", "tv_ed25519_", "ge25519_", "sc25519_", "fe25519_",
-                                     "crypto_", "_crypto_", "sodium_", "_sodium_"]
+    static let signatureFunctions = [
+        "tv_order_", "tv_p256_table_", "tv_ed25519_", "ge25519_", "sc25519_", "fe25519_",
+        "crypto_", "_crypto_", "sodium_", "_sodium_",
+    ]
 
     /// `valgrind --version`, or nil when valgrind is not installed.
     static func valgrindVersion() -> String? {
-        guard let output = try? runProcess("/usr/bin/env", ["valgrind", "--version"]), output.status == 0 else { return nil }
+        guard let output = try? runProcess("/usr/bin/env", ["valgrind", "--version"]), output.status == 0 else {
+            return nil
+        }
         return output.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -31,7 +35,8 @@ enum InstructionCount {
     /// the same streams as CWTs: `instructions-cwt-ed25519`, `instructions-cwt-es256`).
     static func measure(workDirectory: String) throws -> [Report.Scenario] {
         let executable = try strippedExecutable(workDirectory: workDirectory)
-        return try [("ed25519", 0.0, 0.0), ("es256", 1.0, 0.0), ("cwt-ed25519", 0.0, 1.0), ("cwt-es256", 1.0, 1.0)].map { name, esShare, cwtShare in
+        return try [("ed25519", 0.0, 0.0), ("es256", 1.0, 0.0), ("cwt-ed25519", 0.0, 1.0), ("cwt-es256", 1.0, 1.0)].map
+        { name, esShare, cwtShare in
             var spec = TokenSetSpec(count: sizes[1], seed: 7)
             spec.es256Share = esShare
             spec.cwtShare = cwtShare
@@ -39,15 +44,22 @@ enum InstructionCount {
             let directory = workDirectory + "/instructions-\(name)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try Data(set.keySet.utf8).write(to: URL(fileURLWithPath: directory + "/keys.jwks"))
-            try Data((set.revocations.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/revocations.jsonl"))
+            try Data((set.revocations.joined(separator: "\n") + "\n").utf8).write(
+                to: URL(fileURLWithPath: directory + "/revocations.jsonl"))
             let requests = try sizes.map { size in
                 let requests = directory + "/requests-\(size).jsonl"
-                try Data((set.requests.prefix(size).joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: requests))
+                try Data((set.requests.prefix(size).joined(separator: "\n") + "\n").utf8).write(
+                    to: URL(fileURLWithPath: requests))
                 return requests
             }
             var scenario = Report.Scenario(name: "instructions-\(name)", tokens: sizes[1], threads: 1)
-            scenario.instructions = try perToken(name, executable: executable, directory: directory, sizes: sizes, requests: requests) {
-                ["--stream-file", $0, "--keys-file", directory + "/keys.jwks", "--revocations-file", directory + "/revocations.jsonl"]
+            scenario.instructions = try perToken(
+                name, executable: executable, directory: directory, sizes: sizes, requests: requests
+            ) {
+                [
+                    "--stream-file", $0, "--keys-file", directory + "/keys.jwks", "--revocations-file",
+                    directory + "/revocations.jsonl",
+                ]
             }
             return scenario
         }
@@ -55,28 +67,43 @@ enum InstructionCount {
 
     /// Instructions of one more token: `executable` run under callgrind with
     /// `childArguments(requests[i])` over each of the two request files (`sizes` lines each).
-    static func perToken(_ name: String, executable: String, directory: String, sizes: [Int], requests: [String],
-                         childArguments: (String) -> [String]) throws -> Report.Instructions {
-        var ours: [Double] = [], library: [Double] = []
+    static func perToken(
+        _ name: String, executable: String, directory: String, sizes: [Int], requests: [String],
+        childArguments: (String) -> [String]
+    ) throws -> Report.Instructions {
+        var ours: [Double] = []
+        var library: [Double] = []
         for (size, requests) in zip(sizes, requests) {
-            let profile = try callgrind(executable, requests: requests, directory: directory, childArguments: childArguments(requests))
-            let signature = profile.instructions(inObjectsNamed: signatureLibraries)
+            let profile = try callgrind(
+                executable, requests: requests, directory: directory, childArguments: childArguments(requests))
+            let signature =
+                profile.instructions(inObjectsNamed: signatureLibraries)
                 + profile.instructions(inFunctionsPrefixed: signatureFunctions, outsideObjectsNamed: signatureLibraries)
             ours.append(Double(profile.total - signature))
             library.append(Double(signature))
-            log("  \(name), \(size) tokens: \(profile.total) instructions, \(signature) in libsodium/libcrypto and the table paths")
+            log(
+                "  \(name), \(size) tokens: \(profile.total) instructions, \(signature) in libsodium/libcrypto and the table paths"
+            )
         }
         let lines = Double(sizes[1] - sizes[0])
-        return .init(perToken: (ours[1] - ours[0]) / lines, signatureLibraryPerToken: (library[1] - library[0]) / lines, setSizes: sizes)
+        return .init(
+            perToken: (ours[1] - ours[0]) / lines, signatureLibraryPerToken: (library[1] - library[0]) / lines,
+            setSizes: sizes)
     }
 
     /// Runs this executable under callgrind over one request file and reads the profile.
-    private static func callgrind(_ executable: String, requests: String, directory: String, childArguments: [String]) throws -> CallgrindProfile {
+    private static func callgrind(
+        _ executable: String, requests: String, directory: String, childArguments: [String]
+    ) throws -> CallgrindProfile {
         let profilePath = requests + ".callgrind"
-        let arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(profilePath)", "--dump-line=no", executable] + childArguments
+        let arguments =
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(profilePath)", "--dump-line=no", executable]
+            + childArguments
         // Swift's hashing is seeded at random per process: fixed, so a dictionary's probes are too.
         let run = try runProcess("/usr/bin/env", arguments, environment: ["SWIFT_DETERMINISTIC_HASHING": "1"])
-        guard run.status == 0 else { throw ValidationError("callgrind run failed (\(run.status)): \(run.text.suffix(2000))") }
+        guard run.status == 0 else {
+            throw ValidationError("callgrind run failed (\(run.status)): \(run.text.suffix(2000))")
+        }
         let profile = try CallgrindProfile(parsing: String(contentsOfFile: profilePath, encoding: .utf8))
         if let keep = ProcessInfo.processInfo.environment["TOKENBENCH_KEEP_PROFILES"] {
             // For a look with callgrind_annotate: the profile and the files it was made from.
@@ -102,14 +129,17 @@ enum InstructionCount {
     static func streamChild(requests: String, keys: String, revocations: String) throws {
         let keySet = try KeySet.load(files: [keys]).0
         let list = try RevocationList.load(files: [revocations])
-        let verifier = TokenVerifier(keys: keySet, revocations: list, options: VerificationOptions(checkTime: 1_800_000_000))
-        verifier.waitForKeyTables() // every token through the same path, whatever the scheduling
+        let verifier = TokenVerifier(
+            keys: keySet, revocations: list, options: VerificationOptions(checkTime: 1_800_000_000))
+        verifier.waitForKeyTables()  // every token through the same path, whatever the scheduling
         let run = StreamRunner.throughput(verifier: verifier, input: requests, output: "/dev/null", threads: 1)
         log("streamed \(run.lines) lines")
     }
 
     /// Runs a command, its output and error merged.
-    static func runProcess(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, text: String) {
+    static func runProcess(
+        _ path: String, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> (status: Int32, text: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments

@@ -61,31 +61,41 @@ struct Interleaved {
         spec.es256Share = algorithm == .es256 ? 1 : 0
         let start = Date()
         let set = TokenSetGenerator.generate(spec)
-        log("  generated \(set.requests.count) \(algorithm.rawValue) requests in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        log(
+            "  generated \(set.requests.count) \(algorithm.rawValue) requests in \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
+        )
         let path = workDirectory + "/interleaved-\(algorithm.rawValue).jsonl"
         try Data((set.requests.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
         let keys = try KeySet.parse(Array(set.keySet.utf8)).0
         let list = try RevocationList.parse(Array(set.revocations.joined(separator: "\n").utf8))
         let token = set.tokens[0].utf8
         let signingInput = token.split(separator: UInt8(ascii: "."), maxSplits: 2).prefix(2).map(\.count).reduce(1, +)
-        return Workload(mix: [algorithm: 1], requests: path, lines: set.requests.count, messageLength: signingInput, keys: keys, revocations: list)
+        return Workload(
+            mix: [algorithm: 1], requests: path, lines: set.requests.count, messageLength: signingInput, keys: keys,
+            revocations: list)
     }
 
     /// `repetitions` interleaved runs of `workload` on `threads` threads. With `perCPUSecond`
     /// the efficiency (and its samples) is the CPU-time ratio, the wall-time one going to the
     /// notes; without, the other way round.
-    func measure(_ workload: Workload, name: String, threads: Int, repetitions: Int, perCPUSecond: Bool) throws -> Report.Scenario {
+    func measure(
+        _ workload: Workload, name: String, threads: Int, repetitions: Int, perCPUSecond: Bool
+    ) throws -> Report.Scenario {
         let output = workDirectory + "/interleaved.answers.jsonl"
         // Also against the per-key table paths' bare rate, measured beside the raw one.
         let perKey = workload.perKeyMix
         var raw = [rawRate(workload.mix, workload, threads: threads)]
         var perKeyRaw = perKey.map { [rawRate($0, workload, threads: threads)] } ?? []
         var perKeyRatios: [Double] = []
-        var throughput: [Double] = [], wall: [Double] = [], cpu: [Double] = [], seconds = 0.0
+        var throughput: [Double] = []
+        var wall: [Double] = []
+        var cpu: [Double] = []
+        var seconds = 0.0
         for _ in 0..<repetitions {
             let verifier = workload.freshVerifier()
             let cpuBefore = processCPUSeconds()
-            let run = StreamRunner.throughput(verifier: verifier, input: workload.requests, output: output, threads: threads)
+            let run = StreamRunner.throughput(
+                verifier: verifier, input: workload.requests, output: output, threads: threads)
             let cpuRate = Double(run.lines) / (processCPUSeconds() - cpuBefore)
             guard run.lines == workload.lines else {
                 throw ValidationError("\(name): \(run.lines) answers for \(workload.lines) requests")
@@ -96,16 +106,19 @@ struct Interleaved {
             cpu.append(cpuRate / Self.meanOfLastTwo(raw, \.perCPUSecond))
             if let perKey {
                 perKeyRaw.append(rawRate(perKey, workload, threads: threads))
-                perKeyRatios.append(perCPUSecond ? cpuRate / Self.meanOfLastTwo(perKeyRaw, \.perCPUSecond)
-                                                 : run.rate / Self.meanOfLastTwo(perKeyRaw, \.wall))
+                perKeyRatios.append(
+                    perCPUSecond
+                        ? cpuRate / Self.meanOfLastTwo(perKeyRaw, \.perCPUSecond)
+                        : run.rate / Self.meanOfLastTwo(perKeyRaw, \.wall))
             }
             seconds += run.seconds
         }
         try? FileManager.default.removeItem(atPath: output)
         let (gated, other) = perCPUSecond ? (cpu, wall) : (wall, cpu)
-        var scenario = Report.Scenario(name: name, tokens: workload.lines, threads: threads, seconds: seconds,
-                                       throughput: Statistics.median(throughput), rawRate: Statistics.median(raw.map(\.wall)),
-                                       efficiency: Statistics.median(gated))
+        var scenario = Report.Scenario(
+            name: name, tokens: workload.lines, threads: threads, seconds: seconds,
+            throughput: Statistics.median(throughput), rawRate: Statistics.median(raw.map(\.wall)),
+            efficiency: Statistics.median(gated))
         scenario.samples = .init(throughput: throughput, rawRate: raw.map(\.wall), efficiency: gated)
         scenario.notes[perCPUSecond ? "wallTimeEfficiency" : "cpuTimeEfficiency"] = Statistics.median(other)
         if perKey != nil {
@@ -116,20 +129,27 @@ struct Interleaved {
     }
 
     /// The mean of the last two rates (the raw runs right before and right after a verifier run).
-    private static func meanOfLastTwo(_ rates: [(wall: Double, perCPUSecond: Double)],
-                                      _ figure: KeyPath<(wall: Double, perCPUSecond: Double), Double>) -> Double {
+    private static func meanOfLastTwo(
+        _ rates: [(wall: Double, perCPUSecond: Double)],
+        _ figure: KeyPath<(wall: Double, perCPUSecond: Double), Double>
+    ) -> Double {
         (rates[rates.count - 2][keyPath: figure] + rates[rates.count - 1][keyPath: figure]) / 2
     }
 
     /// Raw verifies per second of wall time and per second of this process's CPU time: each
     /// back end of the mix timed on its own, combined as the time one token of the mix takes
     /// (the weighted harmonic mean).
-    private func rawRate(_ mix: [RawRate.Algorithm: Double], _ workload: Workload, threads: Int) -> (wall: Double, perCPUSecond: Double) {
-        var wallSeconds = 0.0, cpuSeconds = 0.0
+    private func rawRate(
+        _ mix: [RawRate.Algorithm: Double], _ workload: Workload, threads: Int
+    ) -> (wall: Double, perCPUSecond: Double) {
+        var wallSeconds = 0.0
+        var cpuSeconds = 0.0
         for (algorithm, share) in mix.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where share > 0 {
             let cpuBefore = processCPUSeconds()
             let start = monotonicNanoseconds()
-            let wall = RawRate.measure(algorithm, threads: threads, seconds: rawSeconds, messageLength: workload.messageLength, variants: rawVariants)
+            let wall = RawRate.measure(
+                algorithm, threads: threads, seconds: rawSeconds, messageLength: workload.messageLength,
+                variants: rawVariants)
             let verifies = wall * Double(monotonicNanoseconds() - start) / 1e9
             wallSeconds += share / wall
             cpuSeconds += share * (processCPUSeconds() - cpuBefore) / verifies
@@ -141,7 +161,10 @@ struct Interleaved {
     static func defaultThreadCounts(cores: Int) -> [Int] {
         var counts: [Int] = []
         var next = 1
-        while next < cores { counts.append(next); next *= 2 }
+        while next < cores {
+            counts.append(next)
+            next *= 2
+        }
         return counts + [max(1, cores)]
     }
 }

@@ -20,13 +20,16 @@ struct OwnSet {
         let profile = OwnSetProfile.read(requests, keys: state.keys)
         guard profile.lines > 0 else { throw ValidationError("--requests: the files hold no request lines") }
         log("\(options.setName): \(profile.lines) requests, \(profile.describeMix)")
-        let workload = Interleaved.Workload(mix: profile.mix, requests: requests, lines: profile.lines,
-                                            messageLength: profile.messageLength, keys: state.keys,
-                                            revocations: state.revocations, steps: state.steps, options: state.options)
-        let interleaved = Interleaved(workDirectory: workDirectory, count: profile.lines,
-                                      rawSeconds: min(settings.rawSeconds, 0.5), rawVariants: settings.rawVariants)
-        var scenario = try interleaved.measure(workload, name: options.setName, threads: settings.threads,
-                                               repetitions: settings.repetitions, perCPUSecond: true)
+        let workload = Interleaved.Workload(
+            mix: profile.mix, requests: requests, lines: profile.lines,
+            messageLength: profile.messageLength, keys: state.keys,
+            revocations: state.revocations, steps: state.steps, options: state.options)
+        let interleaved = Interleaved(
+            workDirectory: workDirectory, count: profile.lines,
+            rawSeconds: min(settings.rawSeconds, 0.5), rawVariants: settings.rawVariants)
+        var scenario = try interleaved.measure(
+            workload, name: options.setName, threads: settings.threads,
+            repetitions: settings.repetitions, perCPUSecond: true)
         scenario.latency = openLoop(workload, lines: profile.lines, throughput: scenario.throughput ?? 1)
         for (algorithm, share) in profile.mix { scenario.notes["share-\(algorithm.rawValue)"] = share }
         scenario.notes["peakResidentMiB"] = Double(Resident.peakMiB())
@@ -49,9 +52,11 @@ struct OwnSet {
     /// The child's work under callgrind: this set over one verifier thread, answers to /dev/null.
     static func streamChild(_ options: OwnSetOptions) throws {
         let state = try options.load()
-        let verifier = TokenVerifier(keys: state.keys, revocations: state.revocations, steps: state.steps, options: state.options)
-        verifier.waitForKeyTables() // every token through the same path, whatever the scheduling
-        let run = StreamRunner.throughput(verifier: verifier, input: options.requests[0], output: "/dev/null", threads: 1)
+        let verifier = TokenVerifier(
+            keys: state.keys, revocations: state.revocations, steps: state.steps, options: state.options)
+        verifier.waitForKeyTables()  // every token through the same path, whatever the scheduling
+        let run = StreamRunner.throughput(
+            verifier: verifier, input: options.requests[0], output: "/dev/null", threads: 1)
         log("streamed \(run.lines) lines")
     }
 
@@ -66,7 +71,10 @@ struct OwnSet {
             var chunk: [UInt8] = []
             try LineFile.forEach(file) { line in
                 chunk += line + [0x0A]
-                if chunk.count > 1 << 20 { try output.write(contentsOf: chunk); chunk.removeAll(keepingCapacity: true) }
+                if chunk.count > 1 << 20 {
+                    try output.write(contentsOf: chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
             }
             try output.write(contentsOf: chunk)
         }
@@ -79,7 +87,8 @@ struct OwnSet {
         let count = max(10, min(lines, Int(rate * settings.openLoopSeconds)))
         var first: [[UInt8]] = []
         LineFile.forEach(workload.requests, limit: count) { if !$0.isEmpty { first.append($0) } }
-        let (histogram, lateness) = StreamRunner.latency(verifier: workload.freshVerifier(), lines: first, rate: rate, threads: settings.threads)
+        let (histogram, lateness) = StreamRunner.latency(
+            verifier: workload.freshVerifier(), lines: first, rate: rate, threads: settings.threads)
         var latency = Report.Latency(mode: "open-loop at \(Int(rate))/s", histogram: histogram)
         latency.senderLatenessP99Microseconds = lateness.map { Double($0.valueAtPercentile(99)) / 1000 }
         return latency
@@ -102,8 +111,9 @@ struct OwnSet {
             return path
         }
         let executable = try InstructionCount.strippedExecutable(workDirectory: workDirectory)
-        return try InstructionCount.perToken(options.setName, executable: executable, directory: directory, sizes: sizes,
-                                             requests: files, childArguments: options.childArguments)
+        return try InstructionCount.perToken(
+            options.setName, executable: executable, directory: directory, sizes: sizes,
+            requests: files, childArguments: options.childArguments)
     }
 }
 
@@ -124,9 +134,13 @@ struct OwnSetProfile {
         LineFile.forEach(path) { line in
             guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
             profile.lines += 1
-            guard profile.lines <= sampled, let token = token(in: line), let algorithm = algorithm(of: token, keys: keys) else { return }
+            guard profile.lines <= sampled, let token = token(in: line),
+                let algorithm = algorithm(of: token, keys: keys)
+            else { return }
             counts[algorithm, default: 0] += 1
-            lengths += token.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false).prefix(2).map(\.utf8.count).reduce(1, +)
+            lengths += token.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false).prefix(2).map(
+                \.utf8.count
+            ).reduce(1, +)
         }
         let known = counts.values.reduce(0, +)
         guard known > 0 else {
@@ -140,7 +154,9 @@ struct OwnSetProfile {
     }
 
     var describeMix: String {
-        mix.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \(Int(($0.value * 100).rounded()))%" }.joined(separator: ", ")
+        mix.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+            "\($0.key.rawValue) \(Int(($0.value * 100).rounded()))%"
+        }.joined(separator: ", ")
     }
 
     /// The token of a request line: its "token" member, or the whole line.
@@ -156,9 +172,12 @@ struct OwnSetProfile {
         var base64 = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64),
-              let header = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let header = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         let named = (header["kid"] as? String).flatMap { keys[$0]?.algorithm }
-        guard let algorithm = named ?? (header["alg"] as? String).flatMap(SignatureAlgorithm.init(rawValue:)) else { return nil }
+        guard let algorithm = named ?? (header["alg"] as? String).flatMap(SignatureAlgorithm.init(rawValue:)) else {
+            return nil
+        }
         return algorithm.keyType == .ed25519 ? .ed25519 : .es256
     }
 }

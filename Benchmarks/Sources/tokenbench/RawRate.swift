@@ -27,7 +27,9 @@ enum RawRate {
     /// Verifies per second on `threads` threads, over messages of `messageLength` bytes, for
     /// about `seconds`: cycling through `variants` different signatures (1: the same signature
     /// over and over, as `openssl speed` measures).
-    static func measure(_ algorithm: Algorithm, threads: Int, seconds: Double, messageLength: Int, variants: Int = 256) -> Double {
+    static func measure(
+        _ algorithm: Algorithm, threads: Int, seconds: Double, messageLength: Int, variants: Int = 256
+    ) -> Double {
         let message = [UInt8](repeating: 0x61, count: messageLength)
         let code = algorithm.code
         // Per thread: verifies done, and when it stopped.
@@ -41,7 +43,9 @@ enum RawRate {
         for index in 0..<threads {
             group.enter()
             let thread = Thread {
-                let bench = message.withUnsafeBufferPointer { raw_bench_new(code, $0.baseAddress, $0.count, Int32(variants)) }
+                let bench = message.withUnsafeBufferPointer {
+                    raw_bench_new(code, $0.baseAddress, $0.count, Int32(variants))
+                }
                 guard let bench else { fatalError("cannot set up the raw \(algorithm) baseline") }
                 var done = 0
                 while DispatchTime.now().uptimeNanoseconds < deadline {

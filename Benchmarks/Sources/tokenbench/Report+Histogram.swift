@@ -7,11 +7,12 @@ extension Report.Latency {
 
     /// The summary and distribution of a histogram of nanoseconds.
     init(mode: String, histogram: Histogram<UInt64>) {
-        self.init(mode: mode, requests: Int(histogram.totalCount),
-                  p50Microseconds: Double(histogram.valueAtPercentile(50)) / 1000,
-                  p99Microseconds: Double(histogram.valueAtPercentile(99)) / 1000,
-                  p999Microseconds: Double(histogram.valueAtPercentile(99.9)) / 1000,
-                  maxMicroseconds: Double(histogram.max) / 1000)
+        self.init(
+            mode: mode, requests: Int(histogram.totalCount),
+            p50Microseconds: Double(histogram.valueAtPercentile(50)) / 1000,
+            p99Microseconds: Double(histogram.valueAtPercentile(99)) / 1000,
+            p999Microseconds: Double(histogram.valueAtPercentile(99.9)) / 1000,
+            maxMicroseconds: Double(histogram.max) / 1000)
         percentiles = Self.plottedPercentiles.map { percentile in
             let value = percentile >= 100 ? histogram.max : histogram.valueAtPercentile(percentile)
             return Report.PercentilePoint(percentile: percentile, microseconds: Double(value) / 1000)

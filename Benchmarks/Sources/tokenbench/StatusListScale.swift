@@ -16,8 +16,9 @@ extension Bench {
         withStatus.es256Share = 0
         withStatus.statusShare = 1
         let plain = ed25519SetForStatusList
-        let claimed = try SetOnDisk.generate(withStatus, name: "status-list", into: workDirectory + "/set-status-list",
-                                             threads: settings.threads)
+        let claimed = try SetOnDisk.generate(
+            withStatus, name: "status-list", into: workDirectory + "/set-status-list",
+            threads: settings.threads)
         precondition(settings.count <= entries, "every token's index (its line) must be inside the list")
 
         // Every 1,000th entry past the tokens' is INVALID, so the list is not all zeros.
@@ -36,7 +37,8 @@ extension Bench {
         let keySet = try KeySet.parse(Array(claimed.keySet.utf8)).0
         let residentBefore = Resident.currentBytes()
         let loadStart = Date()
-        let list = try StatusListToken.load(file: path, keys: keySet, options: VerificationOptions(checkTime: withStatus.checkTime))
+        let list = try StatusListToken.load(
+            file: path, keys: keySet, options: VerificationOptions(checkTime: withStatus.checkTime))
         let loadSeconds = Date().timeIntervalSince(loadStart)
         let resident = Resident.currentBytes() - residentBefore
         try? FileManager.default.removeItem(atPath: path)
@@ -44,18 +46,22 @@ extension Bench {
         let held = list.entryBytes + list.signedBytes
 
         func verifier() -> TokenVerifier {
-            let verifier = TokenVerifier(keys: keySet, statusLists: StatusListSet(lists: [list]),
-                                         options: VerificationOptions(checkTime: withStatus.checkTime))
+            let verifier = TokenVerifier(
+                keys: keySet, statusLists: StatusListSet(lists: [list]),
+                options: VerificationOptions(checkTime: withStatus.checkTime))
             verifier.waitForKeyTables()
             return verifier
         }
         // One interleaved run: plain, claimed, plain, claimed, … by CPU seconds per token.
-        var plainCPU: [Double] = [], claimedCPU: [Double] = [], claimedRates: [Double] = []
+        var plainCPU: [Double] = []
+        var claimedCPU: [Double] = []
+        var claimedRates: [Double] = []
         for _ in 0..<max(3, settings.repetitions) {
             for (set, isClaimed) in [(plain, false), (claimed, true)] {
                 let output = workDirectory + "/status-list.answers.jsonl"
                 let cpu = processCPUSeconds()
-                let run = StreamRunner.throughput(verifier: verifier(), input: set.requests, output: output, threads: settings.threads)
+                let run = StreamRunner.throughput(
+                    verifier: verifier(), input: set.requests, output: output, threads: settings.threads)
                 let perToken = (processCPUSeconds() - cpu) / Double(max(1, run.lines))
                 let outcome = LineFile.compareVerdicts(answers: output, expected: set.expected)
                 try? FileManager.default.removeItem(atPath: output)
@@ -71,8 +77,9 @@ extension Bench {
             }
         }
         let ratios = zip(claimedCPU, plainCPU).map { $0 / $1 }.sorted()
-        var result = Report.Scenario(name: Scenario.statusList.rawValue, tokens: settings.count, threads: settings.threads,
-                                     throughput: claimedRates.sorted()[claimedRates.count / 2])
+        var result = Report.Scenario(
+            name: Scenario.statusList.rawValue, tokens: settings.count, threads: settings.threads,
+            throughput: claimedRates.sorted()[claimedRates.count / 2])
         result.notes["entries"] = Double(entries)
         result.notes["fileBytes"] = Double(fileBytes)
         result.notes["buildSeconds"] = buildSeconds

@@ -19,7 +19,10 @@ enum StreamRunner {
         let inputDescriptor = open(input, O_RDONLY)
         let outputDescriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         precondition(inputDescriptor >= 0 && outputDescriptor >= 0, "cannot open \(input) or \(output)")
-        defer { close(inputDescriptor); close(outputDescriptor) }
+        defer {
+            close(inputDescriptor)
+            close(outputDescriptor)
+        }
         let pipeline = VerifyPipeline(verifier: verifier, configuration: .init(threads: threads))
         let outcome = pipeline.run(inputs: [inputDescriptor], output: outputDescriptor, stopRequested: { false })
         return Throughput(lines: outcome.summary.answered, seconds: outcome.seconds)
@@ -31,20 +34,27 @@ enum StreamRunner {
     /// to the moment its answer is read; how late the sender's own timer woke it is reported
     /// apart (`senderLateness`), since on a small machine the load generator competes with the
     /// verifier for the same cores. Values are nanoseconds.
-    static func latency(verifier: TokenVerifier, lines: [[UInt8]], rate: Double?, threads: Int) -> (latency: Histogram<UInt64>, senderLateness: Histogram<UInt64>?) {
+    static func latency(
+        verifier: TokenVerifier, lines: [[UInt8]], rate: Double?, threads: Int
+    ) -> (latency: Histogram<UInt64>, senderLateness: Histogram<UInt64>?) {
         let inline = UncheckedCount()
         let result = latency(lines: lines, rate: rate) { requestRead, answerWrite in
             let pipeline = VerifyPipeline(verifier: verifier, configuration: .init(threads: threads))
-            inline.count = pipeline.run(inputs: [requestRead], output: answerWrite, stopRequested: { false }).answeredByReader
+            inline.count =
+                pipeline.run(inputs: [requestRead], output: answerWrite, stopRequested: { false }).answeredByReader
         }
-        if ProcessInfo.processInfo.environment["TOKENBENCH_DEBUG"] != nil { log("  answered by the reader: \(inline.count) of \(lines.count)") }
+        if ProcessInfo.processInfo.environment["TOKENBENCH_DEBUG"] != nil {
+            log("  answered by the reader: \(inline.count) of \(lines.count)")
+        }
         return result
     }
 
     /// The same measurement against the ideal server for this machine: one thread that reads a
     /// line, does one raw signature verify (no parsing, no checks) and writes a fixed answer.
     /// Its latency is the floor that the scheduler and the pipes alone impose.
-    static func floorLatency(lines: [[UInt8]], rate: Double?, algorithm: RawRate.Algorithm, messageLength: Int) -> Histogram<UInt64> {
+    static func floorLatency(
+        lines: [[UInt8]], rate: Double?, algorithm: RawRate.Algorithm, messageLength: Int
+    ) -> Histogram<UInt64> {
         latency(lines: lines, rate: rate) { requestRead, answerWrite in
             let message = [UInt8](repeating: 0x61, count: messageLength)
             let bench = message.withUnsafeBufferPointer {
@@ -61,15 +71,19 @@ enum StreamRunner {
     }
 
     /// Runs `serve(requestRead, answerWrite)` on its own thread and measures it.
-    private static func latency(lines: [[UInt8]], rate: Double?,
-                                serve: @escaping @Sendable (Int32, Int32) -> Void) -> (latency: Histogram<UInt64>, senderLateness: Histogram<UInt64>?) {
+    private static func latency(
+        lines: [[UInt8]], rate: Double?,
+        serve: @escaping @Sendable (Int32, Int32) -> Void
+    ) -> (latency: Histogram<UInt64>, senderLateness: Histogram<UInt64>?) {
         var senderLateness: Histogram<UInt64>? = nil
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
         var requestPipe: [Int32] = [0, 0]
         var answerPipe: [Int32] = [0, 0]
         precondition(pipe(&requestPipe) == 0 && pipe(&answerPipe) == 0, "cannot make pipes")
         let finished = DispatchSemaphore(value: 0)
-        let (requestRead, requestWrite, answerRead, answerWrite) = (requestPipe[0], requestPipe[1], answerPipe[0], answerPipe[1])
+        let (requestRead, requestWrite, answerRead, answerWrite) = (
+            requestPipe[0], requestPipe[1], answerPipe[0], answerPipe[1]
+        )
         Thread {
             serve(requestRead, answerWrite)
             close(answerWrite)
@@ -97,7 +111,8 @@ enum StreamRunner {
             }
             sender.start()
             var answered = 0
-            var lateness = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .two)
+            var lateness = Histogram<UInt64>(
+                highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .two)
             while reader.nextLine() {
                 let now = monotonicNanoseconds()
                 let sentAt = UnsafeAtomic<UInt64>(at: slots.pointer + answered).load(ordering: .acquiring)
@@ -129,7 +144,10 @@ enum StreamRunner {
             var offset = 0
             while offset < buffer.count {
                 let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 { if errno == EINTR { continue }; fatalError("write to the pipeline failed") }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    fatalError("write to the pipeline failed")
+                }
                 offset += written
             }
         }

@@ -26,35 +26,74 @@ struct TokenBench: ParsableCommand {
             """)
 
     @Option(name: .long, help: "Tokens per scenario.") var count = 200_000
-    @Option(name: .customLong("threads"), help: ArgumentHelp("Verifier threads (and raw baseline threads); a list (1,2,4) gives the scaling scenario's counts, the others use the largest.", valueName: "n[,n…]"))
+    @Option(
+        name: .customLong("threads"),
+        help: ArgumentHelp(
+            "Verifier threads (and raw baseline threads); a list (1,2,4) gives the scaling scenario's counts, the others use the largest.",
+            valueName: "n[,n…]"))
     var threadCounts: ThreadCounts?
-    @Option(name: .long, parsing: .upToNextOption, help: "Scenarios to run (default: all).") var scenario: [Scenario] = []
+    @Option(name: .long, parsing: .upToNextOption, help: "Scenarios to run (default: all).") var scenario: [Scenario] =
+        []
     @Option(name: .long, help: "Entries in the large revocation list.") var revocationEntries = 10_000_000
-    @Option(name: .long, help: "Entries (1 bit each) in the status-list scenario's list.") var statusListEntries = 100_000_000
+    @Option(name: .long, help: "Entries (1 bit each) in the status-list scenario's list.") var statusListEntries =
+        100_000_000
     @Option(name: .long, help: "Round trips in the closed-loop latency run.") var closedLoopRequests = 3_000
-    @Option(name: .long, help: "Open-loop load as a share of the scenario's measured throughput.") var openLoopLoad = 0.5
+    @Option(name: .long, help: "Open-loop load as a share of the scenario's measured throughput.") var openLoopLoad =
+        0.5
     @Option(name: .long, help: "Seconds of requests in each open-loop latency run.") var openLoopSeconds = 2.0
     @Option(name: .long, help: "Seconds of each raw baseline measurement.") var rawSeconds = 1.0
-    @Option(name: .long, help: "Tokens per verifier run in the efficiency and scaling scenarios.") var efficiencyCount = 10_000
-    @Option(name: .long, help: "Interleaved raw/verifier repetitions in the efficiency scenario (scaling: up to 5); each raw run lasts min(--raw-seconds, 0.5).")
+    @Option(name: .long, help: "Tokens per verifier run in the efficiency and scaling scenarios.") var efficiencyCount =
+        10_000
+    @Option(
+        name: .long,
+        help:
+            "Interleaved raw/verifier repetitions in the efficiency scenario (scaling: up to 5); each raw run lasts min(--raw-seconds, 0.5)."
+    )
     var repetitions = 15
     @Flag(name: .long, help: "A quick run to check the benchmark works (small sets; CI).") var smoke = false
-    @Option(name: .long, parsing: .upToNextOption, help: "Report formats: table, json, markdown, github-benchmark (several need --output-dir).")
+    @Option(
+        name: .long, parsing: .upToNextOption,
+        help: "Report formats: table, json, markdown, github-benchmark (several need --output-dir).")
     var format: [OutputFormat] = [.table]
-    @Option(name: .long, help: ArgumentHelp("Write each format to a file in this folder.", valueName: "dir")) var outputDir: String?
+    @Option(name: .long, help: ArgumentHelp("Write each format to a file in this folder.", valueName: "dir"))
+    var outputDir: String?
     @Option(name: .long, help: ArgumentHelp("Write the full report as JSON.", valueName: "file")) var json: String?
-    @Option(name: .long, help: ArgumentHelp("Write SVG pictures (latency distributions, thread scaling) to this folder.", valueName: "dir")) var plots: String?
-    @Option(name: .long, help: ArgumentHelp("A previous report to compare with (exit 2 on a regression).", valueName: "file")) var baseline: String?
-    @Flag(name: .long, help: "Write this run's scenarios into --baseline (replacing those of the same name) instead of comparing.") var updateBaseline = false
-    @Option(name: .long, help: "Figures that decide the exit status: instructions, efficiency, p99 (comma-separated).") var gate = "instructions,efficiency"
-    @Option(name: .long, help: "Largest accepted rise of instructions per token (0.015 = 1.5%).") var maxInstructionsRegression = 0.015
-    @Option(name: .long, help: "Largest accepted fall of median efficiency, widened to the runs' own interquartile spread.") var maxEfficiencyRegression = 0.10
-    @Option(name: .long, help: "Largest accepted rise of p99 latency (gated only with --gate …,p99).") var maxP99Regression = 1.0
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write SVG pictures (latency distributions, thread scaling) to this folder.", valueName: "dir")) var plots:
+        String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A previous report to compare with (exit 2 on a regression).", valueName: "file"))
+    var baseline: String?
+    @Flag(
+        name: .long,
+        help: "Write this run's scenarios into --baseline (replacing those of the same name) instead of comparing.")
+    var updateBaseline = false
+    @Option(name: .long, help: "Figures that decide the exit status: instructions, efficiency, p99 (comma-separated).")
+    var gate = "instructions,efficiency"
+    @Option(name: .long, help: "Largest accepted rise of instructions per token (0.015 = 1.5%).")
+    var maxInstructionsRegression = 0.015
+    @Option(
+        name: .long, help: "Largest accepted fall of median efficiency, widened to the runs' own interquartile spread.")
+    var maxEfficiencyRegression = 0.10
+    @Option(name: .long, help: "Largest accepted rise of p99 latency (gated only with --gate …,p99).")
+    var maxP99Regression = 1.0
     @Option(name: .long, help: "Seed of the generated sets.") var seed: UInt64 = 7
-    @Option(name: .long, help: ArgumentHelp("Only measure the raw verify rate of one back end (ed25519, es256, ed25519-per-key or es256-per-key) for --raw-seconds on --threads, print it and stop.", valueName: "algorithm"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only measure the raw verify rate of one back end (ed25519, es256, ed25519-per-key or es256-per-key) for --raw-seconds on --threads, print it and stop.",
+            valueName: "algorithm"))
     var rawOnly: RawRate.Algorithm?
-    @Option(name: .long, help: "Message length for --raw-only (a token's signing input is about 330 bytes).") var messageLength = 330
-    @Option(name: .long, help: "Different signatures the raw baseline cycles through (1: one signature over and over, as `openssl speed`).")
+    @Option(name: .long, help: "Message length for --raw-only (a token's signing input is about 330 bytes).")
+    var messageLength = 330
+    @Option(
+        name: .long,
+        help:
+            "Different signatures the raw baseline cycles through (1: one signature over and over, as `openssl speed`)."
+    )
     var rawVariants = 256
     @OptionGroup(title: "Your own set") var ownSet: OwnSetOptions
     @Option(name: .long, help: .hidden) var streamFile: String?
@@ -75,14 +114,22 @@ struct TokenBench: ParsableCommand {
             openLoopSeconds = min(openLoopSeconds, 0.5)
             rawSeconds = min(rawSeconds, 0.3)
         }
-        if statusListEntries < count { throw ValidationError("--status-list-entries must be at least --count (each token names its own entry)") }
-        guard count >= 10, efficiencyCount >= 10, repetitions >= 1, threads >= 1, openLoopLoad > 0, rawSeconds > 0, rawVariants >= 1 else {
-            throw ValidationError("--count and --efficiency-count must be at least 10; --repetitions, --threads, --open-loop-load, --raw-seconds and --raw-variants positive")
+        if statusListEntries < count {
+            throw ValidationError("--status-list-entries must be at least --count (each token names its own entry)")
+        }
+        guard count >= 10, efficiencyCount >= 10, repetitions >= 1, threads >= 1, openLoopLoad > 0, rawSeconds > 0,
+            rawVariants >= 1
+        else {
+            throw ValidationError(
+                "--count and --efficiency-count must be at least 10; --repetitions, --threads, --open-loop-load, --raw-seconds and --raw-variants positive"
+            )
         }
         if outputDir == nil && (format.count > 1 || format.contains(.githubBenchmark)) {
             throw ValidationError("several formats, or github-benchmark (two files), need --output-dir")
         }
-        if ownSet.isActive && !scenario.isEmpty { throw ValidationError("--scenario does not apply to your own set (--requests)") }
+        if ownSet.isActive && !scenario.isEmpty {
+            throw ValidationError("--scenario does not apply to your own set (--requests)")
+        }
         if updateBaseline && baseline == nil { throw ValidationError("--update-baseline needs --baseline FILE") }
         _ = try thresholds()
     }
@@ -92,19 +139,23 @@ struct TokenBench: ParsableCommand {
         thresholds.instructions = maxInstructionsRegression
         thresholds.efficiency = maxEfficiencyRegression
         thresholds.p99 = maxP99Regression
-        thresholds.gated = Set(try gate.split(separator: ",").map { name in
-            guard let figure = Figure(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                throw ValidationError("--gate takes instructions, efficiency, p99; not \(name)")
-            }
-            return figure
-        })
+        thresholds.gated = Set(
+            try gate.split(separator: ",").map { name in
+                guard let figure = Figure(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                    throw ValidationError("--gate takes instructions, efficiency, p99; not \(name)")
+                }
+                return figure
+            })
         return thresholds
     }
 
     func run() throws {
         if let rawOnly {
-            let rate = RawRate.measure(rawOnly, threads: threads, seconds: rawSeconds, messageLength: messageLength, variants: rawVariants)
-            print("raw \(rawOnly.rawValue): \(Int(rate)) verifies/s on \(threads) threads (\(rawVariants) different signatures)")
+            let rate = RawRate.measure(
+                rawOnly, threads: threads, seconds: rawSeconds, messageLength: messageLength, variants: rawVariants)
+            print(
+                "raw \(rawOnly.rawValue): \(Int(rate)) verifies/s on \(threads) threads (\(rawVariants) different signatures)"
+            )
             return
         }
         if ownSet.ownSetChild { return try OwnSet.streamChild(ownSet) }
@@ -115,7 +166,8 @@ struct TokenBench: ParsableCommand {
         var baselineReport: Report?
         if let baseline {
             do { baselineReport = try Gate.loadBaseline(baseline) } catch {
-                if !(updateBaseline && error is Gate.BaselineError && !FileManager.default.fileExists(atPath: baseline)) {
+                if !(updateBaseline && error is Gate.BaselineError && !FileManager.default.fileExists(atPath: baseline))
+                {
                     log("tokenbench: \(error)")
                     throw ExitCode(Gate.ExitStatus.baselineMissing.rawValue)
                 }
@@ -127,12 +179,15 @@ struct TokenBench: ParsableCommand {
 
     /// Runs the scenarios.
     func measure() throws -> Report {
-        var report = Report(machine: .init(host: ProcessInfo.processInfo.hostName, cores: activeProcessorCount(),
-                                           date: ISO8601DateFormatter().string(from: Date())))
+        var report = Report(
+            machine: .init(
+                host: ProcessInfo.processInfo.hostName, cores: activeProcessorCount(),
+                date: ISO8601DateFormatter().string(from: Date())))
         let bench = Bench(settings: self)
         defer { bench.cleanUp() }
-        let interleaved = Interleaved(workDirectory: bench.workDirectory, count: efficiencyCount,
-                                      rawSeconds: min(rawSeconds, 0.5), rawVariants: rawVariants)
+        let interleaved = Interleaved(
+            workDirectory: bench.workDirectory, count: efficiencyCount,
+            rawSeconds: min(rawSeconds, 0.5), rawVariants: rawVariants)
         if ownSet.isActive {
             report.scenarios = try OwnSet(settings: self, workDirectory: bench.workDirectory).measure()
             return report
@@ -150,16 +205,20 @@ struct TokenBench: ParsableCommand {
             case .efficiency:
                 for algorithm in [RawRate.Algorithm.ed25519, .es256] {
                     let workload = try interleaved.workload(algorithm)
-                    report.scenarios.append(try interleaved.measure(workload, name: "efficiency-\(algorithm.rawValue)",
-                                                                    threads: threads, repetitions: repetitions, perCPUSecond: true))
+                    report.scenarios.append(
+                        try interleaved.measure(
+                            workload, name: "efficiency-\(algorithm.rawValue)",
+                            threads: threads, repetitions: repetitions, perCPUSecond: true))
                 }
             case .scaling:
                 let counts = threadCounts?.values ?? Interleaved.defaultThreadCounts(cores: activeProcessorCount())
                 for algorithm in [RawRate.Algorithm.ed25519, .es256] {
                     let workload = try interleaved.workload(algorithm)
                     for threads in counts {
-                        report.scenarios.append(try interleaved.measure(workload, name: "scaling-\(algorithm.rawValue)",
-                                                                        threads: threads, repetitions: min(5, repetitions), perCPUSecond: false))
+                        report.scenarios.append(
+                            try interleaved.measure(
+                                workload, name: "scaling-\(algorithm.rawValue)",
+                                threads: threads, repetitions: min(5, repetitions), perCPUSecond: false))
                     }
                 }
             default:
@@ -201,7 +260,8 @@ struct ThreadCounts: ExpressibleByArgument {
     var values: [Int]
     init?(argument: String) {
         let values = argument.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !values.isEmpty, values.allSatisfy({ $0 >= 1 }), values.count == argument.split(separator: ",").count else { return nil }
+        guard !values.isEmpty, values.allSatisfy({ $0 >= 1 }), values.count == argument.split(separator: ",").count
+        else { return nil }
         self.values = values
     }
 }

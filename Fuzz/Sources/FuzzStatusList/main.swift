@@ -1,5 +1,5 @@
-import FuzzSupport
 import Foundation
+import FuzzSupport
 import TokenVerifier
 
 /// Status List Tokens (SPEC §4c): the input is a list token's file (compact JWS, base64url or raw
@@ -17,7 +17,9 @@ runFuzzer { bytes in
     do throws(StatusListError) {
         let entries = try StatusListInspection.entries(of: input, maxInflatedBytes: 1 << 16)
         precondition([1, 2, 4, 8].contains(entries.bits), "bits 1, 2, 4 or 8")
-        for entry in entries.nonZero { precondition(entry.status != 0 && Int(entry.status) < 1 << entries.bits, "a value fits its bits") }
+        for entry in entries.nonZero {
+            precondition(entry.status != 0 && Int(entry.status) < 1 << entries.bits, "a value fits its bits")
+        }
     } catch {
         precondition(error.source == "the token", "a refusal names its source")
     }

@@ -10,8 +10,9 @@ public enum FuzzVerifier {
             .appendingPathComponent("../../../Data/demo").standardized.path
         let keys = try! KeySet.load(files: [demo + "/keys.jwks"]).0
         let revocations = try! RevocationList.load(files: [demo + "/revocations.jsonl"])
-        let verifier = TokenVerifier(keys: keys, revocations: revocations,
-                                     options: VerificationOptions(checkTime: 1_800_000_000, audit: audit, signatureCacheSlots: 64))
+        let verifier = TokenVerifier(
+            keys: keys, revocations: revocations,
+            options: VerificationOptions(checkTime: 1_800_000_000, audit: audit, signatureCacheSlots: 64))
         return LineAnswerer(verifier: verifier, maxLineBytes: 1 << 20)
     }
 
@@ -43,7 +44,8 @@ public enum FuzzVerifier {
         guard !bytes.contains(0x0A), !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { return }
         var output: [UInt8] = []
         _ = (audit ? Self.audit : plain).answer(line: bytes, number: 1, to: &output)
-        precondition(output.first == UInt8(ascii: "{") && output.last == 0x0A, "an answer is one JSON object and a newline")
+        precondition(
+            output.first == UInt8(ascii: "{") && output.last == 0x0A, "an answer is one JSON object and a newline")
         precondition(output.dropLast().firstIndex(of: 0x0A) == nil, "an answer holds no newline")
     }
 }

@@ -1,6 +1,6 @@
-import TokenConcurrency
 import Atomics
 import Dispatch
+import TokenConcurrency
 
 /// Where workers hand their answered chunks: it restores input order (unless unordered) through a
 /// ``ReorderRing`` and writes to the output itself, so an answer reaches the output without
@@ -43,8 +43,10 @@ final class AnswerSink: @unchecked Sendable {
     let closed = ManagedAtomic<Bool>(false)
 
     /// A sink for at most `capacity` chunks between hand-out and output (`inFlight` counts them).
-    init(output: Int32, unordered: Bool, capacity: Int, inFlight: DispatchSemaphore,
-         progress: (@Sendable (RunSummary, Double) -> Void)?, start: UInt64) {
+    init(
+        output: Int32, unordered: Bool, capacity: Int, inFlight: DispatchSemaphore,
+        progress: (@Sendable (RunSummary, Double) -> Void)?, start: UInt64
+    ) {
         channel = OutputChannel(descriptor: output)
         ring = ReorderRing(capacity: capacity)
         self.unordered = unordered

@@ -25,8 +25,11 @@ final class OutputChannel: @unchecked Sendable {
 
     /// Writes everything buffered.
     func flush() {
-        if isClosed { buffer.removeAll(keepingCapacity: true); return }
-        if !Self.writeAll(buffer, to: descriptor) { isClosed = true } // EPIPE or another write error: stop writing
+        if isClosed {
+            buffer.removeAll(keepingCapacity: true)
+            return
+        }
+        if !Self.writeAll(buffer, to: descriptor) { isClosed = true }  // EPIPE or another write error: stop writing
         buffer.removeAll(keepingCapacity: true)
     }
 

@@ -1,8 +1,9 @@
-import TokenConcurrency
 import Atomics
 import Dispatch
 import LineProtocol
+import TokenConcurrency
 import TokenVerifier
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -40,8 +41,10 @@ public final class VerifyPipeline: @unchecked Sendable {
         /// Called about once a second with the running totals (a progress line).
         public var progress: (@Sendable (RunSummary, Double) -> Void)?
 
-        public init(threads: Int = activeProcessorCount(), maxLineBytes: Int = 64 * 1024, unordered: Bool = false,
-                    maxChunkLines: Int = 256, progress: (@Sendable (RunSummary, Double) -> Void)? = nil) {
+        public init(
+            threads: Int = activeProcessorCount(), maxLineBytes: Int = 64 * 1024, unordered: Bool = false,
+            maxChunkLines: Int = 256, progress: (@Sendable (RunSummary, Double) -> Void)? = nil
+        ) {
             self.threads = max(1, threads)
             self.maxLineBytes = max(1, maxLineBytes)
             self.unordered = unordered
@@ -84,7 +87,9 @@ public final class VerifyPipeline: @unchecked Sendable {
 
     /// Reads every input descriptor to its end (in order, line numbers running on across them),
     /// and writes one answer per non-blank line to `output`.
-    public func run(inputs: [Int32], output: Int32, stopRequested: @escaping @Sendable () -> Bool = { ProcessSignals.stopRequested }) -> Outcome {
+    public func run(
+        inputs: [Int32], output: Int32, stopRequested: @escaping @Sendable () -> Bool = { ProcessSignals.stopRequested }
+    ) -> Outcome {
         let start = DispatchTime.now().uptimeNanoseconds
         // Chunks between the reader and the written output, bounded so that memory stays flat
         // even while one slow chunk holds back the ordered output. The ring and the reorder ring
@@ -92,8 +97,9 @@ public final class VerifyPipeline: @unchecked Sendable {
         let maxInFlight = configuration.threads * 16
         let inFlight = DispatchSemaphore(value: maxInFlight)
         let work = WorkQueue<LineChunk>(capacity: maxInFlight, consumers: configuration.threads)
-        let sink = AnswerSink(output: output, unordered: configuration.unordered, capacity: maxInFlight, inFlight: inFlight,
-                              progress: configuration.progress, start: start)
+        let sink = AnswerSink(
+            output: output, unordered: configuration.unordered, capacity: maxInFlight, inFlight: inFlight,
+            progress: configuration.progress, start: start)
         let finished = DispatchGroup()
 
         for index in 0..<configuration.threads {
@@ -125,7 +131,8 @@ public final class VerifyPipeline: @unchecked Sendable {
             let lines = chunker.takePending()
             guard !lines.isEmpty else { return }
             if lines.count <= Self.inlineLines,
-               sink.flushed.load(ordering: .acquiring) == sequence, !sink.closed.load(ordering: .relaxed) {
+                sink.flushed.load(ordering: .acquiring) == sequence, !sink.closed.load(ordering: .relaxed)
+            {
                 // Nothing in flight and everything before written: answer here, in order.
                 let chunk = LineChunk(sequence: -1, lines: lines, snapshot: verifier.snapshot)
                 let answer = Self.answer(chunk, with: inlineAnswerer)
@@ -156,7 +163,10 @@ public final class VerifyPipeline: @unchecked Sendable {
 
         reading: for input in inputs {
             while true {
-                if stopRequested() { interrupted = true; break reading }
+                if stopRequested() {
+                    interrupted = true
+                    break reading
+                }
                 if sink.closed.load(ordering: .relaxed) { break reading }
                 if answeredInline {
                     answeredInline = false
@@ -183,8 +193,9 @@ public final class VerifyPipeline: @unchecked Sendable {
         var summary = sink.summary
         summary.add(inlineSummary)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return Outcome(summary: summary, seconds: seconds, outputClosed: sink.closed.load(ordering: .relaxed),
-                       readError: readError, interrupted: interrupted, answeredByReader: inlineSummary.answered)
+        return Outcome(
+            summary: summary, seconds: seconds, outputClosed: sink.closed.load(ordering: .relaxed),
+            readError: readError, interrupted: interrupted, answeredByReader: inlineSummary.answered)
     }
 
     /// Waits, without sleeping, up to ``inlineSpinNanoseconds`` for `descriptor` to be readable.

@@ -33,7 +33,9 @@ enum DERKey {
     /// A key from a DER document of any of the three kinds.
     static func read(_ der: [UInt8]) throws(KeyEncodingError) -> KeyMaterial {
         var outer = DERReader(der)
-        guard let top = outer.next(), top.tag == 0x30, outer.atEnd else { throw KeyEncodingError("not a DER key: expected one SEQUENCE") }
+        guard let top = outer.next(), top.tag == 0x30, outer.atEnd else {
+            throw KeyEncodingError("not a DER key: expected one SEQUENCE")
+        }
         var fields = DERReader(top.value)
         guard let first = fields.next() else { throw KeyEncodingError("an empty DER SEQUENCE") }
         switch first.tag {
@@ -41,7 +43,9 @@ enum DERKey {
         case 0x02:
             guard let second = fields.next() else { throw KeyEncodingError("a truncated DER private key") }
             if second.tag == 0x30 { return try pkcs8(algorithm: second.value, rest: &fields) }
-            if second.tag == 0x04 { return try sec1(version: first.value, privateKey: second.value, rest: &fields, curve: nil) }
+            if second.tag == 0x04 {
+                return try sec1(version: first.value, privateKey: second.value, rest: &fields, curve: nil)
+            }
             throw KeyEncodingError("not a key structure this tool knows (SubjectPublicKeyInfo, PKCS #8, SEC 1)")
         default:
             throw KeyEncodingError("not a key structure this tool knows (SubjectPublicKeyInfo, PKCS #8, SEC 1)")
@@ -49,9 +53,13 @@ enum DERKey {
     }
 
     /// The algorithm OID and its parameters of an AlgorithmIdentifier.
-    private static func algorithmIdentifier(_ bytes: ArraySlice<UInt8>) throws(KeyEncodingError) -> (oid: [UInt8], parameter: [UInt8]?) {
+    private static func algorithmIdentifier(
+        _ bytes: ArraySlice<UInt8>
+    ) throws(KeyEncodingError) -> (oid: [UInt8], parameter: [UInt8]?) {
         var reader = DERReader(bytes)
-        guard let oid = reader.next(), oid.tag == 0x06 else { throw KeyEncodingError("a malformed AlgorithmIdentifier") }
+        guard let oid = reader.next(), oid.tag == 0x06 else {
+            throw KeyEncodingError("a malformed AlgorithmIdentifier")
+        }
         let parameter = reader.next()
         return (Array(oid.value), parameter?.tag == 0x06 ? Array(parameter!.value) : nil)
     }
@@ -68,7 +76,9 @@ enum DERKey {
         }
     }
 
-    private static func subjectPublicKeyInfo(algorithm: ArraySlice<UInt8>, rest: inout DERReader) throws(KeyEncodingError) -> KeyMaterial {
+    private static func subjectPublicKeyInfo(
+        algorithm: ArraySlice<UInt8>, rest: inout DERReader
+    ) throws(KeyEncodingError) -> KeyMaterial {
         let (oid, parameter) = try algorithmIdentifier(algorithm)
         guard let bits = rest.next(), bits.tag == 0x03, bits.value.first == 0, rest.atEnd else {
             throw KeyEncodingError("a malformed SubjectPublicKeyInfo")
@@ -76,7 +86,9 @@ enum DERKey {
         let key = Array(bits.value.dropFirst())
         switch oid {
         case ed25519OID:
-            guard key.count == 32 else { throw KeyEncodingError("an Ed25519 public key must be 32 bytes, found \(key.count)") }
+            guard key.count == 32 else {
+                throw KeyEncodingError("an Ed25519 public key must be 32 bytes, found \(key.count)")
+            }
             return KeyMaterial(type: .ed25519, publicKey: key, fromPrivateKey: false)
         case ecPublicKeyOID:
             try curveCheck(parameter)
@@ -88,26 +100,37 @@ enum DERKey {
 
     private static func uncompressedPoint(_ key: [UInt8]) throws(KeyEncodingError) -> [UInt8] {
         if key.first == 0x02 || key.first == 0x03 {
-            throw KeyEncodingError("a compressed P-256 point; write it uncompressed (openssl pkey -pubin -in FILE -pubout -ec_conv_form uncompressed)")
+            throw KeyEncodingError(
+                "a compressed P-256 point; write it uncompressed (openssl pkey -pubin -in FILE -pubout -ec_conv_form uncompressed)"
+            )
         }
-        guard key.count == 65, key.first == 0x04 else { throw KeyEncodingError("a P-256 public key must be 65 bytes starting 04, found \(key.count) bytes") }
+        guard key.count == 65, key.first == 0x04 else {
+            throw KeyEncodingError("a P-256 public key must be 65 bytes starting 04, found \(key.count) bytes")
+        }
         return Array(key.dropFirst())
     }
 
-    private static func pkcs8(algorithm: ArraySlice<UInt8>, rest: inout DERReader) throws(KeyEncodingError) -> KeyMaterial {
+    private static func pkcs8(
+        algorithm: ArraySlice<UInt8>, rest: inout DERReader
+    ) throws(KeyEncodingError) -> KeyMaterial {
         let (oid, parameter) = try algorithmIdentifier(algorithm)
-        guard let privateKey = rest.next(), privateKey.tag == 0x04 else { throw KeyEncodingError("a malformed PKCS #8 private key") }
+        guard let privateKey = rest.next(), privateKey.tag == 0x04 else {
+            throw KeyEncodingError("a malformed PKCS #8 private key")
+        }
         switch oid {
         case ed25519OID:
             var inner = DERReader(privateKey.value)
             guard let seed = inner.next(), seed.tag == 0x04, seed.value.count == 32 else {
                 throw KeyEncodingError("a malformed Ed25519 private key (expected a 32-byte seed)")
             }
-            return KeyMaterial(type: .ed25519, publicKey: Ed25519Signing.publicKey(seed: Array(seed.value)), fromPrivateKey: true)
+            return KeyMaterial(
+                type: .ed25519, publicKey: Ed25519Signing.publicKey(seed: Array(seed.value)), fromPrivateKey: true)
         case ecPublicKeyOID:
             try curveCheck(parameter)
             var inner = DERReader(privateKey.value)
-            guard let sequence = inner.next(), sequence.tag == 0x30 else { throw KeyEncodingError("a malformed EC private key") }
+            guard let sequence = inner.next(), sequence.tag == 0x30 else {
+                throw KeyEncodingError("a malformed EC private key")
+            }
             var fields = DERReader(sequence.value)
             guard let version = fields.next(), version.tag == 0x02, let d = fields.next(), d.tag == 0x04 else {
                 throw KeyEncodingError("a malformed EC private key")
@@ -119,14 +142,18 @@ enum DERKey {
     }
 
     /// ECPrivateKey (RFC 5915) after its version and private key: `curve` is known from PKCS #8.
-    private static func sec1(version: ArraySlice<UInt8>, privateKey: ArraySlice<UInt8>, rest: inout DERReader, curve: [UInt8]?) throws(KeyEncodingError) -> KeyMaterial {
+    private static func sec1(
+        version: ArraySlice<UInt8>, privateKey: ArraySlice<UInt8>, rest: inout DERReader, curve: [UInt8]?
+    ) throws(KeyEncodingError) -> KeyMaterial {
         guard Array(version) == [1] else { throw KeyEncodingError("a malformed EC private key (version)") }
         var named = curve
         var embedded: [UInt8]? = nil
         while let field = rest.next() {
             var inner = DERReader(field.value)
             if field.tag == 0xA0, let oid = inner.next(), oid.tag == 0x06 { named = Array(oid.value) }
-            if field.tag == 0xA1, let bits = inner.next(), bits.tag == 0x03, bits.value.first == 0 { embedded = Array(bits.value.dropFirst()) }
+            if field.tag == 0xA1, let bits = inner.next(), bits.tag == 0x03, bits.value.first == 0 {
+                embedded = Array(bits.value.dropFirst())
+            }
         }
         try curveCheck(named)
         guard privateKey.count == 32, let key = P256PrivateKey(d: Array(privateKey)) else {
@@ -185,7 +212,9 @@ enum PEM {
                 label = String(line.dropFirst(11).dropLast(5))
                 body = ""
             } else if line.hasPrefix("-----END "), let open = label {
-                guard let der = decodeBase64(body) else { throw KeyEncodingError("the PEM block \"\(open)\" is not valid base64") }
+                guard let der = decodeBase64(body) else {
+                    throw KeyEncodingError("the PEM block \"\(open)\" is not valid base64")
+                }
                 blocks.append((open, der))
                 label = nil
             } else if label != nil, !line.contains(":") {
@@ -210,7 +239,9 @@ enum PEM {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0") + 52
             case UInt8(ascii: "+"): value = 62
             case UInt8(ascii: "/"): value = 63
-            case UInt8(ascii: "="): padding += 1; continue
+            case UInt8(ascii: "="):
+                padding += 1
+                continue
             default: return nil
             }
             if padding > 0 { return nil }

@@ -11,7 +11,10 @@ public struct KeyImportOptions: Sendable {
     /// `alg` for every key (it must fit the key's type).
     public var algorithm: SignatureAlgorithm?
 
-    public init(keyID: String? = nil, environment: Environment? = nil, issuer: String? = nil, algorithm: SignatureAlgorithm? = nil) {
+    public init(
+        keyID: String? = nil, environment: Environment? = nil, issuer: String? = nil,
+        algorithm: SignatureAlgorithm? = nil
+    ) {
         self.keyID = keyID
         self.environment = environment
         self.issuer = issuer
@@ -31,7 +34,9 @@ public enum KeyImporter {
     }
 
     /// Imports the keys of `files` (name and bytes, in order).
-    public static func importKeys(_ files: [(file: String, bytes: [UInt8])], options: KeyImportOptions = KeyImportOptions()) throws(KeySetError) -> Imported {
+    public static func importKeys(
+        _ files: [(file: String, bytes: [UInt8])], options: KeyImportOptions = KeyImportOptions()
+    ) throws(KeySetError) -> Imported {
         var read: [(file: String, position: Int, members: [String: String], material: KeyMaterial)] = []
         for (file, bytes) in files {
             let found: [(members: [String: String], material: KeyMaterial)]
@@ -44,7 +49,11 @@ public enum KeyImporter {
             for (position, key) in found.enumerated() { read.append((file, position + 1, key.members, key.material)) }
         }
         if options.keyID != nil, read.count != 1 {
-            throw KeySetError(file: nil, keyID: nil, message: "--kid names one key, but \(counted(read.count, "key were", "keys were")) read; leave --kid out to keep each key's kid or its thumbprint")
+            throw KeySetError(
+                file: nil, keyID: nil,
+                message:
+                    "--kid names one key, but \(counted(read.count, "key were", "keys were")) read; leave --kid out to keep each key's kid or its thumbprint"
+            )
         }
         var jwks: [String] = []
         var keys: [VerificationKey] = []
@@ -63,11 +72,15 @@ public enum KeyImporter {
             let (loaded, _) = try KeySet.parse(Array("{\"keys\":[\(jwk)]}".utf8), file: key.file)
             if let first = origin[keyID] {
                 let same = first == key.file ? "twice in this file" : "also in \(first)"
-                throw KeySetError(file: key.file, keyID: keyID, message: "duplicate kid (\(same)); give each key its own kid (with --kid for a single key)")
+                throw KeySetError(
+                    file: key.file, keyID: keyID,
+                    message: "duplicate kid (\(same)); give each key its own kid (with --kid for a single key)")
             }
             origin[keyID] = key.file
             if key.material.fromPrivateKey {
-                warnings.append("\(key.file): key \"\(keyID)\": a private key; only its public part is imported (keep private keys out of key sets)")
+                warnings.append(
+                    "\(key.file): key \"\(keyID)\": a private key; only its public part is imported (keep private keys out of key sets)"
+                )
             }
             jwks.append(jwk)
             keys += loaded.keys
@@ -100,7 +113,8 @@ public enum KeyImporter {
     }
 
     /// The keys of one file in whichever form it has.
-    static func keys(in file: [UInt8]) throws(KeyEncodingError) -> [(members: [String: String], material: KeyMaterial)] {
+    static func keys(in file: [UInt8]) throws(KeyEncodingError) -> [(members: [String: String], material: KeyMaterial)]
+    {
         var bytes = file[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         let text = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
@@ -115,13 +129,19 @@ public enum KeyImporter {
                         throw KeyEncodingError("PEM \"\(block.label)\": \(error.message)")
                     }
                 case "EC PARAMETERS":
-                    continue   // `openssl ecparam -genkey` writes these before the key
+                    continue  // `openssl ecparam -genkey` writes these before the key
                 case "ENCRYPTED PRIVATE KEY":
-                    throw KeyEncodingError("an encrypted private key; export its public key with `openssl pkey -in FILE -pubout` and import that")
+                    throw KeyEncodingError(
+                        "an encrypted private key; export its public key with `openssl pkey -in FILE -pubout` and import that"
+                    )
                 case "CERTIFICATE":
-                    throw KeyEncodingError("a certificate, not a key; extract its public key with `openssl x509 -in FILE -pubkey -noout` and import that")
+                    throw KeyEncodingError(
+                        "a certificate, not a key; extract its public key with `openssl x509 -in FILE -pubkey -noout` and import that"
+                    )
                 default:
-                    throw KeyEncodingError("a PEM \"\(block.label)\" block; expected \"PUBLIC KEY\" (as `openssl pkey -pubout` writes) or a private key")
+                    throw KeyEncodingError(
+                        "a PEM \"\(block.label)\" block; expected \"PUBLIC KEY\" (as `openssl pkey -pubout` writes) or a private key"
+                    )
                 }
             }
             return found

@@ -23,7 +23,9 @@ public final class SigningKey: Sendable {
         public var description: String
     }
 
-    private init(keyID: String, algorithm: SignatureAlgorithm, environment: Environment?, issuer: String?, material: Material) {
+    private init(
+        keyID: String, algorithm: SignatureAlgorithm, environment: Environment?, issuer: String?, material: Material
+    ) {
         self.keyID = keyID
         self.algorithm = algorithm
         self.environment = environment
@@ -32,24 +34,33 @@ public final class SigningKey: Sendable {
     }
 
     /// A new random key.
-    public static func generate(algorithm: SignatureAlgorithm, keyID: String, environment: Environment? = nil, issuer: String? = nil) -> SigningKey {
-        try! derive(algorithm: algorithm, keyID: keyID, secret: Sodium.randomBytes(32), environment: environment, issuer: issuer)
+    public static func generate(
+        algorithm: SignatureAlgorithm, keyID: String, environment: Environment? = nil, issuer: String? = nil
+    ) -> SigningKey {
+        try! derive(
+            algorithm: algorithm, keyID: keyID, secret: Sodium.randomBytes(32), environment: environment, issuer: issuer
+        )
     }
 
     /// A key derived from 32 secret bytes (reproducible: the same bytes give the same key).
     /// For ES256 the bytes are hashed until they form a valid scalar.
-    public static func derive(algorithm: SignatureAlgorithm, keyID: String, secret: [UInt8], environment: Environment? = nil, issuer: String? = nil) throws(InvalidKey) -> SigningKey {
+    public static func derive(
+        algorithm: SignatureAlgorithm, keyID: String, secret: [UInt8], environment: Environment? = nil,
+        issuer: String? = nil
+    ) throws(InvalidKey) -> SigningKey {
         guard secret.count == 32 else { throw InvalidKey(description: "a key needs 32 secret bytes") }
         switch algorithm.keyType {
         case .ed25519:
             let expanded = Ed25519Signing.expandedSecretKey(seed: secret)
-            return SigningKey(keyID: keyID, algorithm: algorithm, environment: environment, issuer: issuer,
-                              material: .ed25519(seed: secret, secretKey: expanded.secretKey, publicKey: expanded.publicKey))
+            return SigningKey(
+                keyID: keyID, algorithm: algorithm, environment: environment, issuer: issuer,
+                material: .ed25519(seed: secret, secretKey: expanded.secretKey, publicKey: expanded.publicKey))
         case .p256:
             var scalar = secret
             while !P256PrivateKey.isValidScalar(scalar) { scalar = Ed25519Signing.publicKey(seed: scalar) }
             guard let key = P256PrivateKey(d: scalar) else { throw InvalidKey(description: "not a valid P-256 scalar") }
-            return SigningKey(keyID: keyID, algorithm: algorithm, environment: environment, issuer: issuer, material: .p256(key))
+            return SigningKey(
+                keyID: keyID, algorithm: algorithm, environment: environment, issuer: issuer, material: .p256(key))
         }
     }
 
@@ -73,7 +84,9 @@ public final class SigningKey: Sendable {
         guard let keyID = members["kid"], !keyID.isEmpty else { throw InvalidKey(description: "\"kid\" is missing") }
         var environment: Environment? = nil
         if let env = members["env"] {
-            guard let parsed = Environment(rawValue: env) else { throw InvalidKey(description: "\"env\" must be \"int\" or \"prod\"") }
+            guard let parsed = Environment(rawValue: env) else {
+                throw InvalidKey(description: "\"env\" must be \"int\" or \"prod\"")
+            }
             environment = parsed
         }
         let declared = members["alg"].flatMap(SignatureAlgorithm.init(rawValue:))
@@ -85,13 +98,21 @@ public final class SigningKey: Sendable {
                 throw InvalidKey(description: "\"x\" does not match \"d\"")
             }
             let algorithm = declared.flatMap { $0.keyType == .ed25519 ? $0 : nil } ?? .ed25519
-            return SigningKey(keyID: keyID, algorithm: algorithm, environment: environment, issuer: members["iss"],
-                              material: .ed25519(seed: seed, secretKey: secretKey, publicKey: publicKey))
+            return SigningKey(
+                keyID: keyID, algorithm: algorithm, environment: environment, issuer: members["iss"],
+                material: .ed25519(seed: seed, secretKey: secretKey, publicKey: publicKey))
         case ("EC", "P-256"):
-            guard let key = P256PrivateKey(d: try decoded("d")) else { throw InvalidKey(description: "\"d\" is not a valid P-256 scalar") }
-            if let x = members["x"], Base64URL.decode(Array(x.utf8)) != key.x { throw InvalidKey(description: "\"x\" does not match \"d\"") }
-            if let y = members["y"], Base64URL.decode(Array(y.utf8)) != key.y { throw InvalidKey(description: "\"y\" does not match \"d\"") }
-            return SigningKey(keyID: keyID, algorithm: .es256, environment: environment, issuer: members["iss"], material: .p256(key))
+            guard let key = P256PrivateKey(d: try decoded("d")) else {
+                throw InvalidKey(description: "\"d\" is not a valid P-256 scalar")
+            }
+            if let x = members["x"], Base64URL.decode(Array(x.utf8)) != key.x {
+                throw InvalidKey(description: "\"x\" does not match \"d\"")
+            }
+            if let y = members["y"], Base64URL.decode(Array(y.utf8)) != key.y {
+                throw InvalidKey(description: "\"y\" does not match \"d\"")
+            }
+            return SigningKey(
+                keyID: keyID, algorithm: .es256, environment: environment, issuer: members["iss"], material: .p256(key))
         default:
             throw InvalidKey(description: "unsupported key (supported: OKP/Ed25519, EC/P-256 with \"d\")")
         }

@@ -9,7 +9,8 @@ func jwkThumbprint(type: KeyType, publicKeyBytes: [UInt8]) -> String {
     case .ed25519:
         json = "{\"crv\":\"Ed25519\",\"kty\":\"OKP\",\"x\":\"\(Base64URL.encodeString(publicKeyBytes))\"}"
     case .p256:
-        json = "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(Base64URL.encodeString(Array(publicKeyBytes[0..<32])))\",\"y\":\"\(Base64URL.encodeString(Array(publicKeyBytes[32..<64])))\"}"
+        json =
+            "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(Base64URL.encodeString(Array(publicKeyBytes[0..<32])))\",\"y\":\"\(Base64URL.encodeString(Array(publicKeyBytes[32..<64])))\"}"
     }
     precondition(Sodium.ready)
     var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))

@@ -36,11 +36,14 @@ public struct CWTSigner: Sendable {
     /// protected header (default: ``protectedHeader``) and `unprotected` (CBOR map bytes) as its
     /// unprotected one. With `presentedPayload`, the signature is still made over `payload` but
     /// the message carries `presentedPayload` (a tampered token, for test sets).
-    public func sign(payload: [UInt8], protected: [UInt8]? = nil, unprotected: [UInt8] = [0xA0],
-                     presentedPayload: [UInt8]? = nil) -> [UInt8] {
+    public func sign(
+        payload: [UInt8], protected: [UInt8]? = nil, unprotected: [UInt8] = [0xA0],
+        presentedPayload: [UInt8]? = nil
+    ) -> [UInt8] {
         let protected = protected ?? protectedHeader
-        return CWTEncoding.signedMessage(protected: protected, unprotected: unprotected, payload: payload,
-                                         presentedPayload: presentedPayload ?? payload, sign: signature(of:))
+        return CWTEncoding.signedMessage(
+            protected: protected, unprotected: unprotected, payload: payload,
+            presentedPayload: presentedPayload ?? payload, sign: signature(of:))
     }
 
     /// The signature of `message`, deterministic for both algorithms.
@@ -50,7 +53,9 @@ public struct CWTSigner: Sendable {
 
     /// The signature of `message`, deterministic for both algorithms.
     private func signature(of message: [UInt8]) -> [UInt8] {
-        if case .p256(let privateKey) = key.material, let signed = TokenSigner.deterministicES256(message, privateScalar: privateKey.d) {
+        if case .p256(let privateKey) = key.material,
+            let signed = TokenSigner.deterministicES256(message, privateScalar: privateKey.d)
+        {
             return signed.signature
         }
         return key.signature(of: message)

@@ -17,9 +17,11 @@ public final class RawSigner {
         precondition(Sodium.ready, "libsodium failed to initialise")
         if es256 {
             var d = [UInt8](repeating: 0, count: 32)
-            var x = d, y = d
+            var x = d
+            var y = d
             guard tv_p256_generate(&d, &x, &y) == 1, let key = tv_p256_private_key_new(d, nil, nil),
-                  let signer = tv_p256_openssl_signer_new(key) else { fatalError("OpenSSL could not make a P-256 key") }
+                let signer = tv_p256_openssl_signer_new(key)
+            else { fatalError("OpenSSL could not make a P-256 key") }
             es256Key = key
             es256Signer = signer
             ed25519SecretKey = []

@@ -24,8 +24,12 @@ public struct StatusListIssuer: Sendable {
         guard size > 0 else { throw Problem(description: "the list needs at least one entry") }
         var bytes = [UInt8](repeating: 0, count: (size * bits + 7) / 8)
         for (index, value) in statuses {
-            guard index >= 0, index < size else { throw Problem(description: "index \(index) is outside the list's \(size) entries") }
-            guard Int(value) < 1 << bits else { throw Problem(description: "status \(value) of index \(index) does not fit \(bits) bits") }
+            guard index >= 0, index < size else {
+                throw Problem(description: "index \(index) is outside the list's \(size) entries")
+            }
+            guard Int(value) < 1 << bits else {
+                throw Problem(description: "status \(value) of index \(index) does not fit \(bits) bits")
+            }
             let bit = index * bits
             bytes[bit / 8] |= value << UInt8(bit % 8)
         }
@@ -34,8 +38,10 @@ public struct StatusListIssuer: Sendable {
 
     /// A signed Status List Token for the list at `uri` with these entries: a compact JWS, or a
     /// CWT as base64url text.
-    public func sign(uri: String, bits: Int, size: Int, statuses: [Int: UInt8], format: TokenFormat, issuedAt: Int64,
-                     expiresAt: Int64? = nil, timeToLive: Int64? = nil) throws(Problem) -> String {
+    public func sign(
+        uri: String, bits: Int, size: Int, statuses: [Int: UInt8], format: TokenFormat, issuedAt: Int64,
+        expiresAt: Int64? = nil, timeToLive: Int64? = nil
+    ) throws(Problem) -> String {
         if let timeToLive, timeToLive <= 0 { throw Problem(description: "ttl must be a positive number of seconds") }
         let compressed = Zlib.deflate(try Self.packedEntries(bits: bits, size: size, statuses: statuses))
         switch format {
@@ -69,9 +75,11 @@ public struct StatusListIssuer: Sendable {
             return String(decoding: signingInput + [UInt8(ascii: ".")] + Base64URL.encode(signature), as: UTF8.self)
         case .cwt:
             let signer = CWTSigner(key: key)
-            let protected = CWTEncoding.statusListProtectedHeader(algorithm: CWTSigner.coseAlgorithm(key.algorithm), keyID: key.keyID)
-            let claims = CWTEncoding.statusListClaims(uri: uri, issuedAt: issuedAt, expiresAt: expiresAt, timeToLive: timeToLive,
-                                                      bits: bits, compressedList: compressed)
+            let protected = CWTEncoding.statusListProtectedHeader(
+                algorithm: CWTSigner.coseAlgorithm(key.algorithm), keyID: key.keyID)
+            let claims = CWTEncoding.statusListClaims(
+                uri: uri, issuedAt: issuedAt, expiresAt: expiresAt, timeToLive: timeToLive,
+                bits: bits, compressedList: compressed)
             return Base64URL.encodeString(signer.sign(payload: claims, protected: protected))
         }
     }

@@ -37,8 +37,10 @@ public final class TokenSigner {
     /// Appends the compact token over `claims` (JSON object bytes, used as they are) to `output`.
     /// With `presentedClaims`, the signature is still made over `claims` but the token carries
     /// `presentedClaims` as its payload (a tampered token, for test sets).
-    package func appendToken(claims: UnsafeBufferPointer<UInt8>, to output: inout [UInt8],
-                            presentedClaims: UnsafeBufferPointer<UInt8>? = nil) {
+    package func appendToken(
+        claims: UnsafeBufferPointer<UInt8>, to output: inout [UInt8],
+        presentedClaims: UnsafeBufferPointer<UInt8>? = nil
+    ) {
         let start = output.count
         output.append(contentsOf: encodedHeader)
         output.append(UInt8(ascii: "."))
@@ -71,7 +73,9 @@ public final class TokenSigner {
 
     /// The 64-byte r‖s ES256 signature of `message` with an RFC 6979 nonce (nil for an Ed25519
     /// key), and the nonce `k` used: for tests against RFC 6979's vectors.
-    public static func deterministicES256(_ message: [UInt8], privateScalar d: [UInt8]) -> (signature: [UInt8], nonce: [UInt8])? {
+    public static func deterministicES256(
+        _ message: [UInt8], privateScalar d: [UInt8]
+    ) -> (signature: [UInt8], nonce: [UInt8])? {
         guard d.count == 32, let signer = tv_p256_deterministic_signer_new(d) else { return nil }
         defer { tv_p256_deterministic_signer_free(signer) }
         var digest = [UInt8](repeating: 0, count: 32)

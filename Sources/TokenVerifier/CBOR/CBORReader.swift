@@ -26,7 +26,8 @@ struct CBORReader {
 
     /// The major types of RFC 8949 §3.1.
     enum Major: UInt8 {
-        case unsigned = 0, negative, bytes, text, array, map, tag, simple
+        case unsigned = 0
+        case negative, bytes, text, array, map, tag, simple
     }
 
     /// One item's initial byte and argument.
@@ -134,7 +135,9 @@ struct CBORReader {
         let start = position
         let head = try readHead()
         guard head.major == .array else { throw error("expected an array", at: start) }
-        guard head.argument <= UInt64(bytes.count - position) else { throw error("an array's declared length runs past the end of the CBOR", at: start) }
+        guard head.argument <= UInt64(bytes.count - position) else {
+            throw error("an array's declared length runs past the end of the CBOR", at: start)
+        }
         return Int(head.argument)
     }
 
@@ -193,7 +196,9 @@ struct CBORReader {
         }
         depth += 1
         defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else { throw error("CBOR nested deeper than \(Self.maximumDepth) levels", at: start) }
+        guard depth <= Self.maximumDepth else {
+            throw error("CBOR nested deeper than \(Self.maximumDepth) levels", at: start)
+        }
         let count = Int(head.argument)
         try withUnsafeTemporaryAllocation(of: KeyValue.self, capacity: max(1, count)) { (keys) throws(CBORError) in
             for index in 0..<count {
@@ -205,7 +210,8 @@ struct CBORReader {
                     let integer = try readHead()
                     value = KeyValue(major: integer.major.rawValue, argument: integer.argument, text: 0..<0)
                     if integer.argument <= UInt64(Int64.max) {
-                        key = .integer(integer.major == .unsigned ? Int64(integer.argument) : -1 - Int64(integer.argument))
+                        key = .integer(
+                            integer.major == .unsigned ? Int64(integer.argument) : -1 - Int64(integer.argument))
                     } else {
                         key = .otherInteger
                     }
@@ -216,9 +222,13 @@ struct CBORReader {
                 default:
                     throw error("a map key is not an integer or a text string", at: keyStart)
                 }
-                for earlier in 0..<index where keys[earlier].major == value.major && keys[earlier].argument == value.argument {
+                for earlier in 0..<index
+                where keys[earlier].major == value.major && keys[earlier].argument == value.argument {
                     if value.major == Major.text.rawValue,
-                       !bytesEqual(UnsafeBufferPointer(rebasing: bytes[keys[earlier].text]), UnsafeBufferPointer(rebasing: bytes[value.text])) {
+                        !bytesEqual(
+                            UnsafeBufferPointer(rebasing: bytes[keys[earlier].text]),
+                            UnsafeBufferPointer(rebasing: bytes[value.text]))
+                    {
                         continue
                     }
                     throw error("a map key appears twice", at: keyStart)
@@ -260,7 +270,9 @@ struct CBORReader {
             }
             depth += 1
             defer { depth -= 1 }
-            guard depth <= Self.maximumDepth else { throw error("CBOR nested deeper than \(Self.maximumDepth) levels", at: start) }
+            guard depth <= Self.maximumDepth else {
+                throw error("CBOR nested deeper than \(Self.maximumDepth) levels", at: start)
+            }
             for _ in 0..<(major == .array ? Int(head.argument) : 1) { try skipItem() }
         case .simple where head.info < 24:
             guard head.argument >= 20 else { throw error("simple value \(head.argument) is not accepted", at: start) }

@@ -20,15 +20,18 @@ struct CBORWriter {
     /// Writes the head of major type `major` with `argument` at `target`; returns its length.
     static func writeHead(major: UInt8, argument: UInt64, to target: UnsafeMutablePointer<UInt8>) -> Int {
         let length = headLength(argument)
-        let info: UInt8 = switch length {
-        case 1: UInt8(argument)
-        case 2: 24
-        case 3: 25
-        case 5: 26
-        default: 27
-        }
+        let info: UInt8 =
+            switch length {
+            case 1: UInt8(argument)
+            case 2: 24
+            case 3: 25
+            case 5: 26
+            default: 27
+            }
         target[0] = major << 5 | info
-        for index in 1..<length { target[index] = UInt8(truncatingIfNeeded: argument >> (8 * UInt64(length - 1 - index))) }
+        for index in 1..<length {
+            target[index] = UInt8(truncatingIfNeeded: argument >> (8 * UInt64(length - 1 - index)))
+        }
         return length
     }
 
@@ -79,8 +82,10 @@ struct CBORWriter {
 
     /// The Sig_structure of RFC 9052 §4.4 for COSE_Sign1 with no external data:
     /// `["Signature1", protected, h'', payload]`, written at `target`; returns its length.
-    static func writeSignatureStructure(protected: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>,
-                                        to target: UnsafeMutablePointer<UInt8>) -> Int {
+    static func writeSignatureStructure(
+        protected: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>,
+        to target: UnsafeMutablePointer<UInt8>
+    ) -> Int {
         var length = 0
         target[0] = 0x84
         length += 1

@@ -15,7 +15,8 @@ struct COSESign1 {
     /// follow it.
     init(_ cbor: UnsafeBufferPointer<UInt8>) throws(CBORError) {
         var reader = CBORReader(cbor)
-        var sawCWTTag = false, sawSign1Tag = false
+        var sawCWTTag = false
+        var sawSign1Tag = false
         while reader.peekMajor() == .tag {
             let start = reader.position
             let tag = try reader.readHead().argument
@@ -108,7 +109,9 @@ struct COSEHeader {
             let range = try reader.readTextString()
             let text = UnsafeBufferPointer(rebasing: reader.bytes[range])
             if !withUTF8(of: "application/cwt", { bytesEqual($0, text) }) {
-                note("typ (16) \"\(String(decoding: text, as: UTF8.self))\" is not accepted (accepted: \"application/cwt\", 61)")
+                note(
+                    "typ (16) \"\(String(decoding: text, as: UTF8.self))\" is not accepted (accepted: \"application/cwt\", 61)"
+                )
             }
         case .unsigned?:
             if try reader.readInteger() != 61 { note("typ (16) is not accepted (accepted: \"application/cwt\", 61)") }

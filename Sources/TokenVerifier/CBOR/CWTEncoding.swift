@@ -16,19 +16,25 @@ package enum CWTEncoding {
     /// The COSE_Sign1 message under tag 18, `[protected, unprotected (CBOR map bytes), presented
     /// payload, signature]`, where `sign` signs the Sig_structure `["Signature1", protected, h'',
     /// payload]` (`presentedPayload` differs from `payload` only in a tampered test token).
-    package static func signedMessage(protected: [UInt8], unprotected: [UInt8], payload: [UInt8], presentedPayload: [UInt8],
-                                      sign: ([UInt8]) -> [UInt8]) -> [UInt8] {
+    package static func signedMessage(
+        protected: [UInt8], unprotected: [UInt8], payload: [UInt8], presentedPayload: [UInt8],
+        sign: ([UInt8]) -> [UInt8]
+    ) -> [UInt8] {
         let structure = signatureStructure(protected: protected, payload: payload)
-        return message(protected: protected, unprotected: unprotected, payload: presentedPayload, signature: sign(structure))
+        return message(
+            protected: protected, unprotected: unprotected, payload: presentedPayload, signature: sign(structure))
     }
 
     /// The Sig_structure `["Signature1", protected, h'', payload]` that the signature covers.
     static func signatureStructure(protected: [UInt8], payload: [UInt8]) -> [UInt8] {
-        var structure = [UInt8](repeating: 0, count: CBORWriter.signatureStructureLength(protected: protected.count, payload: payload.count))
+        var structure = [UInt8](
+            repeating: 0, count: CBORWriter.signatureStructureLength(protected: protected.count, payload: payload.count)
+        )
         protected.withUnsafeBufferPointer { protectedBytes in
             payload.withUnsafeBufferPointer { payloadBytes in
                 _ = structure.withUnsafeMutableBufferPointer {
-                    CBORWriter.writeSignatureStructure(protected: protectedBytes, payload: payloadBytes, to: $0.baseAddress!)
+                    CBORWriter.writeSignatureStructure(
+                        protected: protectedBytes, payload: payloadBytes, to: $0.baseAddress!)
                 }
             }
         }
@@ -67,14 +73,20 @@ package enum CWTEncoding {
         "iss": 1, "sub": 2, "aud": 3, "exp": 4, "nbf": 5, "iat": 6, "jti": 7, "status": 65535,
     ]
 
-    private static func convert(_ reader: inout JSONReader, to writer: inout CBORWriter, isClaims: Bool = false) throws(JSONError) {
+    private static func convert(
+        _ reader: inout JSONReader, to writer: inout CBORWriter, isClaims: Bool = false
+    ) throws(JSONError) {
         switch reader.peekKind() {
         case .object:
             var entries = CBORWriter()
             var count: UInt64 = 0
             try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
                 count += 1
-                if isClaims, let key = claimKeys[name.string] { entries.integer(key) } else { entries.text(name.string) }
+                if isClaims, let key = claimKeys[name.string] {
+                    entries.integer(key)
+                } else {
+                    entries.text(name.string)
+                }
                 try convert(&reader, to: &entries)
             }
             writer.head(major: 5, argument: count)
@@ -124,8 +136,10 @@ extension CWTEncoding {
 
     /// The claims of a CWT Status List Token (draft §5.2): `{2: uri, 6: iat, 4: exp, 65534: ttl,
     /// 65533: {"bits": bits, "lst": h'…'}}`, `exp` and `ttl` when given.
-    package static func statusListClaims(uri: String, issuedAt: Int64, expiresAt: Int64?, timeToLive: Int64?, bits: Int,
-                                         compressedList: [UInt8]) -> [UInt8] {
+    package static func statusListClaims(
+        uri: String, issuedAt: Int64, expiresAt: Int64?, timeToLive: Int64?, bits: Int,
+        compressedList: [UInt8]
+    ) -> [UInt8] {
         var writer = CBORWriter()
         writer.head(major: 5, argument: 3 + (expiresAt == nil ? 0 : 1) + (timeToLive == nil ? 0 : 1))
         writer.integer(2)

@@ -39,11 +39,14 @@ public enum CWTInspection {
 
     private static let headerLabels: [Int64: String] = [1: "alg", 2: "crit", 3: "content type", 4: "kid", 16: "typ"]
     private static let claimLabels: [Int64: String] = [
-        1: "iss", 2: "sub", 3: "aud", 4: "exp", 5: "nbf", 6: "iat", 7: "cti", 65533: "status_list", 65534: "ttl", 65535: "status",
+        1: "iss", 2: "sub", 3: "aud", 4: "exp", 5: "nbf", 6: "iat", 7: "cti", 65533: "status_list", 65534: "ttl",
+        65535: "status",
     ]
 
     /// Writes one item as JSON; `labels` names the integer keys of a top-level map.
-    private static func write(_ reader: inout CBORReader, to writer: inout JSONWriter, labels: [Int64: String] = [:]) throws(CBORError) {
+    private static func write(
+        _ reader: inout CBORReader, to writer: inout JSONWriter, labels: [Int64: String] = [:]
+    ) throws(CBORError) {
         guard let major = reader.peekMajor() else { throw reader.error("the CBOR ends inside an item") }
         switch major {
         case .unsigned, .negative:
@@ -73,7 +76,8 @@ public enum CWTInspection {
                 first = false
                 switch key {
                 case .integer(let label): writer.key(labels[label].map { "\($0) (\(label))" } ?? String(label))
-                case .text(let range): writer.key(String(decoding: UnsafeBufferPointer(rebasing: reader.bytes[range]), as: UTF8.self))
+                case .text(let range):
+                    writer.key(String(decoding: UnsafeBufferPointer(rebasing: reader.bytes[range]), as: UTF8.self))
                 case .otherInteger: writer.key("integer beyond 64 bits")
                 }
                 try write(&reader, to: &writer)
@@ -97,7 +101,9 @@ public enum CWTInspection {
             case (22, _): writer.raw("null")
             case (23, _): writer.string("undefined")
             case (25...27, let bits):
-                let value = head.info == 25 ? Double(Float16(bitPattern: UInt16(bits)))
+                let value =
+                    head.info == 25
+                    ? Double(Float16(bitPattern: UInt16(bits)))
                     : head.info == 26 ? Double(Float(bitPattern: UInt32(bits))) : Double(bitPattern: bits)
                 if value.isFinite { writer.number(value) } else { writer.string(String(value)) }
             default: throw reader.error("simple value \(head.argument) is not accepted")

@@ -51,10 +51,14 @@ struct ClaimsBuilder {
         return Text(start: UInt32(offset + range.lowerBound), end: UInt32(offset + range.upperBound))
     }
 
-    private mutating func list(_ reader: inout CBORReader, offset: Int, _ claim: StaticString) throws(CBORError) -> ParsedToken.List {
+    private mutating func list(
+        _ reader: inout CBORReader, offset: Int, _ claim: StaticString
+    ) throws(CBORError) -> ParsedToken.List {
         // Made only when thrown: a string interpolation costs more than reading the list.
         let position = reader.position
-        func wrong() -> CBORError { CBORError("claim \(claim) must be a non-empty array of text strings", at: position) }
+        func wrong() -> CBORError {
+            CBORError("claim \(claim) must be a non-empty array of text strings", at: position)
+        }
         guard reader.peekMajor() == .array else { throw wrong() }
         let count = try reader.readArrayCount()
         guard count > 0 else { throw wrong() }
@@ -84,10 +88,17 @@ struct ClaimsBuilder {
     /// Reads and type-checks the claims map. Throws for bad CBOR, a duplicate key, a missing
     /// required claim or a claim of the wrong type; other claims are only checked to be well-formed.
     mutating func readClaims(_ reader: inout CBORReader, offset: Int) throws(CBORError) -> Claims {
-        var issuer: Text?, subject: Text?, tokenID: Text?, role: Text?
-        var audience: ParsedToken.List?, channels: ParsedToken.List?, commands: ParsedToken.List?
+        var issuer: Text?
+        var subject: Text?
+        var tokenID: Text?
+        var role: Text?
+        var audience: ParsedToken.List?
+        var channels: ParsedToken.List?
+        var commands: ParsedToken.List?
         var audienceIsArray = false
-        var expiresAt: Double?, notBefore: Double?, issuedAt: Double?
+        var expiresAt: Double?
+        var notBefore: Double?
+        var issuedAt: Double?
         var environment: Environment?
         var status: ParsedToken.StatusReference?
         guard reader.peekMajor() == .map else { throw reader.error("the claims are not a CBOR map") }
@@ -120,7 +131,10 @@ struct ClaimsBuilder {
                     role = try text(&reader, offset: offset, "\"role\"")
                 } else if named("env") {
                     let value = try text(&reader, offset: offset, "\"env\"")
-                    guard let parsed = Environment(bytes: UnsafeBufferPointer(start: base + Int(value.start), count: value.count)) else {
+                    guard
+                        let parsed = Environment(
+                            bytes: UnsafeBufferPointer(start: base + Int(value.start), count: value.count))
+                    else {
                         throw reader.error("claim \"env\" must be \"int\" or \"prod\"")
                     }
                     environment = parsed
@@ -139,25 +153,29 @@ struct ClaimsBuilder {
         guard let expiresAt else { throw missing("exp (4)") }
         guard let channels else { throw missing("\"ch\"") }
         guard let commands else { throw missing("\"cmd\"") }
-        return Claims(issuer: issuer, subject: subject, tokenID: tokenID, role: role,
-                      audience: audience, audienceIsArray: audienceIsArray, channels: channels, commands: commands,
-                      expiresAt: expiresAt, notBefore: notBefore, issuedAt: issuedAt, environment: environment,
-                      status: status)
+        return Claims(
+            issuer: issuer, subject: subject, tokenID: tokenID, role: role,
+            audience: audience, audienceIsArray: audienceIsArray, channels: channels, commands: commands,
+            expiresAt: expiresAt, notBefore: notBefore, issuedAt: issuedAt, environment: environment,
+            status: status)
     }
 
     /// Reads the `status` claim (65535, SPEC §4c): a map with text keys whose `"status_list"`,
     /// when present, is `{"idx": uint, "uri": tstr}`; other entries are only checked to be well-formed.
-    private func statusClaim(_ reader: inout CBORReader, offset: Int) throws(CBORError) -> ParsedToken.StatusReference? {
+    private func statusClaim(_ reader: inout CBORReader, offset: Int) throws(CBORError) -> ParsedToken.StatusReference?
+    {
         guard reader.peekMajor() == .map else { throw reader.error("claim status (65535) must be a map") }
         var reference: ParsedToken.StatusReference?
         try reader.readMap { (reader: inout CBORReader, key: CBORReader.Key) throws(CBORError) in
             guard case .text(let range) = key,
-                  withUTF8(of: "status_list", { bytesEqual($0, UnsafeBufferPointer(rebasing: reader.bytes[range])) }) else {
+                withUTF8(of: "status_list", { bytesEqual($0, UnsafeBufferPointer(rebasing: reader.bytes[range])) })
+            else {
                 return try reader.skipItem()
             }
             let position = reader.position
             func wrong() -> CBORError {
-                CBORError("claim status (65535): \"status_list\" must be a map {\"idx\": uint, \"uri\": text}", at: position)
+                CBORError(
+                    "claim status (65535): \"status_list\" must be a map {\"idx\": uint, \"uri\": text}", at: position)
             }
             guard reader.peekMajor() == .map else { throw wrong() }
             var index: UInt64?

@@ -6,7 +6,9 @@ struct AlgorithmCheck: TokenCheck {
         findings.algorithm = header.supportedAlgorithm
         guard findings.algorithm == nil else { return }
         if let name = header.algorithm {
-            failures.add(.unsupportedAlgorithm, "alg \"\(header.string(name))\" is not accepted (accepted: Ed25519, EdDSA, ES256)")
+            failures.add(
+                .unsupportedAlgorithm,
+                "alg \"\(header.string(name))\" is not accepted (accepted: Ed25519, EdDSA, ES256)")
         } else if header.hasAlgorithmMember {
             failures.add(.unsupportedAlgorithm, "alg must be a string naming Ed25519, EdDSA or ES256")
         } else {

@@ -7,11 +7,19 @@ struct EnvironmentCheck: TokenCheck {
         let keys = input.state.keys.keys
         let keyEnvironment = findings.keyIndex.flatMap { keys[$0].environment }
         if let tokenEnvironment, let keyEnvironment, tokenEnvironment != keyEnvironment {
-            failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(keys[findings.keyIndex!].keyID)\" is for \"\(keyEnvironment.rawValue)\"")
+            failures.add(
+                .wrongEnvironment,
+                "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(keys[findings.keyIndex!].keyID)\" is for \"\(keyEnvironment.rawValue)\""
+            )
         } else if let required, let tokenEnvironment, tokenEnvironment != required {
-            failures.add(.wrongEnvironment, "the token is for env \"\(tokenEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
+            failures.add(
+                .wrongEnvironment,
+                "the token is for env \"\(tokenEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
         } else if let required, let keyEnvironment, keyEnvironment != required {
-            failures.add(.wrongEnvironment, "key \"\(keys[findings.keyIndex!].keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
+            failures.add(
+                .wrongEnvironment,
+                "key \"\(keys[findings.keyIndex!].keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\""
+            )
         }
     }
 }

@@ -3,10 +3,16 @@
 struct IssuerCheck: TokenCheck {
     func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
         let token = input.token
-        if let index = findings.keyIndex, let keyIssuer = input.state.keys.keys[index].issuer, !token.equals(token.issuer, keyIssuer) {
-            failures.add(.wrongIssuer, "iss \"\(token.string(token.issuer))\" differs from key \"\(input.state.keys.keys[index].keyID)\"'s issuer \"\(keyIssuer)\"")
+        if let index = findings.keyIndex, let keyIssuer = input.state.keys.keys[index].issuer,
+            !token.equals(token.issuer, keyIssuer)
+        {
+            failures.add(
+                .wrongIssuer,
+                "iss \"\(token.string(token.issuer))\" differs from key \"\(input.state.keys.keys[index].keyID)\"'s issuer \"\(keyIssuer)\""
+            )
         } else if let required = input.options.issuer, !token.equals(token.issuer, required) {
-            failures.add(.wrongIssuer, "iss \"\(token.string(token.issuer))\" differs from the required issuer \"\(required)\"")
+            failures.add(
+                .wrongIssuer, "iss \"\(token.string(token.issuer))\" differs from the required issuer \"\(required)\"")
         }
     }
 }

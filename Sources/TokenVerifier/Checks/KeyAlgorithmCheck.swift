@@ -8,7 +8,9 @@ struct KeyAlgorithmCheck: TokenCheck {
         guard VerificationKey.accepts(algorithm, type: keys[index].type, declared: keys[index].algorithm) else {
             let key = keys[index]
             let declared = key.algorithm.map { " with alg \($0.rawValue)" } ?? ""
-            failures.add(.keyAlgorithmMismatch, "alg \(algorithm.rawValue) does not fit key \"\(key.keyID)\" (\(key.type.rawValue)\(declared))")
+            failures.add(
+                .keyAlgorithmMismatch,
+                "alg \(algorithm.rawValue) does not fit key \"\(key.keyID)\" (\(key.type.rawValue)\(declared))")
             return
         }
         findings.keyFits = true

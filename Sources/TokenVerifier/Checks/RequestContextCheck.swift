@@ -6,7 +6,8 @@ struct RequestContextCheck: TokenCheck {
         let token = input.token
         let context = input.context
         if let device = context.device, !token.equals(token.subject, device) {
-            failures.add(.wrongDevice, "the token is for device \"\(token.string(token.subject))\", not \"\(string(device))\"")
+            failures.add(
+                .wrongDevice, "the token is for device \"\(token.string(token.subject))\", not \"\(string(device))\"")
             if failures.isDone { return }
         }
         if let object = context.object, !token.contains(token.audience, object) {
@@ -14,11 +15,17 @@ struct RequestContextCheck: TokenCheck {
             if failures.isDone { return }
         }
         if let channel = context.channel, !token.contains(token.channels, channel) {
-            failures.add(.channelNotPermitted, "channel \"\(string(channel))\" is not permitted (permitted: \(token.strings(token.channels).joined(separator: ", ")))")
+            failures.add(
+                .channelNotPermitted,
+                "channel \"\(string(channel))\" is not permitted (permitted: \(token.strings(token.channels).joined(separator: ", ")))"
+            )
             if failures.isDone { return }
         }
         if let command = context.command, !token.contains(token.commands, command) {
-            failures.add(.commandNotPermitted, "command \"\(string(command))\" is not permitted (permitted: \(token.strings(token.commands).joined(separator: ", ")))")
+            failures.add(
+                .commandNotPermitted,
+                "command \"\(string(command))\" is not permitted (permitted: \(token.strings(token.commands).joined(separator: ", ")))"
+            )
         }
     }
 

@@ -35,10 +35,15 @@ struct RevocationCheck: TokenCheck {
             for index in 0..<Int(token.audience.count) {
                 let object = token.item(token.audience, index)
                 let revoked = token.withBytes(token.subject) { device in
-                    token.withBytes(object) { revocations.revokesGrant(device: device, object: $0, issuedAt: issuedAt, at: time) }
+                    token.withBytes(object) {
+                        revocations.revokesGrant(device: device, object: $0, issuedAt: issuedAt, at: time)
+                    }
                 }
                 guard revoked else { continue }
-                failures.add(.revokedGrant, "device \"\(token.string(token.subject))\"'s grant on object \"\(token.string(object))\" is revoked")
+                failures.add(
+                    .revokedGrant,
+                    "device \"\(token.string(token.subject))\"'s grant on object \"\(token.string(object))\" is revoked"
+                )
                 return
             }
         }

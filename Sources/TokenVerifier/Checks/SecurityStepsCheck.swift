@@ -12,15 +12,22 @@ struct SecurityStepsCheck: TokenCheck {
         token.withBytes(token.subject) { device in
             let progress = steps.progress(requirement, device: device)
             func report(_ step: String, _ object: UnsafeBufferPointer<UInt8>) {
-                failures.add(.stepRequired, "command \"\(string(command))\" needs step \"\(step)\" of device \"\(string(device))\" for object \"\(string(object))\"")
+                failures.add(
+                    .stepRequired,
+                    "command \"\(string(command))\" needs step \"\(step)\" of device \"\(string(device))\" for object \"\(string(object))\""
+                )
             }
             if let object = input.context.object {
-                if let step = steps.missingStep(requirement, progress, device: device, object: object) { report(step, object) }
+                if let step = steps.missingStep(requirement, progress, device: device, object: object) {
+                    report(step, object)
+                }
                 return
             }
             for index in 0..<Int(token.audience.count) {
                 let reported = token.withBytes(token.item(token.audience, index)) { object in
-                    guard let step = steps.missingStep(requirement, progress, device: device, object: object) else { return false }
+                    guard let step = steps.missingStep(requirement, progress, device: device, object: object) else {
+                        return false
+                    }
                     report(step, object)
                     return true
                 }

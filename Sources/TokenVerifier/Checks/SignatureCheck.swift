@@ -12,14 +12,17 @@ struct SignatureCheck: TokenCheck {
         if let cacheKey, let cache = state.signatureCache, cache.contains(cacheKey) { return }
         let keys = state.keys.keys
         let type = keys[keyIndex].type
-        let verified = parsed.withSignedMessage(compact: input.compact) { message in parsed.withBytes(parsed.signature) { signature in
-            switch type {
-            case .ed25519:
-                return keys[keyIndex].ed25519!.verify(signature: signature, message: message)
-            case .p256:
-                return input.crypto.p256Context(for: keyIndex, in: state).verify(signature: signature, message: message)
+        let verified = parsed.withSignedMessage(compact: input.compact) { message in
+            parsed.withBytes(parsed.signature) { signature in
+                switch type {
+                case .ed25519:
+                    return keys[keyIndex].ed25519!.verify(signature: signature, message: message)
+                case .p256:
+                    return input.crypto.p256Context(for: keyIndex, in: state).verify(
+                        signature: signature, message: message)
+                }
             }
-        } }
+        }
         if verified {
             if let cacheKey { state.signatureCache?.insert(cacheKey) }
         } else {

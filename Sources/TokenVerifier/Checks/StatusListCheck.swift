@@ -8,30 +8,47 @@ struct StatusListCheck: TokenCheck {
         let index = input.state.statusIndex
         let uri = { token.string(status.uri) }
         guard index.isConfigured else {
-            failures.add(.statusUnavailable, "token index \(status.index) of status list \"\(uri())\" cannot be checked: no status lists are loaded (--status-lists; --skip-status-lists leaves status unchecked)")
+            failures.add(
+                .statusUnavailable,
+                "token index \(status.index) of status list \"\(uri())\" cannot be checked: no status lists are loaded (--status-lists; --skip-status-lists leaves status unchecked)"
+            )
             return
         }
         guard let generations = token.withBytes(status.uri, { index.generations(of: $0) }) else {
-            let why = index.outOfForce[uri()].map { "the loaded one is out of force: \($0)" } ?? "none is loaded for that URI"
-            failures.add(.statusUnavailable, "token index \(status.index) of status list \"\(uri())\" cannot be checked: \(why)")
+            let why =
+                index.outOfForce[uri()].map { "the loaded one is out of force: \($0)" } ?? "none is loaded for that URI"
+            failures.add(
+                .statusUnavailable, "token index \(status.index) of status list \"\(uri())\" cannot be checked: \(why)")
             return
         }
         let time = input.time
         guard let list = generations.inForce(at: time, leeway: input.options.leeway) else {
-            failures.add(.statusUnavailable, "no generation of status list \"\(uri())\" was issued by \(NumericDate.rfc3339(time)) (the first is issued \(NumericDate.rfc3339(generations.lists[0].issuedAt)))")
+            failures.add(
+                .statusUnavailable,
+                "no generation of status list \"\(uri())\" was issued by \(NumericDate.rfc3339(time)) (the first is issued \(NumericDate.rfc3339(generations.lists[0].issuedAt)))"
+            )
             return
         }
         if let expiresAt = list.expiresAt, expiresAt <= time {
-            failures.add(.statusUnavailable, "status list \"\(uri())\" (issued \(NumericDate.rfc3339(list.issuedAt))) expired at \(NumericDate.rfc3339(expiresAt)), before the check time \(NumericDate.rfc3339(time))")
+            failures.add(
+                .statusUnavailable,
+                "status list \"\(uri())\" (issued \(NumericDate.rfc3339(list.issuedAt))) expired at \(NumericDate.rfc3339(expiresAt)), before the check time \(NumericDate.rfc3339(time))"
+            )
             return
         }
         guard let value = list.status(at: status.index) else {
-            failures.add(.statusUnavailable, "token index \(status.index) is beyond status list \"\(uri())\" (issued \(NumericDate.rfc3339(list.issuedAt))), which has \(list.count) entries")
+            failures.add(
+                .statusUnavailable,
+                "token index \(status.index) is beyond status list \"\(uri())\" (issued \(NumericDate.rfc3339(list.issuedAt))), which has \(list.count) entries"
+            )
             return
         }
         guard value != 0 else { return }
         let reason: Reason = value == 2 ? .statusSuspended : .statusInvalid
-        failures.add(reason, "token index \(status.index) of status list \"\(uri())\" (issued \(NumericDate.rfc3339(list.issuedAt))) is \(StatusValue.describe(value))")
+        failures.add(
+            reason,
+            "token index \(status.index) of status list \"\(uri())\" (issued \(NumericDate.rfc3339(list.issuedAt))) is \(StatusValue.describe(value))"
+        )
     }
 }
 

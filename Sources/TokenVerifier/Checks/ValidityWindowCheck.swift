@@ -6,11 +6,13 @@ struct ValidityWindowCheck: TokenCheck {
         let time = input.time
         let leeway = input.options.leeway
         if let notBefore = token.notBefore, time < notBefore - leeway {
-            failures.add(.notYetValid, "the token is valid from \(describe(notBefore)); the check time is \(describe(time))")
+            failures.add(
+                .notYetValid, "the token is valid from \(describe(notBefore)); the check time is \(describe(time))")
             if failures.isDone { return }
         }
         if !(time < token.expiresAt + leeway) {
-            failures.add(.expired, "the token expired at \(describe(token.expiresAt)); the check time is \(describe(time))")
+            failures.add(
+                .expired, "the token expired at \(describe(token.expiresAt)); the check time is \(describe(time))")
         }
     }
 }

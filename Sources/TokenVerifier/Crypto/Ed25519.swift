@@ -15,8 +15,12 @@ enum Ed25519 {
 
     /// Verifies a 64-byte `signature` of `message` under the 32-byte `publicKey`.
     @inline(__always)
-    static func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>, publicKey: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func verify(
+        signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>,
+        publicKey: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
         guard signature.count == signatureLength, publicKey.count == publicKeyLength else { return false }
-        return crypto_sign_verify_detached(signature.baseAddress!, message.baseAddress, UInt64(message.count), publicKey.baseAddress!) == 0
+        return crypto_sign_verify_detached(
+            signature.baseAddress!, message.baseAddress, UInt64(message.count), publicKey.baseAddress!) == 0
     }
 }

@@ -1,5 +1,5 @@
-internal import CTokenEd25519
 import Atomics
+internal import CTokenEd25519
 
 /// An Ed25519 public key's precomputed table (see `ed25519_table.c`): the signed multiples of −A
 /// for each 6-bit window of a scalar, built from libsodium's own point functions, so that a

@@ -46,7 +46,8 @@ final class TableBudget: Sendable {
     func schedule(_ build: @escaping @Sendable () -> Void) -> Bool {
         var left = remaining.load(ordering: .relaxed)
         while left > 0 {
-            let (exchanged, found) = remaining.weakCompareExchange(expected: left, desired: left - 1, ordering: .relaxed)
+            let (exchanged, found) = remaining.weakCompareExchange(
+                expected: left, desired: left - 1, ordering: .relaxed)
             if exchanged {
                 KeyTableBuilder.queue.async(execute: build)
                 return true
@@ -83,7 +84,8 @@ final class LazyKeyTable<Table: AnyObject & Sendable>: Sendable {
     /// key is armed is not counted: the key's next use asks again.
     func request(_ make: @escaping @Sendable () -> Table?) {
         guard let budget = budget.load(),
-              requested.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+            requested.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+        else { return }
         _ = budget.schedule { [self] in _ = buildNow(make) }
     }
 

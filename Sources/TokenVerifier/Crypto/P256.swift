@@ -1,5 +1,5 @@
-internal import CTokenCrypto
 import Atomics
+internal import CTokenCrypto
 
 /// A P-256 public key decoded once into an OpenSSL `EVP_PKEY`, and its precomputed table once
 /// that is built (``KeyTableBuilder``).
@@ -66,7 +66,8 @@ package final class P256VerifyContext {
         guard signature.count == 64 else { return false }
         if let table = key.table, let scratch = scratch() {
             return withExtendedLifetime(table) {
-                tv_p256_table_verify(table.handle, scratch, message.baseAddress, message.count, signature.baseAddress) == 1
+                tv_p256_table_verify(table.handle, scratch, message.baseAddress, message.count, signature.baseAddress)
+                    == 1
             }
         }
         if !key.lazyTable.isRequested { key.requestTable() }

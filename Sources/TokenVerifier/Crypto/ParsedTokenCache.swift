@@ -32,7 +32,9 @@ final class ParsedTokenCache {
     /// The token parsed earlier with this digest, if its parse is kept.
     func lookup(_ digest: KeyedHash.Digest) -> ParsedToken? {
         let index = slot(digest)
-        guard seen[index] == digest.low, !kept.isEmpty, let entry = kept[index], entry.digest == digest else { return nil }
+        guard seen[index] == digest.low, !kept.isEmpty, let entry = kept[index], entry.digest == digest else {
+            return nil
+        }
         return entry.token
     }
 

@@ -52,7 +52,9 @@ final class SignatureCache: @unchecked Sendable {
 
     /// The three words (version, low, high) of slot `way` of the digest's set.
     @inline(__always)
-    private func atomics(_ digest: KeyedHash.Digest, way: Int) -> (UnsafeAtomic<UInt64>, UnsafeAtomic<UInt64>, UnsafeAtomic<UInt64>) {
+    private func atomics(
+        _ digest: KeyedHash.Digest, way: Int
+    ) -> (UnsafeAtomic<UInt64>, UnsafeAtomic<UInt64>, UnsafeAtomic<UInt64>) {
         let slot = (Int(truncatingIfNeeded: digest.low) & setMask) * Self.ways + way
         let base = words + slot * 3
         return (UnsafeAtomic(at: base), UnsafeAtomic(at: base + 1), UnsafeAtomic(at: base + 2))
@@ -87,7 +89,9 @@ final class SignatureCache: @unchecked Sendable {
         let (version, low, high) = atomics(digest, way: way)
         let current = version.load(ordering: .relaxed)
         if current & 1 == 1 { return }
-        guard version.compareExchange(expected: current, desired: current &+ 1, ordering: .acquiring).exchanged else { return }
+        guard version.compareExchange(expected: current, desired: current &+ 1, ordering: .acquiring).exchanged else {
+            return
+        }
         atomicMemoryFence(ordering: .releasing)
         low.store(digest.low, ordering: .relaxed)
         high.store(digest.high, ordering: .relaxed)

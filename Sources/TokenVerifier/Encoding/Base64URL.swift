@@ -21,7 +21,12 @@ public enum Base64URL {
         if outputCount == 0 { return [] }
         var failed = false
         let output = [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
-            if let written = decode(encoded, into: out) { initialized = written } else { failed = true; initialized = 0 }
+            if let written = decode(encoded, into: out) {
+                initialized = written
+            } else {
+                failed = true
+                initialized = 0
+            }
         }
         return failed ? nil : output
     }
@@ -52,7 +57,8 @@ public enum Base64URL {
                 // one 4-byte store whose fourth byte the next group overwrites (never past
                 // `outputCount`).
                 while inIndex < fullEnd {
-                    let word = table[Int(encoded[inIndex])] | table[256 + Int(encoded[inIndex + 1])]
+                    let word =
+                        table[Int(encoded[inIndex])] | table[256 + Int(encoded[inIndex + 1])]
                         | table[512 + Int(encoded[inIndex + 2])] | table[768 + Int(encoded[inIndex + 3])]
                     if word > 0xFF_FFFF { return }
                     if outIndex + 4 <= outputCount {
@@ -123,7 +129,8 @@ public enum Base64URL {
                 var inIndex = 0
                 var outIndex = start
                 while inIndex + 3 <= count {
-                    let word = UInt32(input[inIndex]) << 16 | UInt32(input[inIndex + 1]) << 8 | UInt32(input[inIndex + 2])
+                    let word =
+                        UInt32(input[inIndex]) << 16 | UInt32(input[inIndex + 1]) << 8 | UInt32(input[inIndex + 2])
                     buffer[outIndex] = table[Int(word >> 18)]
                     buffer[outIndex + 1] = table[Int(word >> 12 & 0x3F)]
                     buffer[outIndex + 2] = table[Int(word >> 6 & 0x3F)]
@@ -146,7 +153,8 @@ public enum Base64URL {
         String(decoding: encode(bytes), as: UTF8.self)
     }
 
-    private static let encodeTable: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let encodeTable: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Four tables of 256 entries, one for each position of a character in its group of four:
     /// the character's six bits at their place in the group's 24, or 0x100_0000 for a byte

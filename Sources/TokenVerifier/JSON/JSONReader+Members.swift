@@ -11,7 +11,9 @@ extension JSONReader {
     /// Reads a value that must be a string; `member` names it in the error (`"token"`). Returns
     /// where its content lies and, when it was written with escapes, its unescaped bytes.
     @inlinable
-    package mutating func readStringContent(member: StaticString) throws(JSONError) -> (content: Range<Int>, unescaped: [UInt8]?) {
+    package mutating func readStringContent(
+        member: StaticString
+    ) throws(JSONError) -> (content: Range<Int>, unescaped: [UInt8]?) {
         guard peekKind() == .string else { throw JSONError("\"\(member)\" must be a string", at: position) }
         let value = try readStringRange()
         return (value.content, value.hasEscapes ? unescapedBytes(value.content) : nil)
@@ -21,8 +23,10 @@ extension JSONReader {
     /// and returns false for a name the format does not have, which is then refused, naming the
     /// `allowedMembers`.
     @inlinable
-    package static func readObject(in bytes: UnsafeBufferPointer<UInt8>, allowedMembers: String,
-                                   _ body: (inout JSONReader, MemberName) throws(JSONError) -> Bool) throws(JSONError) {
+    package static func readObject(
+        in bytes: UnsafeBufferPointer<UInt8>, allowedMembers: String,
+        _ body: (inout JSONReader, MemberName) throws(JSONError) -> Bool
+    ) throws(JSONError) {
         var reader = JSONReader(bytes)
         try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
             if try !body(&reader, name) { throw reader.unknownMember(name, allowed: allowedMembers) }
@@ -37,7 +41,9 @@ extension JSONReader {
 
     /// Reads a NumericDate: a finite JSON number or, with `allowRFC3339`, an RFC 3339 string.
     @inlinable
-    package mutating func readNumericDate(member: @autoclosure () -> String, allowRFC3339: Bool) throws(JSONError) -> Double {
+    package mutating func readNumericDate(
+        member: @autoclosure () -> String, allowRFC3339: Bool
+    ) throws(JSONError) -> Double {
         let offset = position
         func invalid() -> JSONError {
             let expected = allowRFC3339 ? "a NumericDate or an RFC 3339 date-time" : "a finite number (NumericDate)"

@@ -41,14 +41,15 @@ extension JSONReader {
         }
         let scanned = try scanString()
         let raw = UnsafeBufferPointer(rebasing: bytes[scanned.content])
-        return MemberName(raw: raw, rawRange: scanned.content, decoded: scanned.hasEscapes ? unescape(scanned.content) : nil)
+        return MemberName(
+            raw: raw, rawRange: scanned.content, decoded: scanned.hasEscapes ? unescape(scanned.content) : nil)
     }
 
     /// Validates one string (escapes, UTF-8, control characters) starting at the opening quote;
     /// returns the range between the quotes.
     @inlinable
     mutating func scanString() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
-        position += 1 // opening quote
+        position += 1  // opening quote
         let start = position
         var hasEscapes = false
         let base = bytes.baseAddress
@@ -117,7 +118,7 @@ extension JSONReader {
         guard position < bytes.count else { throw error("unterminated string") }
         switch bytes[position] {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
-             UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
             position += 1
         case UInt8(ascii: "u"):
             position += 1
@@ -125,7 +126,8 @@ extension JSONReader {
             if unit >= 0xD800 && unit <= 0xDBFF {
                 // A high surrogate must be followed by an escaped low surrogate.
                 guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-                      bytes[position + 1] == UInt8(ascii: "u") else {
+                    bytes[position + 1] == UInt8(ascii: "u")
+                else {
                     throw error("lone surrogate in string escape")
                 }
                 position += 2
@@ -173,14 +175,30 @@ extension JSONReader {
         let valid: Bool
         let length: Int
         switch lead {
-        case 0xC2...0xDF: length = 2; valid = continuation(1)
-        case 0xE0: length = 3; valid = continuation(1, 0xA0) && continuation(2)
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3; valid = continuation(1) && continuation(2)
-        case 0xED: length = 3; valid = continuation(1, 0x80, 0x9F) && continuation(2)
-        case 0xF0: length = 4; valid = continuation(1, 0x90) && continuation(2) && continuation(3)
-        case 0xF1...0xF3: length = 4; valid = continuation(1) && continuation(2) && continuation(3)
-        case 0xF4: length = 4; valid = continuation(1, 0x80, 0x8F) && continuation(2) && continuation(3)
-        default: length = 1; valid = false
+        case 0xC2...0xDF:
+            length = 2
+            valid = continuation(1)
+        case 0xE0:
+            length = 3
+            valid = continuation(1, 0xA0) && continuation(2)
+        case 0xE1...0xEC, 0xEE...0xEF:
+            length = 3
+            valid = continuation(1) && continuation(2)
+        case 0xED:
+            length = 3
+            valid = continuation(1, 0x80, 0x9F) && continuation(2)
+        case 0xF0:
+            length = 4
+            valid = continuation(1, 0x90) && continuation(2) && continuation(3)
+        case 0xF1...0xF3:
+            length = 4
+            valid = continuation(1) && continuation(2) && continuation(3)
+        case 0xF4:
+            length = 4
+            valid = continuation(1, 0x80, 0x8F) && continuation(2) && continuation(3)
+        default:
+            length = 1
+            valid = false
         }
         guard valid else { throw error("invalid UTF-8 in string") }
         position += length
@@ -221,7 +239,7 @@ extension JSONReader {
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 }
                 appendUTF8(scalar, to: &output)
-            default: output.append(escaped) // " \ /
+            default: output.append(escaped)  // " \ /
             }
         }
         return output

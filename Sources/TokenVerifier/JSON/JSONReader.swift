@@ -141,7 +141,8 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
         let count = range.count
         var word: UInt64 = 0
         if let base = bytes.baseAddress, range.lowerBound + 8 <= bytes.count {
-            word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(fromByteOffset: range.lowerBound, as: UInt64.self))
+            word = UInt64(
+                littleEndian: UnsafeRawPointer(base).loadUnaligned(fromByteOffset: range.lowerBound, as: UInt64.self))
             if count < 8 { word &= (1 &<< UInt64(count * 8)) &- 1 }
         } else {
             for (shift, index) in range.prefix(8).enumerated() { word |= UInt64(bytes[index]) &<< UInt64(shift * 8) }
@@ -152,8 +153,10 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Reads `name: value` pairs up to and including the closing brace. `seen` holds the names
     /// read so far (unescaped names only).
     @inlinable
-    mutating func readMembers(seen: UnsafeMutableBufferPointer<SeenName>,
-                                      _ body: (inout JSONReader, MemberName) throws(JSONError) -> Void) throws(JSONError) {
+    mutating func readMembers(
+        seen: UnsafeMutableBufferPointer<SeenName>,
+        _ body: (inout JSONReader, MemberName) throws(JSONError) -> Void
+    ) throws(JSONError) {
         var seenCount = 0
         var manyNames: Set<[UInt8]>? = nil
         while true {
@@ -163,7 +166,9 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
             if manyNames == nil, name.decoded == nil, seenCount < seen.count {
                 let print = fingerprint(name.rawRange)
                 for index in 0..<seenCount
-                where seen[index].fingerprint == print && bytesEqual(UnsafeBufferPointer(rebasing: bytes[seen[index].range]), name.raw) {
+                where seen[index].fingerprint == print
+                    && bytesEqual(UnsafeBufferPointer(rebasing: bytes[seen[index].range]), name.raw)
+                {
                     throw JSONError("duplicate member \"\(name.string)\"", at: nameOffset)
                 }
                 seen.initializeElement(at: seenCount, to: SeenName(range: name.rawRange, fingerprint: print))
@@ -231,7 +236,9 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Reads a non-empty array of strings, calling `element` with each string's raw content
     /// range and whether it holds escapes (see ``readStringRange()``).
     @inlinable
-    mutating func readStringArray(_ element: (inout JSONReader, Range<Int>, Bool) throws(JSONError) -> Void) throws(JSONError) {
+    mutating func readStringArray(
+        _ element: (inout JSONReader, Range<Int>, Bool) throws(JSONError) -> Void
+    ) throws(JSONError) {
         guard peekKind() == .array else { throw error("expected an array of strings") }
         var count = 0
         try readArray { (reader: inout JSONReader) throws(JSONError) in

@@ -3,7 +3,9 @@
 /// string members and the names of its members of other types (duplicate members refused).
 /// With `keySet`, the document is a JWKS (its `keys` entries) or else one JWK; without, it is
 /// one JSON object.
-package func readJWKs(_ bytes: [UInt8], keySet: Bool) throws(JSONError) -> [(strings: [String: String], nonStrings: Set<String>)] {
+package func readJWKs(
+    _ bytes: [UInt8], keySet: Bool
+) throws(JSONError) -> [(strings: [String: String], nonStrings: Set<String>)] {
     let members = keySet ? try JWKDocument.members(of: bytes) : [try JWKDocument.objectMembers(of: bytes)]
     return members.map { ($0.strings, $0.nonStrings) }
 }
@@ -23,8 +25,12 @@ enum JWKDocument {
                     return
                 }
                 sawKeys = true
-                guard reader.peekKind() == .array else { throw JSONError("\"keys\" must be an array", at: reader.position) }
-                try reader.readArray { (reader: inout JSONReader) throws(JSONError) in entries.append(try JWKMembers(&reader)) }
+                guard reader.peekKind() == .array else {
+                    throw JSONError("\"keys\" must be an array", at: reader.position)
+                }
+                try reader.readArray { (reader: inout JSONReader) throws(JSONError) in
+                    entries.append(try JWKMembers(&reader))
+                }
             }
             try probe.finish()
             if !sawKeys {

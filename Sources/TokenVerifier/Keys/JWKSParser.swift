@@ -22,7 +22,9 @@ enum JWKSParser {
                         return
                     }
                     sawKeys = true
-                    guard reader.peekKind() == .array else { throw JSONError("\"keys\" must be an array", at: reader.position) }
+                    guard reader.peekKind() == .array else {
+                        throw JSONError("\"keys\" must be an array", at: reader.position)
+                    }
                     try reader.readArray { (reader: inout JSONReader) throws(JSONError) in
                         entries.append(try JWKMembers(&reader))
                     }
@@ -30,16 +32,27 @@ enum JWKSParser {
                 try reader.finish()
             }
         } catch {
-            if bytes.drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }).starts(with: Array("-----BEGIN".utf8)) || bytes.first == 0x30 {
-                throw KeySetError(file: file, keyID: nil, message: "a PEM or DER key, not a JWKS key set: run `tokenverify keys import \(file)` to write one")
+            if bytes.drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }).starts(
+                with: Array("-----BEGIN".utf8)) || bytes.first == 0x30
+            {
+                throw KeySetError(
+                    file: file, keyID: nil,
+                    message: "a PEM or DER key, not a JWKS key set: run `tokenverify keys import \(file)` to write one")
             }
             throw KeySetError(file: file, keyID: nil, message: "not a valid JWKS document: \(error.description)")
         }
         guard sawKeys else {
             if sawKeyType {
-                throw KeySetError(file: file, keyID: nil, message: "this is one JWK, not a key set: wrap it as {\"keys\":[…]}, or run `tokenverify keys import \(file)` to write a key set")
+                throw KeySetError(
+                    file: file, keyID: nil,
+                    message:
+                        "this is one JWK, not a key set: wrap it as {\"keys\":[…]}, or run `tokenverify keys import \(file)` to write a key set"
+                )
             }
-            throw KeySetError(file: file, keyID: nil, message: "not a JWKS document: no \"keys\" member (`tokenverify keys import` reads PEM, DER and JWK files)")
+            throw KeySetError(
+                file: file, keyID: nil,
+                message:
+                    "not a JWKS document: no \"keys\" member (`tokenverify keys import` reads PEM, DER and JWK files)")
         }
         var loaded = Loaded(keys: [], warnings: [])
         for (index, entry) in entries.enumerated() {
@@ -57,7 +70,9 @@ struct JWKMembers {
     var nonStrings: Set<String> = []
 
     init(_ reader: inout JSONReader) throws(JSONError) {
-        guard reader.peekKind() == .object else { throw JSONError("each entry of \"keys\" must be an object", at: reader.position) }
+        guard reader.peekKind() == .object else {
+            throw JSONError("each entry of \"keys\" must be an object", at: reader.position)
+        }
         var strings: [String: String] = [:]
         var nonStrings: Set<String> = []
         try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
@@ -72,7 +87,8 @@ struct JWKMembers {
         self.nonStrings = nonStrings
     }
 
-    private func string(_ name: String, required: Bool, _ fail: (String) -> KeySetError) throws(KeySetError) -> String? {
+    private func string(_ name: String, required: Bool, _ fail: (String) -> KeySetError) throws(KeySetError) -> String?
+    {
         if nonStrings.contains(name) { throw fail("\"\(name)\" must be a string") }
         if required && strings[name] == nil { throw fail("\"\(name)\" is missing") }
         return strings[name]
@@ -80,7 +96,9 @@ struct JWKMembers {
 
     private func coordinate(_ name: String, _ fail: (String) -> KeySetError) throws(KeySetError) -> [UInt8] {
         let text = try string(name, required: true, fail)!
-        guard let bytes = Base64URL.decode(Array(text.utf8)) else { throw fail("\"\(name)\" is not canonical base64url") }
+        guard let bytes = Base64URL.decode(Array(text.utf8)) else {
+            throw fail("\"\(name)\" is not canonical base64url")
+        }
         guard bytes.count == 32 else { throw fail("\"\(name)\" must be 32 bytes, found \(bytes.count)") }
         return bytes
     }
@@ -91,16 +109,22 @@ struct JWKMembers {
             KeySetError(file: file, keyID: kid, message: kid == nil ? "key #\(position): \(message)" : message)
         }
         if strings["kid"] == nil && !nonStrings.contains("kid") {
-            throw fail("\"kid\" is missing: give every key a kid, or let `tokenverify keys import FILE` write the key set with RFC 7638 thumbprints as kids")
+            throw fail(
+                "\"kid\" is missing: give every key a kid, or let `tokenverify keys import FILE` write the key set with RFC 7638 thumbprints as kids"
+            )
         }
-        guard let keyID = try string("kid", required: true, fail), !keyID.isEmpty else { throw fail("\"kid\" must not be empty") }
+        guard let keyID = try string("kid", required: true, fail), !keyID.isEmpty else {
+            throw fail("\"kid\" must not be empty")
+        }
         let kty = try string("kty", required: true, fail)!
         if let use = try string("use", required: false, fail), use != "sig" {
             throw fail("\"use\" is \"\(use)\"; only signature keys (\"sig\") can verify tokens")
         }
         let environment: Environment?
         if let env = try string("env", required: false, fail) {
-            guard let parsed = Environment(rawValue: env) else { throw fail("\"env\" must be \"int\" or \"prod\", found \"\(env)\"") }
+            guard let parsed = Environment(rawValue: env) else {
+                throw fail("\"env\" must be \"int\" or \"prod\", found \"\(env)\"")
+            }
             environment = parsed
         } else {
             environment = nil
@@ -127,7 +151,7 @@ struct JWKMembers {
             }
             publicKey = bytes
             ed25519 = Ed25519PublicKey(bytes)
-            // A "y" member means nothing for an OKP key and, like other unknown members, is ignored.
+        // A "y" member means nothing for an OKP key and, like other unknown members, is ignored.
         case ("EC", "P-256"):
             type = .p256
             let x = try coordinate("x", fail)
@@ -148,7 +172,8 @@ struct JWKMembers {
         }
         var warning: String? = nil
         if strings["d"] != nil || nonStrings.contains("d") {
-            warning = "\(file): key \"\(keyID)\": holds a private member \"d\"; only the public part is used (keep private keys out of key sets)"
+            warning =
+                "\(file): key \"\(keyID)\": holds a private member \"d\"; only the public part is used (keep private keys out of key sets)"
         }
         let key = VerificationKey(
             keyID: keyID, type: type, algorithm: algorithm, environment: environment, issuer: issuer,

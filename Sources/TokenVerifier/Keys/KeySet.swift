@@ -18,7 +18,9 @@ public final class KeySet: Sendable {
         self.keys = keys
         self.indexByKeyID = index
         self.keyIDBytes = keys.map { Array($0.keyID.utf8) }
-        self.indexByKeyIDBytes = keys.count > 8 ? Dictionary(keyIDBytes.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) : [:]
+        self.indexByKeyIDBytes =
+            keys.count > 8
+            ? Dictionary(keyIDBytes.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) : [:]
     }
 
     /// The position in ``keys`` of the key with this `kid`.
@@ -31,7 +33,8 @@ public final class KeySet: Sendable {
     /// byte for byte, as every string of a token is: no Unicode normalisation).
     func index(of keyID: UnsafeBufferPointer<UInt8>) -> Int? {
         guard keyIDBytes.count > 8 else {
-            for (index, bytes) in keyIDBytes.enumerated() where bytes.withUnsafeBufferPointer({ bytesEqual($0, keyID) }) {
+            for (index, bytes) in keyIDBytes.enumerated() where bytes.withUnsafeBufferPointer({ bytesEqual($0, keyID) })
+            {
                 return index
             }
             return nil
@@ -66,11 +69,15 @@ public final class KeySet: Sendable {
     }
 
     /// Reads one JWKS document held in memory; `file` names it in errors.
-    public static func parse(_ bytes: some Collection<UInt8>, file: String = "<memory>") throws(KeySetError) -> (KeySet, warnings: [String]) {
+    public static func parse(
+        _ bytes: some Collection<UInt8>, file: String = "<memory>"
+    ) throws(KeySetError) -> (KeySet, warnings: [String]) {
         try merge([(file, Array(bytes))])
     }
 
-    private static func merge(_ documents: [(file: String, bytes: [UInt8])]) throws(KeySetError) -> (KeySet, warnings: [String]) {
+    private static func merge(
+        _ documents: [(file: String, bytes: [UInt8])]
+    ) throws(KeySetError) -> (KeySet, warnings: [String]) {
         var keys: [VerificationKey] = []
         var warnings: [String] = []
         var origin: [String: String] = [:]

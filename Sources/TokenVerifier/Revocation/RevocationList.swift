@@ -7,7 +7,8 @@
 public final class RevocationList: Sendable {
     /// The kinds of selector, in the order the checks consult them.
     enum Kind: UInt8, CaseIterable {
-        case key = 1, token, device, object, grant
+        case key = 1
+        case token, device, object, grant
     }
 
     struct Slot {
@@ -74,7 +75,9 @@ public final class RevocationList: Sendable {
     }
 
     /// Whether a grant entry for (`device`, `object`) revokes a token issued at `issuedAt`, checked at `time`.
-    func revokesGrant(device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>, issuedAt: Double?, at time: Double) -> Bool {
+    func revokesGrant(
+        device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>, issuedAt: Double?, at time: Double
+    ) -> Bool {
         guard contains(kind: .grant) else { return false }
         return revokes(digest: Self.digest(.grant, device, value2: object, hasher), issuedAt: issuedAt, at: time)
     }
@@ -117,8 +120,10 @@ public final class RevocationList: Sendable {
     }
 
     /// The keyed digest of a selector given as UTF-8.
-    static func digest(_ kind: Kind, _ first: UnsafeBufferPointer<UInt8>, value2 second: UnsafeBufferPointer<UInt8>?,
-                       _ hasher: KeyedHash) -> KeyedHash.Digest {
+    static func digest(
+        _ kind: Kind, _ first: UnsafeBufferPointer<UInt8>, value2 second: UnsafeBufferPointer<UInt8>?,
+        _ hasher: KeyedHash
+    ) -> KeyedHash.Digest {
         let firstCount = first.count
         let secondCount = second?.count ?? 0
         let total = 1 + (second == nil ? 0 : 4) + firstCount + secondCount
@@ -156,14 +161,25 @@ public final class RevocationList: Sendable {
             let digest: KeyedHash.Digest
             let kind: Kind
             switch entry.selector {
-            case .token(let jti): kind = .token; digest = RevocationList.digest(kind, jti, value2: nil, hasher)
-            case .device(let sub): kind = .device; digest = RevocationList.digest(kind, sub, value2: nil, hasher)
-            case .object(let aud): kind = .object; digest = RevocationList.digest(kind, aud, value2: nil, hasher)
-            case .key(let kid): kind = .key; digest = RevocationList.digest(kind, kid, value2: nil, hasher)
-            case .grant(let sub, let aud): kind = .grant; digest = RevocationList.digest(kind, sub, value2: aud, hasher)
+            case .token(let jti):
+                kind = .token
+                digest = RevocationList.digest(kind, jti, value2: nil, hasher)
+            case .device(let sub):
+                kind = .device
+                digest = RevocationList.digest(kind, sub, value2: nil, hasher)
+            case .object(let aud):
+                kind = .object
+                digest = RevocationList.digest(kind, aud, value2: nil, hasher)
+            case .key(let kid):
+                kind = .key
+                digest = RevocationList.digest(kind, kid, value2: nil, hasher)
+            case .grant(let sub, let aud):
+                kind = .grant
+                digest = RevocationList.digest(kind, sub, value2: aud, hasher)
             }
             countsByKind[Int(kind.rawValue)] += 1
-            slots.append(Slot(digest: digest, issuedBefore: entry.issuedBefore ?? .infinity, since: entry.since ?? -.infinity))
+            slots.append(
+                Slot(digest: digest, issuedBefore: entry.issuedBefore ?? .infinity, since: entry.since ?? -.infinity))
         }
     }
 }

@@ -6,11 +6,14 @@ extension RevocationList {
         // files are never held whole in memory.
         var expected = 0
         for file in files {
-            try forEachLine(ofFile: file, readError: { cannotRead(file, $0) }) { (_, _) throws(RevocationListError) in expected += 1 }
+            try forEachLine(ofFile: file, readError: { cannotRead(file, $0) }) { (_, _) throws(RevocationListError) in
+                expected += 1
+            }
         }
         var builder = Builder(expectedCount: expected)
         for file in files {
-            try forEachLine(ofFile: file, readError: { cannotRead(file, $0) }) { (line, number) throws(RevocationListError) in
+            try forEachLine(ofFile: file, readError: { cannotRead(file, $0) }) {
+                (line, number) throws(RevocationListError) in
                 try parseLine(line, number: number, file: file, into: &builder)
             }
         }
@@ -18,7 +21,9 @@ extension RevocationList {
     }
 
     /// Parses revocation lines from memory (for tests and tools).
-    public static func parse(_ text: some Collection<UInt8>, file: String = "<memory>") throws(RevocationListError) -> RevocationList {
+    public static func parse(
+        _ text: some Collection<UInt8>, file: String = "<memory>"
+    ) throws(RevocationListError) -> RevocationList {
         let bytes = Array(text)
         var builder = Builder(expectedCount: 0)
         try parse(bytes, file: file, into: &builder)
@@ -38,7 +43,9 @@ extension RevocationList {
     }
 
     /// Adds one line's entry (blank lines are skipped).
-    private static func parseLine(_ raw: UnsafeBufferPointer<UInt8>, number: Int, file: String, into builder: inout Builder) throws(RevocationListError) {
+    private static func parseLine(
+        _ raw: UnsafeBufferPointer<UInt8>, number: Int, file: String, into builder: inout Builder
+    ) throws(RevocationListError) {
         let line = trimmingBlanks(raw)
         if line.isEmpty { return }
         do throws(JSONError) {
@@ -51,8 +58,12 @@ extension RevocationList {
     /// Parses one entry: exactly one selector, optional `issued_before` and `since`
     /// (NumericDate, or an RFC 3339 string), nothing else.
     static func parseEntry(_ line: UnsafeBufferPointer<UInt8>) throws(JSONError) -> RevocationEntry {
-        var jti: String?, sub: String?, aud: String?, kid: String?
-        var issuedBefore: Double?, since: Double?
+        var jti: String?
+        var sub: String?
+        var aud: String?
+        var kid: String?
+        var issuedBefore: Double?
+        var since: Double?
         var reader = JSONReader(line)
         func string(_ reader: inout JSONReader, _ name: String) throws(JSONError) -> String {
             try reader.readString(member: "\"\(name)\"")
@@ -62,13 +73,19 @@ extension RevocationList {
         }
         guard reader.peekKind() == .object else { throw JSONError("a revocation entry must be a JSON object", at: 0) }
         try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-            if name.equals("jti") { jti = try string(&reader, "jti") }
-            else if name.equals("sub") { sub = try string(&reader, "sub") }
-            else if name.equals("aud") { aud = try string(&reader, "aud") }
-            else if name.equals("kid") { kid = try string(&reader, "kid") }
-            else if name.equals("issued_before") { issuedBefore = try time(&reader, "issued_before") }
-            else if name.equals("since") { since = try time(&reader, "since") }
-            else {
+            if name.equals("jti") {
+                jti = try string(&reader, "jti")
+            } else if name.equals("sub") {
+                sub = try string(&reader, "sub")
+            } else if name.equals("aud") {
+                aud = try string(&reader, "aud")
+            } else if name.equals("kid") {
+                kid = try string(&reader, "kid")
+            } else if name.equals("issued_before") {
+                issuedBefore = try time(&reader, "issued_before")
+            } else if name.equals("since") {
+                since = try time(&reader, "since")
+            } else {
                 throw reader.unknownMember(name, allowed: "jti, sub, aud, kid, issued_before, since")
             }
         }

@@ -60,8 +60,10 @@ public struct StatusListToken: Sendable {
     /// `application/statuslist+cwt`) as base64url text or raw CBOR. Verified against `keys` like a
     /// token (kid, alg, key type, the key's `env` against `options.environment`, the key's `iss`
     /// against the list's, the signature); `lst` inflated within `maxInflatedBytes`.
-    public static func load(bytes: [UInt8], source: String, keys: KeySet, options: VerificationOptions = VerificationOptions(),
-                            maxInflatedBytes: Int = 256 << 20) throws(StatusListError) -> StatusListToken {
+    public static func load(
+        bytes: [UInt8], source: String, keys: KeySet, options: VerificationOptions = VerificationOptions(),
+        maxInflatedBytes: Int = 256 << 20
+    ) throws(StatusListError) -> StatusListToken {
         let parsed = try UnverifiedStatusList.parse(bytes, source: source)
         let key = try parsed.verify(keys: keys, options: options, source: source)
         let entries: [UInt8]
@@ -76,15 +78,18 @@ public struct StatusListToken: Sendable {
             uri: parsed.uri, issuedAt: parsed.issuedAt, expiresAt: parsed.expiresAt, timeToLive: parsed.timeToLive,
             issuer: parsed.issuer, bits: parsed.bits, keyID: parsed.keyID, format: parsed.format, source: source,
             entries: StatusEntries(bytes: entries, bits: parsed.bits),
-            signed: SignedStatusList(algorithm: parsed.algorithm, message: parsed.signedMessage, signature: parsed.signature,
-                                     keyType: key.type, keyMaterial: key.publicKeyBytes))
+            signed: SignedStatusList(
+                algorithm: parsed.algorithm, message: parsed.signedMessage, signature: parsed.signature,
+                keyType: key.type, keyMaterial: key.publicKeyBytes))
     }
 
     /// Whether the list still verifies with `keys`: its key is there with the same material (no
     /// work), or its key's new material verifies its signature again. The entries are not inflated again.
     func stillVerifies(with keys: KeySet, options: VerificationOptions) -> Bool {
         guard let key = keys[keyID], key.accepts(signed.algorithm) else { return false }
-        if let environment = options.environment, let keyEnvironment = key.environment, environment != keyEnvironment { return false }
+        if let environment = options.environment, let keyEnvironment = key.environment, environment != keyEnvironment {
+            return false
+        }
         if let issuer, let keyIssuer = key.issuer, issuer != keyIssuer { return false }
         if key.type == signed.keyType && key.publicKeyBytes == signed.keyMaterial { return true }
         return signed.verify(with: key)
@@ -113,7 +118,7 @@ final class StatusEntries: Sendable {
     let bits: Int
     let count: Int
     private let mask: UInt8
-    private let shift: Int   // log2(bits)
+    private let shift: Int  // log2(bits)
 
     init(bytes: [UInt8], bits: Int) {
         self.bytes = bytes
@@ -176,13 +181,19 @@ final class SignedStatusList: Sendable {
 
 extension StatusListToken {
     /// ``load(bytes:source:keys:options:maxInflatedBytes:)`` for the token in `file`.
-    public static func load(file: String, keys: KeySet, options: VerificationOptions = VerificationOptions(),
-                            maxInflatedBytes: Int = 256 << 20) throws(StatusListError) -> StatusListToken {
+    public static func load(
+        file: String, keys: KeySet, options: VerificationOptions = VerificationOptions(),
+        maxInflatedBytes: Int = 256 << 20
+    ) throws(StatusListError) -> StatusListToken {
         // A list within the limit is never much larger compressed (stored DEFLATE blocks add
         // 5 bytes in 65,535; base64url a third): a larger file is refused before it is read.
         var status = stat()
         if stat(file, &status) == 0, Int(status.st_size) > maxInflatedBytes / 2 * 3 + (1 << 20) {
-            throw StatusListError(source: file, message: "the file (\(status.st_size) bytes) is larger than any list within the limit of \(maxInflatedBytes) inflated bytes")
+            throw StatusListError(
+                source: file,
+                message:
+                    "the file (\(status.st_size) bytes) is larger than any list within the limit of \(maxInflatedBytes) inflated bytes"
+            )
         }
         let bytes: [UInt8]
         do {
@@ -209,20 +220,25 @@ public enum StatusListInspection {
     public static func isStatusList(_ token: [UInt8]) -> Bool {
         if token.contains(UInt8(ascii: ".")) {
             guard let header = token.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).first,
-                  let json = Base64URL.decode(header) else { return false }
+                let json = Base64URL.decode(header)
+            else { return false }
             return String(decoding: json, as: UTF8.self).contains("\"\(UnverifiedStatusList.jwsType)\"")
         }
         guard let cbor = Base64URL.decode(token) else { return false }
         return withUTF8(of: UnverifiedStatusList.cwtType) { type in
             cbor.withUnsafeBufferPointer { bytes in
-                bytes.count >= type.count && (0...(bytes.count - type.count)).contains { bytesEqual(UnsafeBufferPointer(rebasing: bytes[$0..<($0 + type.count)]), type) }
+                bytes.count >= type.count
+                    && (0...(bytes.count - type.count)).contains {
+                        bytesEqual(UnsafeBufferPointer(rebasing: bytes[$0..<($0 + type.count)]), type)
+                    }
             }
         }
     }
 
     /// The entries of the Status List Token `token`, read and inflated (within `maxInflatedBytes`)
     /// but not verified.
-    public static func entries(of token: [UInt8], maxInflatedBytes: Int = 256 << 20) throws(StatusListError) -> Entries {
+    public static func entries(of token: [UInt8], maxInflatedBytes: Int = 256 << 20) throws(StatusListError) -> Entries
+    {
         let parsed = try UnverifiedStatusList.parse(token, source: "the token")
         let inflated: [UInt8]
         do {

@@ -11,12 +11,15 @@ extension UnverifiedStatusList {
                     let start = tags.position
                     let tag = try tags.readHead().argument
                     guard tag == 18, !tagged18 else {
-                        let hint = tag == 61 ? " (61 marks a CWT; a Status List Token is a COSE_Sign1 under tag 18 only)" : ""
+                        let hint =
+                            tag == 61 ? " (61 marks a CWT; a Status List Token is a COSE_Sign1 under tag 18 only)" : ""
                         throw CBORError("tag \(tag) is not accepted\(hint)", at: start)
                     }
                     tagged18 = true
                 }
-                guard tagged18 else { throw CBORError("a CWT Status List Token is a COSE_Sign1 message under tag 18", at: 0) }
+                guard tagged18 else {
+                    throw CBORError("a CWT Status List Token is a COSE_Sign1 message under tag 18", at: 0)
+                }
                 let message = try COSESign1(bytes)
                 var header = ListHeader()
                 let protected = UnsafeBufferPointer(rebasing: bytes[message.protected])
@@ -29,11 +32,16 @@ extension UnverifiedStatusList {
                 try header.read(&unprotected, isProtected: false)
                 if let problem = header.problem { throw CBORError(problem, at: 0) }
                 guard header.type == cwtType else {
-                    let found = header.type.map { "found \"\($0)\"" + ($0 == "statuslist+cwt" ? ", an earlier draft's form" : "") }
+                    let found =
+                        header.type.map {
+                            "found \"\($0)\"" + ($0 == "statuslist+cwt" ? ", an earlier draft's form" : "")
+                        }
                         ?? "it is missing"
                     throw CBORError("the protected header's typ (16) must be \"\(cwtType)\" (\(found))", at: 0)
                 }
-                guard let value = header.algorithm else { throw CBORError("the protected header has no alg (1)", at: 0) }
+                guard let value = header.algorithm else {
+                    throw CBORError("the protected header has no alg (1)", at: 0)
+                }
                 guard let algorithm = COSEHeader.algorithm(value) else {
                     throw CBORError("unsupported alg (1) \(value) (supported: -8 EdDSA, -19 Ed25519, -7 ES256)", at: 0)
                 }
@@ -41,10 +49,17 @@ extension UnverifiedStatusList {
 
                 let payload = UnsafeBufferPointer(rebasing: bytes[message.payload])
                 var reader = CBORReader(payload)
-                var uri: String?, issuedAt: Double?, expiresAt: Double?, timeToLive: Double?, issuer: String?
-                var bits: Int?, list: [UInt8]?
+                var uri: String?
+                var issuedAt: Double?
+                var expiresAt: Double?
+                var timeToLive: Double?
+                var issuer: String?
+                var bits: Int?
+                var list: [UInt8]?
                 func text(_ reader: inout CBORReader, _ claim: String) throws(CBORError) -> String {
-                    guard reader.peekMajor() == .text else { throw reader.error("claim \(claim) must be a text string") }
+                    guard reader.peekMajor() == .text else {
+                        throw reader.error("claim \(claim) must be a text string")
+                    }
                     return String(decoding: reader.bytes[try reader.readTextString()], as: UTF8.self)
                 }
                 func number(_ reader: inout CBORReader, _ claim: String) throws(CBORError) -> Double {
@@ -61,7 +76,8 @@ extension UnverifiedStatusList {
                     case .integer(6): issuedAt = try number(&reader, "iat (6)")
                     case .integer(65534): timeToLive = try number(&reader, "ttl (65534)")
                     case .integer(65533):
-                        let wrong = reader.error("claim status_list (65533) must be a map {\"bits\": uint, \"lst\": bstr}")
+                        let wrong = reader.error(
+                            "claim status_list (65533) must be a map {\"bits\": uint, \"lst\": bstr}")
                         guard reader.peekMajor() == .map else { throw wrong }
                         try reader.readMap { (reader: inout CBORReader, key: CBORReader.Key) throws(CBORError) in
                             guard case .text(let range) = key else { return try reader.skipItem() }
@@ -82,14 +98,16 @@ extension UnverifiedStatusList {
                 try reader.finish()
                 let claims: (uri: String, issuedAt: Double, bits: Int, list: [UInt8])
                 do throws(StatusListError) {
-                    claims = try checkedClaims(uri: uri, issuedAt: issuedAt, timeToLive: timeToLive, bits: bits, list: list, source: source,
-                                               names: (sub: "sub (2)", iat: "iat (6)", ttl: "ttl (65534)", statusList: "status_list (65533)"))
+                    claims = try checkedClaims(
+                        uri: uri, issuedAt: issuedAt, timeToLive: timeToLive, bits: bits, list: list, source: source,
+                        names: (sub: "sub (2)", iat: "iat (6)", ttl: "ttl (65534)", statusList: "status_list (65533)"))
                 } catch {
                     throw CBORError(error.message, at: 0)
                 }
                 return UnverifiedStatusList(
                     format: .cwt, algorithm: algorithm, keyID: keyID, uri: claims.uri, issuedAt: claims.issuedAt,
-                    expiresAt: expiresAt, timeToLive: timeToLive, issuer: issuer, bits: claims.bits, compressedList: claims.list,
+                    expiresAt: expiresAt, timeToLive: timeToLive, issuer: issuer, bits: claims.bits,
+                    compressedList: claims.list,
                     signedMessage: CWTEncoding.signatureStructure(protected: Array(protected), payload: Array(payload)),
                     signature: Array(bytes[message.signature]))
             }

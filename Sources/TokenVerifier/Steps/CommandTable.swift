@@ -34,7 +34,9 @@ struct CommandTable: Sendable {
         while true {
             let index = Int(table[slot])
             if index < 0 { return .notListed }
-            if commands[index].withUnsafeBufferPointer({ bytesEqual($0, command) }) { return .listed(requirements[index]) }
+            if commands[index].withUnsafeBufferPointer({ bytesEqual($0, command) }) {
+                return .listed(requirements[index])
+            }
             slot = (slot + 1) & mask
         }
     }

@@ -117,7 +117,8 @@ public final class DeviceSteps: Sendable {
     /// Whether `device` has done step `id` for `object` (by an `aud`-less entry or one naming it).
     func hasDone(_ id: Int, device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>) -> Bool {
         if id < 64 {
-            return (deviceWideMask(device: device) | objectMask(device: device, object: object)) & (1 << UInt64(id)) != 0
+            return (deviceWideMask(device: device) | objectMask(device: device, object: object)) & (1 << UInt64(id))
+                != 0
         }
         return hasOverflowStep(id, device: device, object: object)
     }
@@ -126,8 +127,11 @@ public final class DeviceSteps: Sendable {
     func hasOverflowStep(_ id: Int, device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !overflow.isEmpty else { return false }
         let id = UInt32(id)
-        return (hasDeviceWide && overflow.contains(OverflowKey(digest: Self.digest(device: device, object: nil, hasher), id: id)))
-            || (hasPerObject && overflow.contains(OverflowKey(digest: Self.digest(device: device, object: object, hasher), id: id)))
+        return
+            (hasDeviceWide
+            && overflow.contains(OverflowKey(digest: Self.digest(device: device, object: nil, hasher), id: id)))
+            || (hasPerObject
+                && overflow.contains(OverflowKey(digest: Self.digest(device: device, object: object, hasher), id: id)))
     }
 
     /// Whether `device` has done `step` for `object`.
@@ -141,7 +145,9 @@ public final class DeviceSteps: Sendable {
     /// The keyed digest of a key: a tag byte (1: device only, 2: device and object), then the
     /// device's UTF-8 (length-prefixed when an object follows), then the object's; never zero.
     @inline(__always)
-    static func digest(device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>?, _ hasher: KeyedHash) -> KeyedHash.Digest {
+    static func digest(
+        device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>?, _ hasher: KeyedHash
+    ) -> KeyedHash.Digest {
         let deviceCount = device.count
         let objectCount = object?.count ?? 0
         let total = 1 + (object == nil ? 0 : 4) + deviceCount + objectCount
@@ -157,7 +163,9 @@ public final class DeviceSteps: Sendable {
             }
             if deviceCount > 0 { (base + offset).copyMemory(from: device.baseAddress!, byteCount: deviceCount) }
             offset += deviceCount
-            if objectCount > 0, let object { (base + offset).copyMemory(from: object.baseAddress!, byteCount: objectCount) }
+            if objectCount > 0, let object {
+                (base + offset).copyMemory(from: object.baseAddress!, byteCount: objectCount)
+            }
             return StepTable.key(hasher.hash(UnsafeRawBufferPointer(buffer)))
         }
     }

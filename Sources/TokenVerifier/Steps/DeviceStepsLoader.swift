@@ -9,7 +9,9 @@ extension DeviceSteps {
         // never held whole in memory.
         var expected = 0
         for file in files {
-            try forEachStepLine(ofFile: file, what: "device-steps file") { (_, _) throws(SecurityStepsError) in expected += 1 }
+            try forEachStepLine(ofFile: file, what: "device-steps file") { (_, _) throws(SecurityStepsError) in
+                expected += 1
+            }
         }
         var builder = Builder(expectedCount: expected)
         for file in files {
@@ -21,12 +23,17 @@ extension DeviceSteps {
     }
 
     /// Parses device-steps lines held in memory; `file` names them in errors.
-    public static func parse(_ text: some Collection<UInt8>, file: String = "<memory>") throws(SecurityStepsError) -> DeviceSteps {
+    public static func parse(
+        _ text: some Collection<UInt8>, file: String = "<memory>"
+    ) throws(SecurityStepsError) -> DeviceSteps {
         let bytes = Array(text)
         return try bytes.withUnsafeBufferPointer { (buffer) throws(SecurityStepsError) in
             var lines = 1
             var start = 0
-            while let newline = firstIndex(of: 0x0A, in: buffer, from: start) { lines += 1; start = newline + 1 }
+            while let newline = firstIndex(of: 0x0A, in: buffer, from: start) {
+                lines += 1
+                start = newline + 1
+            }
             var builder = Builder(expectedCount: lines)
             try forEachLine(in: buffer) { (line, number) throws(SecurityStepsError) in
                 try builder.addLine(line, number: number, file: file)
@@ -80,7 +87,9 @@ extension DeviceSteps {
         /// Parses one entry: `sub` and `done` required, `aud` optional, nothing else.
         private mutating func addEntry(_ line: UnsafeBufferPointer<UInt8>) throws(JSONError) {
             var reader = JSONReader(line)
-            guard reader.peekKind() == .object else { throw JSONError("a device-steps entry must be a JSON object", at: 0) }
+            guard reader.peekKind() == .object else {
+                throw JSONError("a device-steps entry must be a JSON object", at: 0)
+            }
             var sub: (content: Range<Int>, hasEscapes: Bool)?
             var aud: (content: Range<Int>, hasEscapes: Bool)?
             var sawDone = false
@@ -88,10 +97,14 @@ extension DeviceSteps {
             overflowIDs.removeAll(keepingCapacity: true)
             try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
                 if name.equals("sub") {
-                    guard reader.peekKind() == .string else { throw JSONError("\"sub\" must be a string", at: reader.position) }
+                    guard reader.peekKind() == .string else {
+                        throw JSONError("\"sub\" must be a string", at: reader.position)
+                    }
                     sub = try reader.readStringRange()
                 } else if name.equals("aud") {
-                    guard reader.peekKind() == .string else { throw JSONError("\"aud\" must be a string", at: reader.position) }
+                    guard reader.peekKind() == .string else {
+                        throw JSONError("\"aud\" must be a string", at: reader.position)
+                    }
                     aud = try reader.readStringRange()
                 } else if name.equals("done") {
                     sawDone = true
@@ -123,7 +136,9 @@ extension DeviceSteps {
                 guard reader.peekKind() == .string else { throw invalid(reader) }
                 let scanned = try reader.readStringRange()
                 if scanned.content.isEmpty { throw invalid(reader) }
-                note(reader.withStringBytes(scanned.content, hasEscapes: scanned.hasEscapes) { names.intern($0) }, into: &mask)
+                note(
+                    reader.withStringBytes(scanned.content, hasEscapes: scanned.hasEscapes) { names.intern($0) },
+                    into: &mask)
             }
         }
 

@@ -55,16 +55,21 @@ public struct SecuritySteps: Sendable {
     /// The first step of `requirement`, in the policy's order, that `device` has not done for
     /// `object`; nil when all are done. Costs one keyed hash and two table lookups (overlapped).
     @inline(__always)
-    func missingStep(_ requirement: StepRequirement, _ progress: DeviceProgress,
-                     device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>) -> String? {
+    func missingStep(
+        _ requirement: StepRequirement, _ progress: DeviceProgress,
+        device: UnsafeBufferPointer<UInt8>, object: UnsafeBufferPointer<UInt8>
+    ) -> String? {
         // No device has done any of the steps: the first one is missing.
         guard requirement.needsLookup else { return requirement.steps[0] }
         let mask = done.mask(deviceKey: progress.deviceKey, objectKey: done.objectKey(device, object))
         if requirement.simple, requirement.mask & ~mask == 0 { return nil }
         for (index, id) in requirement.ids.enumerated() {
-            let isDone = id < 0 ? false
-                : id < 64 ? mask & (1 << UInt64(id)) != 0
-                : done.hasOverflowStep(Int(id), device: device, object: object)
+            let isDone =
+                id < 0
+                ? false
+                : id < 64
+                    ? mask & (1 << UInt64(id)) != 0
+                    : done.hasOverflowStep(Int(id), device: device, object: object)
             if !isDone { return requirement.steps[index] }
         }
         return nil
@@ -73,8 +78,10 @@ public struct SecuritySteps: Sendable {
     /// Check 11b's query for one line: nil when every step `command` needs is done by `device`
     /// for each of `objects` (the request's object, or every `aud` of the token), else the first
     /// step not done, in the policy's order, for the first object lacking one.
-    func firstMissing(command: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>,
-                      objects: [UnsafeBufferPointer<UInt8>]) -> MissingStep? {
+    func firstMissing(
+        command: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>,
+        objects: [UnsafeBufferPointer<UInt8>]
+    ) -> MissingStep? {
         guard let requirement = requirement(command: command) else { return nil }
         let progress = progress(requirement, device: device)
         for (index, object) in objects.enumerated() {
@@ -95,8 +102,10 @@ public struct SecuritySteps: Sendable {
         }
     }
 
-    private func withBuffers<R>(_ rest: ArraySlice<[UInt8]>, _ done: [UnsafeBufferPointer<UInt8>],
-                                _ body: ([UnsafeBufferPointer<UInt8>]) -> R) -> R {
+    private func withBuffers<R>(
+        _ rest: ArraySlice<[UInt8]>, _ done: [UnsafeBufferPointer<UInt8>],
+        _ body: ([UnsafeBufferPointer<UInt8>]) -> R
+    ) -> R {
         guard let first = rest.first else { return body(done) }
         return first.withUnsafeBufferPointer { withBuffers(rest.dropFirst(), done + [$0], body) }
     }

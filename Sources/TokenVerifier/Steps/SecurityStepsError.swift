@@ -19,7 +19,11 @@ func lineNumber(ofOffset offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> I
 
 /// Calls `body` with each line of a file and its 1-based number (the shared streaming reader,
 /// ``forEachLine(ofFile:readError:_:)``, with this module's error; `what` names the file's kind).
-func forEachStepLine(ofFile path: String, what: String,
-                     _ body: (UnsafeBufferPointer<UInt8>, Int) throws(SecurityStepsError) -> Void) throws(SecurityStepsError) {
-    try forEachLine(ofFile: path, readError: { SecurityStepsError(file: path, line: nil, message: "cannot read \(what): \($0)") }, body)
+func forEachStepLine(
+    ofFile path: String, what: String,
+    _ body: (UnsafeBufferPointer<UInt8>, Int) throws(SecurityStepsError) -> Void
+) throws(SecurityStepsError) {
+    try forEachLine(
+        ofFile: path, readError: { SecurityStepsError(file: path, line: nil, message: "cannot read \(what): \($0)") },
+        body)
 }

@@ -78,27 +78,35 @@ public struct StepPolicy: Sendable {
     }
 
     /// Parses a step policy held in memory; `file` names it in errors.
-    public static func parse(_ text: some Collection<UInt8>, file: String = "<memory>") throws(SecurityStepsError) -> StepPolicy {
+    public static func parse(
+        _ text: some Collection<UInt8>, file: String = "<memory>"
+    ) throws(SecurityStepsError) -> StepPolicy {
         let bytes = Array(text)
         return try bytes.withUnsafeBufferPointer { (buffer) throws(SecurityStepsError) in
             do throws(JSONError) {
                 return StepPolicy(validated: try parseRules(buffer))
             } catch {
-                throw SecurityStepsError(file: file, line: lineNumber(ofOffset: error.offset, in: buffer), message: error.description)
+                throw SecurityStepsError(
+                    file: file, line: lineNumber(ofOffset: error.offset, in: buffer), message: error.description)
             }
         }
     }
 
-    private static func parseRules(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> [(command: [UInt8], steps: [[UInt8]])] {
+    private static func parseRules(
+        _ buffer: UnsafeBufferPointer<UInt8>
+    ) throws(JSONError) -> [(command: [UInt8], steps: [[UInt8]])] {
         var reader = JSONReader(buffer)
         guard reader.peekKind() == .object else {
-            throw JSONError("a step policy must be one JSON object (command → array of step names)", at: reader.position)
+            throw JSONError(
+                "a step policy must be one JSON object (command → array of step names)", at: reader.position)
         }
         var rules: [(command: [UInt8], steps: [[UInt8]])] = []
         try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
             let command = name.byteArray
             func invalid(_ reader: JSONReader) -> JSONError {
-                JSONError("command \"\(name.string)\" must map to an array of non-empty step name strings", at: reader.position)
+                JSONError(
+                    "command \"\(name.string)\" must map to an array of non-empty step name strings",
+                    at: reader.position)
             }
             guard reader.peekKind() == .array else { throw invalid(reader) }
             var steps: [[UInt8]] = []
@@ -106,8 +114,11 @@ public struct StepPolicy: Sendable {
                 guard reader.peekKind() == .string else { throw invalid(reader) }
                 let offset = reader.position
                 let scanned = try reader.readStringRange()
-                let step = scanned.hasEscapes ? reader.unescapedBytes(scanned.content) : Array(reader.bytes[scanned.content])
-                if let problem = problem(adding: step, to: steps, command: command) { throw JSONError(problem, at: offset) }
+                let step =
+                    scanned.hasEscapes ? reader.unescapedBytes(scanned.content) : Array(reader.bytes[scanned.content])
+                if let problem = problem(adding: step, to: steps, command: command) {
+                    throw JSONError(problem, at: offset)
+                }
                 steps.append(step)
             }
             rules.append((command, steps))

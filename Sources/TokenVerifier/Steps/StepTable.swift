@@ -121,7 +121,9 @@ final class StepTable: @unchecked Sendable {
 
     /// Adds `mask` to `key` in `slots`; whether the key is new.
     @inline(__always)
-    private static func insert(_ key: KeyedHash.Digest, mask: UInt64, into slots: UnsafeMutablePointer<Slot>, _ capacity: Int) -> Bool {
+    private static func insert(
+        _ key: KeyedHash.Digest, mask: UInt64, into slots: UnsafeMutablePointer<Slot>, _ capacity: Int
+    ) -> Bool {
         var index = home(key, capacity)
         while true {
             let digest = slots[index].digest

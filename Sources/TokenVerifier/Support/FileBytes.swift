@@ -38,8 +38,10 @@ func readFileBytes(_ path: String) throws(FileReadError) -> [UInt8] {
 /// Calls `body` with each line of a file (its bytes without the line break, and its 1-based
 /// number), streaming the file through a 1 MiB buffer so that a large file is never held whole
 /// in memory. `readError` turns a failed open or read (its `strerror` text) into the caller's error.
-func forEachLine<E: Error>(ofFile path: String, readError: (String) -> E,
-                                   _ body: (UnsafeBufferPointer<UInt8>, Int) throws(E) -> Void) throws(E) {
+func forEachLine<E: Error>(
+    ofFile path: String, readError: (String) -> E,
+    _ body: (UnsafeBufferPointer<UInt8>, Int) throws(E) -> Void
+) throws(E) {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw readError(String(cString: strerror(errno))) }
     defer { close(descriptor) }
@@ -63,8 +65,10 @@ func forEachLine<E: Error>(ofFile path: String, readError: (String) -> E,
 }
 
 /// Calls `body` with each line of `bytes` held in memory, as ``forEachLine(ofFile:readError:_:)`` does.
-func forEachLine<E: Error>(in bytes: UnsafeBufferPointer<UInt8>,
-                                   _ body: (UnsafeBufferPointer<UInt8>, Int) throws(E) -> Void) throws(E) {
+func forEachLine<E: Error>(
+    in bytes: UnsafeBufferPointer<UInt8>,
+    _ body: (UnsafeBufferPointer<UInt8>, Int) throws(E) -> Void
+) throws(E) {
     var splitter = LineSplitter()
     let each = { (number: Int, line: UnsafeBufferPointer<UInt8>?) throws(E) -> Void in try body(line!, number) }
     try splitter.feed(bytes, each)

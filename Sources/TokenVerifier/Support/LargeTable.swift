@@ -18,7 +18,8 @@ func adviseHugePages(_ region: UnsafeMutableRawBufferPointer) {
     let start = (Int(bitPattern: base) + hugePageBytes - 1) & ~(hugePageBytes - 1)
     let end = (Int(bitPattern: base) + region.count) & ~(hugePageBytes - 1)
     guard end - start >= hugePageBytes, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
-    _ = madvise(pointer, end - start, 14 /* MADV_HUGEPAGE */)
+    // 14 is MADV_HUGEPAGE.
+    _ = madvise(pointer, end - start, 14)
     #endif
 }
 

@@ -22,8 +22,10 @@ package struct LineSplitter {
     /// Feeds bytes just read, or nil at the end of the input (then a last line without a newline
     /// counts as a line); calls `body` for each line completed, with the line's 1-based number and
     /// its bytes (without the line break), or nil when it is longer than the limit.
-    package mutating func feed<E: Error>(_ buffer: UnsafeBufferPointer<UInt8>?,
-                                         _ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void) throws(E) {
+    package mutating func feed<E: Error>(
+        _ buffer: UnsafeBufferPointer<UInt8>?,
+        _ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void
+    ) throws(E) {
         guard let buffer else {
             if !partial.isEmpty || partialOversized { try endPartial(body) }
             return
@@ -77,8 +79,10 @@ package struct LineSplitter {
     }
 
     /// Ends a line whose bytes, line break excepted (a CR before the LF still included), are `bytes`.
-    private mutating func end<E: Error>(_ bytes: UnsafeBufferPointer<UInt8>,
-                                        _ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void) throws(E) {
+    private mutating func end<E: Error>(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void
+    ) throws(E) {
         lineNumber += 1
         var count = bytes.count
         if count > 0, bytes[count - 1] == 0x0D { count -= 1 }

@@ -33,8 +33,9 @@ public struct CompactToken: Sendable {
 extension CompactToken {
     /// The public form of a parsed token.
     init(_ parsed: ParsedToken) {
-        self.init(header: TokenHeader(parsed), claims: TokenClaims(parsed),
-                  signature: parsed.withBytes(parsed.signature) { Array($0) },
-                  signingInputLength: parsed.signingInputLength, format: parsed.format)
+        self.init(
+            header: TokenHeader(parsed), claims: TokenClaims(parsed),
+            signature: parsed.withBytes(parsed.signature) { Array($0) },
+            signingInputLength: parsed.signingInputLength, format: parsed.format)
     }
 }

@@ -4,7 +4,10 @@ public enum NumericDate {
     /// RFC 3339 date-time (`2026-01-01T00:00:00Z`, `2026-01-01T01:00:00.25+01:00`).
     public static func parse(_ text: String) -> Double? {
         if let number = Double(text), number.isFinite,
-           text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x65 || $0 == 0x45 || $0 == 0x2B }) {
+            text.utf8.allSatisfy({
+                ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x65 || $0 == 0x45 || $0 == 0x2B
+            })
+        {
             return number
         }
         return parseRFC3339(text)
@@ -31,10 +34,12 @@ public enum NumericDate {
             return true
         }
         guard let year = number(4), literal("-"), let month = number(2), literal("-"), let day = number(2),
-              literal("Tt "), let hour = number(2), literal(":"), let minute = number(2), literal(":"),
-              let second = number(2) else { return nil }
+            literal("Tt "), let hour = number(2), literal(":"), let minute = number(2), literal(":"),
+            let second = number(2)
+        else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
-              hour <= 23, minute <= 59, second <= 60 else { return nil }
+            hour <= 23, minute <= 59, second <= 60
+        else { return nil }
         var fraction = 0.0
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
@@ -54,7 +59,8 @@ public enum NumericDate {
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             index += 1
             guard let offsetHours = number(2), literal(":"), let offsetMinutes = number(2),
-                  offsetHours <= 23, offsetMinutes <= 59 else { return nil }
+                offsetHours <= 23, offsetMinutes <= 59
+            else { return nil }
             offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
         } else {
             return nil

@@ -30,7 +30,8 @@ extension ParsedToken {
 
     /// Lays out the storage (signature, Sig_structure, texts, item table) in one scratch buffer,
     /// reads the headers and the claims into it, and copies it into the storage.
-    private static func build(_ cbor: UnsafeBufferPointer<UInt8>, _ message: COSESign1) throws(CBORError) -> ParsedToken {
+    private static func build(_ cbor: UnsafeBufferPointer<UInt8>, _ message: COSESign1) throws(CBORError) -> ParsedToken
+    {
         let signatureCount = message.signature.count
         let protected = UnsafeBufferPointer(rebasing: cbor[message.protected])
         let payload = UnsafeBufferPointer(rebasing: cbor[message.payload])
@@ -40,14 +41,18 @@ extension ParsedToken {
         // a bstr cti as base64url. Each list item takes at least one byte of the payload.
         let textCapacity = 24 + cbor.count + (payload.count / 3 + 1) * 4
         let tableCapacity = (payload.count + 1) * 8
-        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: fixedCount + textCapacity + tableCapacity) { (scratch) throws(CBORError) in
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: fixedCount + textCapacity + tableCapacity) {
+            (scratch) throws(CBORError) in
             let base = scratch.baseAddress!
-            if signatureCount > 0 { base.update(from: cbor.baseAddress! + message.signature.lowerBound, count: signatureCount) }
+            if signatureCount > 0 {
+                base.update(from: cbor.baseAddress! + message.signature.lowerBound, count: signatureCount)
+            }
             _ = CBORWriter.writeSignatureStructure(protected: protected, payload: payload, to: base + signatureCount)
             let protectedStart = signatureCount + 12 + CBORWriter.headLength(UInt64(protected.count))
             let payloadStart = fixedCount - payload.count
-            var builder = ClaimsBuilder(base: base, textStart: fixedCount, textCapacity: textCapacity,
-                                        table: UnsafeMutableRawBufferPointer(start: base + fixedCount + textCapacity, count: tableCapacity))
+            var builder = ClaimsBuilder(
+                base: base, textStart: fixedCount, textCapacity: textCapacity,
+                table: UnsafeMutableRawBufferPointer(start: base + fixedCount + textCapacity, count: tableCapacity))
 
             var header = COSEHeader()
             if protected.count > 0 {
@@ -58,11 +63,16 @@ extension ParsedToken {
             var unprotectedReader = CBORReader(cbor, at: message.unprotectedStart)
             try header.read(&unprotectedReader, isProtected: false)
             let keyID = header.keyID.map { range in
-                header.keyIDIsProtected ? Text(start: UInt32(protectedStart + range.lowerBound), end: UInt32(protectedStart + range.upperBound))
+                header.keyIDIsProtected
+                    ? Text(
+                        start: UInt32(protectedStart + range.lowerBound), end: UInt32(protectedStart + range.upperBound)
+                    )
                     : builder.copy(UnsafeBufferPointer(rebasing: cbor[range]))
             }
             let supportedAlgorithm = header.algorithmValue.flatMap(COSEHeader.algorithm)
-            var algorithm = header.algorithmText.map { Text(start: UInt32(protectedStart + $0.lowerBound), end: UInt32(protectedStart + $0.upperBound)) }
+            var algorithm = header.algorithmText.map {
+                Text(start: UInt32(protectedStart + $0.lowerBound), end: UInt32(protectedStart + $0.upperBound))
+            }
             if let value = header.algorithmValue {
                 algorithm = withUTF8(of: supportedAlgorithm?.rawValue ?? String(value)) { builder.copy($0) }
             }
@@ -72,8 +82,9 @@ extension ParsedToken {
             try claimsReader.finish()
 
             let textCount = builder.textCount
-            let storage = storage(from: base, fixedCount: fixedCount, textCount: textCount, textCapacity: textCapacity,
-                                  tableBytes: builder.tableCount * 8)
+            let storage = storage(
+                from: base, fixedCount: fixedCount, textCount: textCount, textCapacity: textCapacity,
+                tableBytes: builder.tableCount * 8)
             return ParsedToken(
                 storage: storage, tableStart: UInt32(fixedCount + textCount),
                 signature: Text(start: 0, end: UInt32(signatureCount)), signingInputLength: 0,
@@ -86,7 +97,8 @@ extension ParsedToken {
                 channels: claims.channels, commands: claims.commands,
                 expiresAt: claims.expiresAt, notBefore: claims.notBefore, issuedAt: claims.issuedAt,
                 environment: claims.environment, format: .cwt,
-                signedMessage: Text(start: UInt32(signatureCount), end: UInt32(fixedCount)), headerProblem: header.problem,
+                signedMessage: Text(start: UInt32(signatureCount), end: UInt32(fixedCount)),
+                headerProblem: header.problem,
                 status: claims.status)
         }
     }

@@ -45,13 +45,19 @@ extension ParsedToken {
             return Text(start: UInt32(start), end: UInt32(textStart + textCount))
         }
 
-        private mutating func string(_ reader: inout JSONReader, offset: Int, member: @autoclosure () -> String) throws(JSONError) -> Text {
-            guard reader.peekKind() == .string else { throw JSONError("\(member()) must be a string", at: reader.position) }
+        private mutating func string(
+            _ reader: inout JSONReader, offset: Int, member: @autoclosure () -> String
+        ) throws(JSONError) -> Text {
+            guard reader.peekKind() == .string else {
+                throw JSONError("\(member()) must be a string", at: reader.position)
+            }
             let scanned = try reader.readStringRange()
             return text(reader, scanned.content, hasEscapes: scanned.hasEscapes, offset: offset)
         }
 
-        private mutating func list(_ reader: inout JSONReader, offset: Int, _ claim: StaticString) throws(JSONError) -> List {
+        private mutating func list(
+            _ reader: inout JSONReader, offset: Int, _ claim: StaticString
+        ) throws(JSONError) -> List {
             let position = reader.position
             let first = tableCount
             do {
@@ -111,10 +117,17 @@ extension ParsedToken {
         /// Reads and type-checks a claims object. Throws for bad JSON, duplicate members, a
         /// missing required claim or a claim of the wrong type.
         mutating func readClaims(_ json: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONError) -> ClaimFields {
-            var issuer: Text?, subject: Text?, tokenID: Text?, role: Text?
-            var audience: List?, channels: List?, commands: List?
+            var issuer: Text?
+            var subject: Text?
+            var tokenID: Text?
+            var role: Text?
+            var audience: List?
+            var channels: List?
+            var commands: List?
             var audienceIsArray = false
-            var expiresAt: Double?, notBefore: Double?, issuedAt: Double?
+            var expiresAt: Double?
+            var notBefore: Double?
+            var issuedAt: Double?
             var environment: Environment?
             var status: StatusReference?
             var reader = JSONReader(json)
@@ -135,9 +148,14 @@ extension ParsedToken {
                 case 3 where name.equals("cmd"): commands = try list(&reader, offset: offset, "cmd")
                 case 3 where name.equals("env"):
                     let position = reader.position
-                    guard reader.peekKind() == .string else { throw JSONError("claim \"env\" must be a string", at: position) }
+                    guard reader.peekKind() == .string else {
+                        throw JSONError("claim \"env\" must be a string", at: position)
+                    }
                     let scanned = try reader.readStringRange()
-                    guard let parsed = reader.withStringBytes(scanned.content, hasEscapes: scanned.hasEscapes, Environment.init(bytes:)) else {
+                    guard
+                        let parsed = reader.withStringBytes(
+                            scanned.content, hasEscapes: scanned.hasEscapes, Environment.init(bytes:))
+                    else {
                         throw JSONError("claim \"env\" must be \"int\" or \"prod\"", at: position)
                     }
                     environment = parsed
@@ -152,7 +170,8 @@ extension ParsedToken {
                         audienceIsArray = true
                         audience = try list(&reader, offset: offset, "aud")
                     default:
-                        throw JSONError("claim \"aud\" must be a string or a non-empty array of strings", at: reader.position)
+                        throw JSONError(
+                            "claim \"aud\" must be a string or a non-empty array of strings", at: reader.position)
                     }
                 case 4 where name.equals("role"): role = try string(&reader, offset: offset, member: "claim \"role\"")
                 case 6 where name.equals("status"): status = try statusClaim(&reader, offset: offset)
@@ -169,17 +188,21 @@ extension ParsedToken {
             guard let expiresAt else { throw JSONError("required claim \"exp\" is missing", at: 0) }
             guard let channels else { throw JSONError("required claim \"ch\" is missing", at: 0) }
             guard let commands else { throw JSONError("required claim \"cmd\" is missing", at: 0) }
-            return ClaimFields(issuer: issuer, subject: subject, tokenID: tokenID, role: role,
-                               audience: audience, audienceIsArray: audienceIsArray, channels: channels, commands: commands,
-                               expiresAt: expiresAt, notBefore: notBefore, issuedAt: issuedAt, environment: environment,
-                               status: status)
+            return ClaimFields(
+                issuer: issuer, subject: subject, tokenID: tokenID, role: role,
+                audience: audience, audienceIsArray: audienceIsArray, channels: channels, commands: commands,
+                expiresAt: expiresAt, notBefore: notBefore, issuedAt: issuedAt, environment: environment,
+                status: status)
         }
 
         /// Reads the `status` claim (SPEC §4c): an object whose `status_list` member, when present,
         /// is `{"idx": non-negative integer, "uri": string}`; other members are only checked to be
         /// well-formed.
-        private mutating func statusClaim(_ reader: inout JSONReader, offset: Int) throws(JSONError) -> StatusReference? {
-            guard reader.peekKind() == .object else { throw JSONError("claim \"status\" must be an object", at: reader.position) }
+        private mutating func statusClaim(_ reader: inout JSONReader, offset: Int) throws(JSONError) -> StatusReference?
+        {
+            guard reader.peekKind() == .object else {
+                throw JSONError("claim \"status\" must be an object", at: reader.position)
+            }
             var reference: StatusReference?
             try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
                 guard name.equals("status_list") else {
@@ -188,7 +211,8 @@ extension ParsedToken {
                 }
                 let position = reader.position
                 guard reader.peekKind() == .object else {
-                    throw JSONError("claim \"status\": \"status_list\" must be an object {\"idx\", \"uri\"}", at: position)
+                    throw JSONError(
+                        "claim \"status\": \"status_list\" must be an object {\"idx\", \"uri\"}", at: position)
                 }
                 var index: UInt64?
                 var uri: Text?

@@ -123,8 +123,9 @@ import Musl
     func item(_ list: List, _ index: Int) -> Text {
         storage.withUnsafeBytes { raw in
             let offset = Int(tableStart) + (Int(list.first) + index) * 8
-            return Text(start: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)),
-                        end: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
+            return Text(
+                start: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)),
+                end: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
         }
     }
 

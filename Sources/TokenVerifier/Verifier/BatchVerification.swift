@@ -31,8 +31,10 @@ extension VerificationWorker {
     /// another (the crypto library's code and tables stay in cache from one verify to the next),
     /// then the verdicts. Each item's state lives in one slot of a temporary buffer and is
     /// changed in place between the passes.
-    package func verify(batch requests: some BatchRequests, against snapshot: VerifierSnapshot,
-                        _ answer: (Int, VerificationResult?) -> Void) {
+    package func verify(
+        batch requests: some BatchRequests, against snapshot: VerifierSnapshot,
+        _ answer: (Int, VerificationResult?) -> Void
+    ) {
         let count = requests.count
         guard count > 0 else { return }
         let snapshot = adopt(snapshot)
@@ -53,7 +55,10 @@ extension VerificationWorker {
                 }
                 for index in 0..<count {
                     let prepared = (states + index).move()
-                    answer(index, isRequest[index] ? VerificationResult(failures: prepared.failures.failures, parsed: prepared.parsed) : nil)
+                    answer(
+                        index,
+                        isRequest[index]
+                            ? VerificationResult(failures: prepared.failures.failures, parsed: prepared.parsed) : nil)
                 }
             }
         }

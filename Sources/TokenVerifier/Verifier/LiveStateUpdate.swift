@@ -7,8 +7,11 @@ public struct LiveStateUpdate: Sendable {
     public var deviceSteps: DeviceSteps?
     public var statusLists: StatusListSet?
 
-    public init(keys: KeySet? = nil, revocations: RevocationList? = nil, stepPolicy: StepPolicy? = nil, deviceSteps: DeviceSteps? = nil,
-                statusLists: StatusListSet? = nil) {
+    public init(
+        keys: KeySet? = nil, revocations: RevocationList? = nil, stepPolicy: StepPolicy? = nil,
+        deviceSteps: DeviceSteps? = nil,
+        statusLists: StatusListSet? = nil
+    ) {
         self.keys = keys
         self.revocations = revocations
         self.stepPolicy = stepPolicy
@@ -18,8 +21,9 @@ public struct LiveStateUpdate: Sendable {
 
     /// Both updates, `other`'s parts winning where both have one.
     public func merging(_ other: LiveStateUpdate) -> LiveStateUpdate {
-        LiveStateUpdate(keys: other.keys ?? keys, revocations: other.revocations ?? revocations,
-                        stepPolicy: other.stepPolicy ?? stepPolicy, deviceSteps: other.deviceSteps ?? deviceSteps,
-                        statusLists: other.statusLists ?? statusLists)
+        LiveStateUpdate(
+            keys: other.keys ?? keys, revocations: other.revocations ?? revocations,
+            stepPolicy: other.stepPolicy ?? stepPolicy, deviceSteps: other.deviceSteps ?? deviceSteps,
+            statusLists: other.statusLists ?? statusLists)
     }
 }

@@ -17,16 +17,20 @@ extension TokenVerifier {
     /// without blocking the caller's executor.
     /// - Throws: `CancellationError` when the calling task is cancelled (checked between chunks
     ///   of `chunkSize` requests; the work stops soon after).
-    public func verify(_ requests: [VerificationRequest], threads: Int? = nil,
-                       chunkSize: Int = 256) async throws(CancellationError) -> [VerificationResult] {
+    public func verify(
+        _ requests: [VerificationRequest], threads: Int? = nil,
+        chunkSize: Int = 256
+    ) async throws(CancellationError) -> [VerificationResult] {
         if Task.isCancelled { throw CancellationError() }
         guard !requests.isEmpty else { return [] }
         let batch = VerificationBatch(requests)
         let cancelled = OnceFlag()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                lanes.run(batch, threads: threads ?? lanes.lanes.count, chunkSize: chunkSize,
-                          isCancelled: { cancelled.isSet }) { continuation.resume() }
+                lanes.run(
+                    batch, threads: threads ?? lanes.lanes.count, chunkSize: chunkSize,
+                    isCancelled: { cancelled.isSet }
+                ) { continuation.resume() }
             }
         } onCancel: {
             cancelled.set()

@@ -23,9 +23,12 @@ public final class TokenVerifier: Sendable {
     /// policy and what devices have done; ``SecuritySteps/none`` checks no steps) and the status
     /// lists (SPEC §4c; nil: none configured, so a token that names a list is
     /// `status_unavailable` unless ``VerificationOptions/skipStatusLists``).
-    public init(keys: KeySet, revocations: RevocationList = .empty, steps: SecuritySteps = .none,
-                statusLists: StatusListSet? = nil, options: VerificationOptions = VerificationOptions()) {
-        core = VerifierCore(keys: keys, revocations: revocations, steps: steps, statusLists: statusLists, options: options)
+    public init(
+        keys: KeySet, revocations: RevocationList = .empty, steps: SecuritySteps = .none,
+        statusLists: StatusListSet? = nil, options: VerificationOptions = VerificationOptions()
+    ) {
+        core = VerifierCore(
+            keys: keys, revocations: revocations, steps: steps, statusLists: statusLists, options: options)
         lanes = VerificationLanes(count: activeProcessorCount(), core: core)
     }
 
@@ -87,7 +90,9 @@ public final class TokenVerifier: Sendable {
     /// the results in the same order, blocking the calling thread until they are done. Queues take
     /// chunks of `chunkSize` requests from a shared atomic counter; no lock is taken per request.
     /// From async code, use `await verify(_:)`, which does not block.
-    public func verify(_ requests: [VerificationRequest], threads: Int? = nil, chunkSize: Int = 256) -> [VerificationResult] {
+    public func verify(
+        _ requests: [VerificationRequest], threads: Int? = nil, chunkSize: Int = 256
+    ) -> [VerificationResult] {
         guard !requests.isEmpty else { return [] }
         let batch = VerificationBatch(requests)
         let finished = DispatchSemaphore(value: 0)

@@ -12,13 +12,17 @@ extension LanePool where Worker == VerificationWorker {
     /// Verifies the requests of `batch` on up to `threads` lanes, chunk by chunk (each chunk one
     /// run of the worker's batch engine, signatures back to back), each result into its own slot;
     /// calls `done` on the last lane to finish. A cancelled run leaves the remaining slots as they were.
-    func run(_ batch: VerificationBatch, threads: Int, chunkSize: Int, isCancelled: @escaping @Sendable () -> Bool,
-             done: @escaping @Sendable () -> Void) {
-        run(count: batch.requests.count, threads: threads, chunkSize: chunkSize, isCancelled: isCancelled, body: { worker, range in
-            worker.verify(batch: RequestChunk(requests: batch.requests[range])) { offset, result in
-                if let result { batch.results[range.lowerBound + offset] = result }
-            }
-        }, done: done)
+    func run(
+        _ batch: VerificationBatch, threads: Int, chunkSize: Int, isCancelled: @escaping @Sendable () -> Bool,
+        done: @escaping @Sendable () -> Void
+    ) {
+        run(
+            count: batch.requests.count, threads: threads, chunkSize: chunkSize, isCancelled: isCancelled,
+            body: { worker, range in
+                worker.verify(batch: RequestChunk(requests: batch.requests[range])) { offset, result in
+                    if let result { batch.results[range.lowerBound + offset] = result }
+                }
+            }, done: done)
     }
 }
 

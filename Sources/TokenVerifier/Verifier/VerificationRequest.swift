@@ -5,10 +5,13 @@ public struct VerificationRequest: Sendable {
     /// What the request asks for, checked against the token's grant.
     public var context: RequestContext
 
-    public init(token: String, device: String? = nil, object: String? = nil, channel: String? = nil,
-                command: String? = nil, checkTime: Double? = nil) {
+    public init(
+        token: String, device: String? = nil, object: String? = nil, channel: String? = nil,
+        command: String? = nil, checkTime: Double? = nil
+    ) {
         self.token = token
-        self.context = RequestContext(device: device, object: object, channel: channel, command: command, checkTime: checkTime)
+        self.context = RequestContext(
+            device: device, object: object, channel: channel, command: command, checkTime: checkTime)
     }
 }
 
@@ -25,7 +28,10 @@ public struct RequestContext: Sendable {
     /// The check time (NumericDate) for this request; defaults to the verifier's.
     public var checkTime: Double?
 
-    public init(device: String? = nil, object: String? = nil, channel: String? = nil, command: String? = nil, checkTime: Double? = nil) {
+    public init(
+        device: String? = nil, object: String? = nil, channel: String? = nil, command: String? = nil,
+        checkTime: Double? = nil
+    ) {
         self.device = device
         self.object = object
         self.channel = channel
@@ -43,8 +49,10 @@ package struct ContextBytes {
     var command: UnsafeBufferPointer<UInt8>?
     var checkTime: Double?
 
-    package init(device: UnsafeBufferPointer<UInt8>? = nil, object: UnsafeBufferPointer<UInt8>? = nil,
-                 channel: UnsafeBufferPointer<UInt8>? = nil, command: UnsafeBufferPointer<UInt8>? = nil, checkTime: Double? = nil) {
+    package init(
+        device: UnsafeBufferPointer<UInt8>? = nil, object: UnsafeBufferPointer<UInt8>? = nil,
+        channel: UnsafeBufferPointer<UInt8>? = nil, command: UnsafeBufferPointer<UInt8>? = nil, checkTime: Double? = nil
+    ) {
         self.device = device
         self.object = object
         self.channel = channel
@@ -59,14 +67,21 @@ extension RequestContext {
         var joined: [UInt8] = []
         var ranges: [Range<Int>?] = []
         for value in [device, object, channel, command] {
-            guard let value else { ranges.append(nil); continue }
+            guard let value else {
+                ranges.append(nil)
+                continue
+            }
             let start = joined.count
             joined += value.utf8
             ranges.append(start..<joined.count)
         }
         return joined.withUnsafeBufferPointer { buffer in
-            func bytes(_ index: Int) -> UnsafeBufferPointer<UInt8>? { ranges[index].map { UnsafeBufferPointer(rebasing: buffer[$0]) } }
-            return body(ContextBytes(device: bytes(0), object: bytes(1), channel: bytes(2), command: bytes(3), checkTime: checkTime))
+            func bytes(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
+                ranges[index].map { UnsafeBufferPointer(rebasing: buffer[$0]) }
+            }
+            return body(
+                ContextBytes(
+                    device: bytes(0), object: bytes(1), channel: bytes(2), command: bytes(3), checkTime: checkTime))
         }
     }
 }
@@ -105,9 +120,11 @@ public struct VerificationOptions: Sendable {
     /// Leave the status of tokens that name a status list unchecked (SPEC §4c `--skip-status-lists`).
     public var skipStatusLists: Bool
 
-    public init(environment: Environment? = nil, issuer: String? = nil, leeway: Double = 0, checkTime: Double? = nil,
-                audit: Bool = false, signatureCacheSlots: Int = 1 << 18, es256TableMemory: Int = 64 << 20,
-                ed25519TableMemory: Int = 64 << 20, skipStatusLists: Bool = false, tableMemory: [String: Int] = [:]) {
+    public init(
+        environment: Environment? = nil, issuer: String? = nil, leeway: Double = 0, checkTime: Double? = nil,
+        audit: Bool = false, signatureCacheSlots: Int = 1 << 18, es256TableMemory: Int = 64 << 20,
+        ed25519TableMemory: Int = 64 << 20, skipStatusLists: Bool = false, tableMemory: [String: Int] = [:]
+    ) {
         self.skipStatusLists = skipStatusLists
         self.environment = environment
         self.issuer = issuer
@@ -115,6 +132,8 @@ public struct VerificationOptions: Sendable {
         self.checkTime = checkTime
         self.audit = audit
         self.signatureCacheSlots = signatureCacheSlots
-        self.tableMemory = tableMemory.merging(["es256": es256TableMemory, "ed25519": ed25519TableMemory]) { explicit, _ in explicit }
+        self.tableMemory = tableMemory.merging(["es256": es256TableMemory, "ed25519": ed25519TableMemory]) {
+            explicit, _ in explicit
+        }
     }
 }

@@ -85,9 +85,10 @@ public final class VerificationWorker {
         var prepared = Prepared(audit: options.audit)
         guard let parsed = parse(token, cache: snapshot.signatureCache, &prepared) else { return prepared }
         prepared.parsed = parsed
-        let input = CheckInput(token: parsed, compact: token, state: snapshot, core: core,
-                               time: context.checkTime ?? options.checkTime ?? currentNumericDate(),
-                               context: context, digest: prepared.digest, crypto: self)
+        let input = CheckInput(
+            token: parsed, compact: token, state: snapshot, core: core,
+            time: context.checkTime ?? options.checkTime ?? currentNumericDate(),
+            context: context, digest: prepared.digest, crypto: self)
         var findings = CheckFindings()
         StandardChecks.beforeSignature.check(input, &findings, &prepared.failures)
         if !prepared.failures.isDone, findings.keyFits { prepared.signatureKey = findings.keyIndex }
@@ -98,15 +99,18 @@ public final class VerificationWorker {
     func checkSignature(_ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: VerifierSnapshot) {
         guard let keyIndex = prepared.signatureKey, let parsed = prepared.parsed else { return }
         prepared.signatureKey = nil
-        let input = CheckInput(token: parsed, compact: token, state: snapshot, core: core, time: 0,
-                               context: ContextBytes(), digest: prepared.digest, crypto: self)
+        let input = CheckInput(
+            token: parsed, compact: token, state: snapshot, core: core, time: 0,
+            context: ContextBytes(), digest: prepared.digest, crypto: self)
         var findings = CheckFindings(keyIndex: keyIndex, keyFits: true)
         StandardChecks.signature.check(input, &findings, &prepared.failures)
     }
 
     /// Check 2: the token parsed, or taken from the parse cache (when the signature cache is on,
     /// which also gives the token's digest).
-    private func parse(_ token: UnsafeBufferPointer<UInt8>, cache: SignatureCache?, _ prepared: inout Prepared) -> ParsedToken? {
+    private func parse(
+        _ token: UnsafeBufferPointer<UInt8>, cache: SignatureCache?, _ prepared: inout Prepared
+    ) -> ParsedToken? {
         func parseFresh() -> ParsedToken? {
             switch ParsedToken.parse(token) {
             case .success(let token): return token
@@ -118,7 +122,9 @@ public final class VerificationWorker {
         guard let cache else { return parseFresh() }
         let digest = cache.digest(of: token)
         prepared.digest = digest
-        if parsedTokens == nil { parsedTokens = ParsedTokenCache(entries: min(32768, max(1, core.options.signatureCacheSlots / 8))) }
+        if parsedTokens == nil {
+            parsedTokens = ParsedTokenCache(entries: min(32768, max(1, core.options.signatureCacheSlots / 8)))
+        }
         if let known = parsedTokens!.lookup(digest) { return known }
         guard let fresh = parseFresh() else { return nil }
         parsedTokens!.note(fresh, for: digest)

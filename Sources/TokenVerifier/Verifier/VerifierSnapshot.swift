@@ -23,9 +23,11 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
     /// while that exact key is in the set, and can never answer for other key material.
     private let keyIdentities: [KeyedHash.Digest]
 
-    init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, statusLists: StatusListSet?,
-         signatureCache: SignatureCache?, options: VerificationOptions, keyIdentities: [KeyedHash.Digest]? = nil,
-         statusIndex: StatusListIndex? = nil) {
+    init(
+        keys: KeySet, revocations: RevocationList, steps: SecuritySteps, statusLists: StatusListSet?,
+        signatureCache: SignatureCache?, options: VerificationOptions, keyIdentities: [KeyedHash.Digest]? = nil,
+        statusIndex: StatusListIndex? = nil
+    ) {
         self.keys = keys
         self.revocations = revocations
         self.steps = steps
@@ -33,7 +35,8 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
         self.statusLists = statusLists
         self.statusIndex = statusIndex ?? StatusListIndex(lists: statusLists, keys: keys, options: options)
         self.signatureCache = signatureCache
-        self.keyIdentities = keyIdentities ?? signatureCache.map { cache in keys.keys.map { cache.identity(of: $0) } } ?? []
+        self.keyIdentities =
+            keyIdentities ?? signatureCache.map { cache in keys.keys.map { cache.identity(of: $0) } } ?? []
     }
 
     /// This snapshot with the parts `update` names replaced (the same signature cache: entries of
@@ -46,9 +49,10 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
             steps = SecuritySteps(policy: update.stepPolicy ?? steps.policy, done: update.deviceSteps ?? steps.done)
         }
         let sameIndex = update.keys == nil && update.statusLists == nil
-        return VerifierSnapshot(keys: update.keys ?? keys, revocations: update.revocations ?? revocations, steps: steps,
-                                statusLists: update.statusLists ?? statusLists, signatureCache: signatureCache, options: options,
-                                keyIdentities: update.keys == nil ? keyIdentities : nil, statusIndex: sameIndex ? statusIndex : nil)
+        return VerifierSnapshot(
+            keys: update.keys ?? keys, revocations: update.revocations ?? revocations, steps: steps,
+            statusLists: update.statusLists ?? statusLists, signatureCache: signatureCache, options: options,
+            keyIdentities: update.keys == nil ? keyIdentities : nil, statusIndex: sameIndex ? statusIndex : nil)
     }
 
     /// The signature cache key of a token (its digest) checked with the key at `keyIndex`.
@@ -64,12 +68,17 @@ final class VerifierCore: Sendable {
     let options: VerificationOptions
     private let current: ManagedAtomic<VerifierSnapshot>
 
-    init(keys: KeySet, revocations: RevocationList, steps: SecuritySteps, statusLists: StatusListSet?, options: VerificationOptions) {
+    init(
+        keys: KeySet, revocations: RevocationList, steps: SecuritySteps, statusLists: StatusListSet?,
+        options: VerificationOptions
+    ) {
         self.options = options
         let cache = options.signatureCacheSlots > 0 ? SignatureCache(slots: options.signatureCacheSlots) : nil
         KeyTableBuilder.arm(keys, options: options)
-        current = ManagedAtomic(VerifierSnapshot(keys: keys, revocations: revocations, steps: steps, statusLists: statusLists,
-                                                 signatureCache: cache, options: options))
+        current = ManagedAtomic(
+            VerifierSnapshot(
+                keys: keys, revocations: revocations, steps: steps, statusLists: statusLists,
+                signatureCache: cache, options: options))
     }
 
     /// The snapshot in force.
@@ -85,7 +94,8 @@ final class VerifierCore: Sendable {
             // A key set is armed before it is in force, so that its keys' first uses ask for
             // their tables (arming is idempotent: a key keeps the first budget it is given).
             if new.keys !== old.keys { KeyTableBuilder.arm(new.keys, options: options) }
-            let (exchanged, found) = current.compareExchange(expected: old, desired: new, ordering: .acquiringAndReleasing)
+            let (exchanged, found) = current.compareExchange(
+                expected: old, desired: new, ordering: .acquiringAndReleasing)
             if exchanged { return }
             old = found
         }

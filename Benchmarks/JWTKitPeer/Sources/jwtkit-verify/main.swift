@@ -41,7 +41,8 @@ guard arguments.count < 5 || Double(arguments[4]) != nil else {
 
 /// The check time for exp and nbf (the optional fourth argument).
 enum CheckTime {
-    static let date = Date(timeIntervalSince1970: CommandLine.arguments.count > 4 ? Double(CommandLine.arguments[4])! : 1_800_000_000)
+    static let date = Date(
+        timeIntervalSince1970: CommandLine.arguments.count > 4 ? Double(CommandLine.arguments[4])! : 1_800_000_000)
 }
 let jwks = try String(contentsOfFile: arguments[1], encoding: .utf8)
 let tokens = try String(contentsOfFile: arguments[2], encoding: .utf8).split(separator: "\n").map { Array($0.utf8) }
@@ -84,6 +85,9 @@ let valid = await withTaskGroup(of: Int.self) { group in
 let seconds = Date().timeIntervalSince(start)
 let cpu = cpuSeconds() - cpuBefore
 let count = Double(tokens.count)
-print("jwt-kit: \(tokens.count) tokens, \(valid) valid, \(tokens.count - valid) invalid, "
-    + String(format: "%.3f s wall, %.0f tokens/s, %.3f s CPU, %.0f tokens/CPU-s, ", seconds, count / seconds, cpu, count / cpu)
-    + "\(tasks) threads")
+print(
+    "jwt-kit: \(tokens.count) tokens, \(valid) valid, \(tokens.count - valid) invalid, "
+        + String(
+            format: "%.3f s wall, %.0f tokens/s, %.3f s CPU, %.0f tokens/CPU-s, ", seconds, count / seconds, cpu,
+            count / cpu)
+        + "\(tasks) threads")

@@ -40,19 +40,25 @@ public struct CallgrindProfile: Sendable {
     }
 
     public init(parsing text: String) throws {
-        var objectNames: [String: String] = [:], functionNames: [String: String] = [:]
-        var currentObject = "???", currentFunction = "???"
+        var objectNames: [String: String] = [:]
+        var functionNames: [String: String] = [:]
+        var currentObject = "???"
+        var currentFunction = "???"
         var skipNextCost = false
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: true) {
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             guard let first = line.first else { continue }
             if first.isNumber || first == "+" || first == "-" || first == "*" {
-                if skipNextCost { skipNextCost = false; continue }
+                if skipNextCost {
+                    skipNextCost = false
+                    continue
+                }
                 let fields = line.split(separator: " ")
                 guard fields.count >= 2 else { continue }
                 guard let cost = UInt64(fields[1]) else { throw ParseError.badCostLine(String(line)) }
                 instructionsByObject[currentObject, default: 0] += cost
-                instructionsByFunction[FunctionKey(object: currentObject, function: currentFunction), default: 0] += cost
+                instructionsByFunction[FunctionKey(object: currentObject, function: currentFunction), default: 0] +=
+                    cost
             } else if line.hasPrefix("ob=") {
                 currentObject = Self.resolve(line.dropFirst(3), &objectNames)
             } else if line.hasPrefix("fn=") {

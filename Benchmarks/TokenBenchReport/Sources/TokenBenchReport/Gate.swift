@@ -41,7 +41,10 @@ public struct Thresholds: Sendable {
 
 /// One figure of one scenario against the baseline.
 public struct Comparison: Sendable {
-    public enum Verdict: String, Sendable { case pass, regression, improvement, notGated = "not gated" }
+    public enum Verdict: String, Sendable {
+        case pass, regression, improvement
+        case notGated = "not gated"
+    }
 
     public var scenario: String
     public var figure: Figure
@@ -57,9 +60,12 @@ public struct Comparison: Sendable {
     /// The line a CI log shows for a regression or an improvement.
     public var message: String {
         let direction = figure.biggerIsBetter ? "lower" : "higher"
-        let what = verdict == .improvement ? "better than the baseline beyond the threshold: refresh it with --update-baseline"
+        let what =
+            verdict == .improvement
+            ? "better than the baseline beyond the threshold: refresh it with --update-baseline"
             : "more than \(Self.percent(tolerance)) \(direction) than the baseline"
-        return "\(scenario): \(figure.label) \(Self.format(current)) against a baseline of \(Self.format(baseline)), threshold \(Self.percent(tolerance)) (\(Self.signedPercent(change))): \(what)"
+        return
+            "\(scenario): \(figure.label) \(Self.format(current)) against a baseline of \(Self.format(baseline)), threshold \(Self.percent(tolerance)) (\(Self.signedPercent(change))): \(what)"
     }
 
     static func format(_ value: Double) -> String {
@@ -117,27 +123,37 @@ public enum Gate {
                 // Single-shot efficiencies (no repetitions) are shown but never gate: they cry wolf.
                 let gated = thresholds.gated.contains(figure) && (figure != .efficiency || scenario.samples != nil)
                 if !gated { verdict = .notGated }
-                rows.append(Comparison(scenario: name, figure: figure, baseline: before, current: now,
-                                       tolerance: tolerance, verdict: verdict))
+                rows.append(
+                    Comparison(
+                        scenario: name, figure: figure, baseline: before, current: now,
+                        tolerance: tolerance, verdict: verdict))
             }
         }
         return rows
     }
 
     /// The current value, the baseline's, and the noise both runs measured (a fraction).
-    private static func values(_ figure: Figure, _ now: Report.Scenario, _ before: Report.Scenario) -> (Double, Double, Double)? {
+    private static func values(
+        _ figure: Figure, _ now: Report.Scenario, _ before: Report.Scenario
+    ) -> (Double, Double, Double)? {
         switch figure {
         case .instructions:
-            guard let current = now.instructions?.perToken, let previous = before.instructions?.perToken else { return nil }
+            guard let current = now.instructions?.perToken, let previous = before.instructions?.perToken else {
+                return nil
+            }
             return (current, previous, 0)
         case .efficiency:
             guard let current = now.efficiency, let previous = before.efficiency else { return nil }
             // With repetitions: the tolerance widens to twice the standard error of the
             // difference of the two medians, when the runs were noisier than the threshold allows for.
-            let errors = [now.samples, before.samples].map { $0.flatMap { Statistics.relativeStandardErrorOfMedian($0.efficiency) } ?? 0 }
+            let errors = [now.samples, before.samples].map {
+                $0.flatMap { Statistics.relativeStandardErrorOfMedian($0.efficiency) } ?? 0
+            }
             return (current, previous, 2 * errors.map { $0 * $0 }.reduce(0, +).squareRoot())
         case .p99:
-            guard let current = now.latency?.p99Microseconds, let previous = before.latency?.p99Microseconds else { return nil }
+            guard let current = now.latency?.p99Microseconds, let previous = before.latency?.p99Microseconds else {
+                return nil
+            }
             return (current, previous, 0)
         }
     }
@@ -167,11 +183,14 @@ public enum Gate {
         case .pass: return "pass: \(gated.count) gated figures within their thresholds"
         case .regression:
             let worst = gated.filter { $0.verdict == .regression }
-            return "regression: " + worst.map { "\($0.scenario) \($0.figure.label) \(Comparison.signedPercent($0.change))" }.joined(separator: ", ")
+            return "regression: "
+                + worst.map { "\($0.scenario) \($0.figure.label) \(Comparison.signedPercent($0.change))" }.joined(
+                    separator: ", ")
         case .improvement:
             let better = gated.filter { $0.verdict == .improvement }
             return "improvement beyond the threshold (refresh the baseline): "
-                + better.map { "\($0.scenario) \($0.figure.label) \(Comparison.signedPercent($0.change))" }.joined(separator: ", ")
+                + better.map { "\($0.scenario) \($0.figure.label) \(Comparison.signedPercent($0.change))" }.joined(
+                    separator: ", ")
         case .baselineMissing: return "baseline missing: it has none of this run's gated figures"
         }
     }

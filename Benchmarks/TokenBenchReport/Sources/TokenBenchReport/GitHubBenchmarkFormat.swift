@@ -18,18 +18,28 @@ public enum GitHubBenchmarkFormat {
             var entries: [Entry] = []
             let extra = "threads: \(scenario.threads); tokens: \(scenario.tokens)"
             if let value = scenario.throughput {
-                entries.append(Entry(name: "\(label) throughput", unit: "tokens/s", value: value,
-                                     range: spread(scenario.samples?.throughput), extra: extra))
+                entries.append(
+                    Entry(
+                        name: "\(label) throughput", unit: "tokens/s", value: value,
+                        range: spread(scenario.samples?.throughput), extra: extra))
             }
             if let value = scenario.rawRate {
-                entries.append(Entry(name: "\(label) raw rate", unit: "verifies/s", value: value,
-                                     range: spread(scenario.samples?.rawRate), extra: extra))
+                entries.append(
+                    Entry(
+                        name: "\(label) raw rate", unit: "verifies/s", value: value,
+                        range: spread(scenario.samples?.rawRate), extra: extra))
             }
             if let value = scenario.efficiency {
-                entries.append(Entry(name: "\(label) efficiency", unit: "ratio", value: value,
-                                     range: spread(scenario.samples?.efficiency),
-                                     extra: extra + (scenario.samples.map { "; median of \($0.efficiency.count) interleaved repetitions" } ?? "")
-                                         + (scenario.notes["wallTimeEfficiency"].map { String(format: "; per CPU second (wall time: %.3f)", $0) } ?? "")))
+                entries.append(
+                    Entry(
+                        name: "\(label) efficiency", unit: "ratio", value: value,
+                        range: spread(scenario.samples?.efficiency),
+                        extra: extra
+                            + (scenario.samples.map { "; median of \($0.efficiency.count) interleaved repetitions" }
+                                ?? "")
+                            + (scenario.notes["wallTimeEfficiency"].map {
+                                String(format: "; per CPU second (wall time: %.3f)", $0)
+                            } ?? "")))
             }
             return entries
         }
@@ -41,13 +51,23 @@ public enum GitHubBenchmarkFormat {
             let label = name(scenario)
             var entries: [Entry] = []
             if let instructions = scenario.instructions {
-                entries.append(Entry(name: "\(label) instructions per token", unit: "instructions", value: instructions.perToken,
-                                     range: nil, extra: "outside libsodium/libcrypto, callgrind, sets of \(instructions.setSizes.map(String.init).joined(separator: " and ")) tokens; signature library: \(Int(instructions.signatureLibraryPerToken))"))
+                entries.append(
+                    Entry(
+                        name: "\(label) instructions per token", unit: "instructions", value: instructions.perToken,
+                        range: nil,
+                        extra:
+                            "outside libsodium/libcrypto, callgrind, sets of \(instructions.setSizes.map(String.init).joined(separator: " and ")) tokens; signature library: \(Int(instructions.signatureLibraryPerToken))"
+                    ))
             }
             if let latency = scenario.latency {
-                for (percentile, value) in [("p50", latency.p50Microseconds), ("p99", latency.p99Microseconds), ("p99.9", latency.p999Microseconds)] {
-                    entries.append(Entry(name: "\(label) \(percentile) latency", unit: "µs", value: value, range: nil,
-                                         extra: "\(latency.mode); \(latency.requests) requests"))
+                for (percentile, value) in [
+                    ("p50", latency.p50Microseconds), ("p99", latency.p99Microseconds),
+                    ("p99.9", latency.p999Microseconds),
+                ] {
+                    entries.append(
+                        Entry(
+                            name: "\(label) \(percentile) latency", unit: "µs", value: value, range: nil,
+                            extra: "\(latency.mode); \(latency.requests) requests"))
                 }
             }
             return entries
@@ -61,7 +81,8 @@ public enum GitHubBenchmarkFormat {
     /// "± half the interquartile range" of the repetitions.
     static func spread(_ values: [Double]?) -> String? {
         guard let values, values.count > 1, let lower = Statistics.quantile(values, 0.25),
-              let upper = Statistics.quantile(values, 0.75) else { return nil }
+            let upper = Statistics.quantile(values, 0.75)
+        else { return nil }
         let half = (upper - lower) / 2
         return "± " + (half >= 100 ? String(format: "%.0f", half) : String(format: "%.4f", half))
     }

@@ -31,52 +31,102 @@ public struct LineChart: Sendable {
         self.series = series
     }
 
-    public static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+    public static let palette = [
+        "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+    ]
 
     /// The chart's elements inside the rectangle at (`x`, `y`) of `width` × `height`.
     public func elements(x left: Double, y top: Double, width: Double, height: Double) -> [SVGElement] {
         // The legend sits under the x axis, one line per series, so it never hides a line.
         let legendTop = top + height - 8 - Double(series.count) * 16
-        let plotLeft = left + 70, plotRight = left + width - 40, plotTop = top + 30, plotBottom = legendTop - 44
+        let plotLeft = left + 70
+        let plotRight = left + width - 40
+        let plotTop = top + 30
+        let plotBottom = legendTop - 44
         let xs = series.flatMap { $0.points.map(\.x) } + xTicks.map(\.0)
-        let xMin = xs.min() ?? 0, xMax = max(xs.max() ?? 1, xMin + 1e-9)
+        let xMin = xs.min() ?? 0
+        let xMax = max(xs.max() ?? 1, xMin + 1e-9)
         let yMax = Self.niceCeiling(series.flatMap { $0.points.map(\.y) }.max() ?? 1)
         func px(_ value: Double) -> Double { plotLeft + (value - xMin) / (xMax - xMin) * (plotRight - plotLeft) }
         func py(_ value: Double) -> Double { plotBottom - value / yMax * (plotBottom - plotTop) }
         let n = SVGElement.number
 
         var elements: [SVGElement] = [
-            SVGElement("text", [("x", n(left + width / 2)), ("y", n(top + 18)), ("text-anchor", "middle"), ("font-size", "14"), ("font-weight", "bold")], text: title),
-            SVGElement("text", [("x", n((plotLeft + plotRight) / 2)), ("y", n(plotBottom + 36)), ("text-anchor", "middle")], text: xLabel),
-            SVGElement("text", [("x", n(left + 14)), ("y", n((plotTop + plotBottom) / 2)), ("text-anchor", "middle"),
-                                ("transform", "rotate(-90 \(n(left + 14)) \(n((plotTop + plotBottom) / 2)))")], text: yLabel),
+            SVGElement(
+                "text",
+                [
+                    ("x", n(left + width / 2)), ("y", n(top + 18)), ("text-anchor", "middle"), ("font-size", "14"),
+                    ("font-weight", "bold"),
+                ], text: title),
+            SVGElement(
+                "text", [("x", n((plotLeft + plotRight) / 2)), ("y", n(plotBottom + 36)), ("text-anchor", "middle")],
+                text: xLabel),
+            SVGElement(
+                "text",
+                [
+                    ("x", n(left + 14)), ("y", n((plotTop + plotBottom) / 2)), ("text-anchor", "middle"),
+                    ("transform", "rotate(-90 \(n(left + 14)) \(n((plotTop + plotBottom) / 2)))"),
+                ], text: yLabel),
         ]
         var axes: [SVGElement] = [
-            SVGElement("line", [("x1", n(plotLeft)), ("y1", n(plotBottom)), ("x2", n(plotRight)), ("y2", n(plotBottom)), ("stroke", "black")]),
-            SVGElement("line", [("x1", n(plotLeft)), ("y1", n(plotTop)), ("x2", n(plotLeft)), ("y2", n(plotBottom)), ("stroke", "black")]),
+            SVGElement(
+                "line",
+                [
+                    ("x1", n(plotLeft)), ("y1", n(plotBottom)), ("x2", n(plotRight)), ("y2", n(plotBottom)),
+                    ("stroke", "black"),
+                ]),
+            SVGElement(
+                "line",
+                [
+                    ("x1", n(plotLeft)), ("y1", n(plotTop)), ("x2", n(plotLeft)), ("y2", n(plotBottom)),
+                    ("stroke", "black"),
+                ]),
         ]
         for (value, label) in xTicks {
-            axes.append(SVGElement("line", [("x1", n(px(value))), ("y1", n(plotTop)), ("x2", n(px(value))), ("y2", n(plotBottom)), ("stroke", "#ddd")]))
-            axes.append(SVGElement("text", [("x", n(px(value))), ("y", n(plotBottom + 16)), ("text-anchor", "middle")], text: label))
+            axes.append(
+                SVGElement(
+                    "line",
+                    [
+                        ("x1", n(px(value))), ("y1", n(plotTop)), ("x2", n(px(value))), ("y2", n(plotBottom)),
+                        ("stroke", "#ddd"),
+                    ]))
+            axes.append(
+                SVGElement(
+                    "text", [("x", n(px(value))), ("y", n(plotBottom + 16)), ("text-anchor", "middle")], text: label))
         }
         for step in 0...4 {
             let value = yMax * Double(step) / 4
-            axes.append(SVGElement("line", [("x1", n(plotLeft)), ("y1", n(py(value))), ("x2", n(plotRight)), ("y2", n(py(value))), ("stroke", "#ddd")]))
-            axes.append(SVGElement("text", [("x", n(plotLeft - 6)), ("y", n(py(value) + 4)), ("text-anchor", "end")], text: Self.label(value)))
+            axes.append(
+                SVGElement(
+                    "line",
+                    [
+                        ("x1", n(plotLeft)), ("y1", n(py(value))), ("x2", n(plotRight)), ("y2", n(py(value))),
+                        ("stroke", "#ddd"),
+                    ]))
+            axes.append(
+                SVGElement(
+                    "text", [("x", n(plotLeft - 6)), ("y", n(py(value) + 4)), ("text-anchor", "end")],
+                    text: Self.label(value)))
         }
         elements.append(SVGElement("g", [("class", "axes")], children: axes))
 
         for (index, line) in series.enumerated() {
             let points = line.points.map { "\(n(px($0.x))),\(n(py($0.y)))" }.joined(separator: " ")
-            var stroke: [(String, String)] = [("points", points), ("fill", "none"), ("stroke", line.color), ("stroke-width", "2")]
+            var stroke: [(String, String)] = [
+                ("points", points), ("fill", "none"), ("stroke", line.color), ("stroke-width", "2"),
+            ]
             if line.dashed { stroke.append(("stroke-dasharray", "6 4")) }
             var children = [SVGElement("polyline", stroke)]
             if line.points.count <= 32 {
-                children += line.points.map { SVGElement("circle", [("cx", n(px($0.x))), ("cy", n(py($0.y))), ("r", "3"), ("fill", line.color)]) }
+                children += line.points.map {
+                    SVGElement("circle", [("cx", n(px($0.x))), ("cy", n(py($0.y))), ("r", "3"), ("fill", line.color)])
+                }
             }
             let legendY = legendTop + 8 + Double(index) * 16
-            var legendLine: [(String, String)] = [("x1", n(plotLeft + 10)), ("y1", n(legendY)), ("x2", n(plotLeft + 34)), ("y2", n(legendY)),
-                                                  ("stroke", line.color), ("stroke-width", "2")]
+            var legendLine: [(String, String)] = [
+                ("x1", n(plotLeft + 10)), ("y1", n(legendY)), ("x2", n(plotLeft + 34)), ("y2", n(legendY)),
+                ("stroke", line.color), ("stroke-width", "2"),
+            ]
             if line.dashed { legendLine.append(("stroke-dasharray", "6 4")) }
             children.append(SVGElement("line", legendLine))
             children.append(SVGElement("text", [("x", n(plotLeft + 40)), ("y", n(legendY + 4))], text: line.name))

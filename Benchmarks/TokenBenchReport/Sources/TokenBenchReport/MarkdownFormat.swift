@@ -23,9 +23,12 @@ public enum MarkdownFormat {
             lines.append(row(["scenario", "figure", "baseline", "now", "change", "threshold", ""]))
             lines.append(row(["---", "---", "---:", "---:", "---:", "---:", "---"]))
             for comparison in comparisons {
-                lines.append(row([comparison.scenario, comparison.figure.label, Comparison.format(comparison.baseline),
-                                  Comparison.format(comparison.current), Comparison.signedPercent(comparison.change),
-                                  "±" + Comparison.percent(comparison.tolerance), mark(comparison.verdict)]))
+                lines.append(
+                    row([
+                        comparison.scenario, comparison.figure.label, Comparison.format(comparison.baseline),
+                        Comparison.format(comparison.current), Comparison.signedPercent(comparison.change),
+                        "±" + Comparison.percent(comparison.tolerance), mark(comparison.verdict),
+                    ]))
             }
         }
         lines.append("")

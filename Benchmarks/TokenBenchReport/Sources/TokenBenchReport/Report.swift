@@ -46,8 +46,10 @@ public struct Report: Codable, Sendable {
         /// The distribution, HdrHistogram style (for the latency plot).
         public var percentiles: [PercentilePoint]?
 
-        public init(mode: String, requests: Int, p50Microseconds: Double, p99Microseconds: Double,
-                    p999Microseconds: Double, maxMicroseconds: Double, percentiles: [PercentilePoint]? = nil) {
+        public init(
+            mode: String, requests: Int, p50Microseconds: Double, p99Microseconds: Double,
+            p999Microseconds: Double, maxMicroseconds: Double, percentiles: [PercentilePoint]? = nil
+        ) {
             self.mode = mode
             self.requests = requests
             self.p50Microseconds = p50Microseconds
@@ -111,8 +113,10 @@ public struct Report: Codable, Sendable {
         /// Scenario-specific figures (load time, bytes per entry, speedup, …).
         public var notes: [String: Double] = [:]
 
-        public init(name: String, tokens: Int, threads: Int, seconds: Double? = nil, throughput: Double? = nil,
-                    rawRate: Double? = nil, efficiency: Double? = nil, latency: Latency? = nil) {
+        public init(
+            name: String, tokens: Int, threads: Int, seconds: Double? = nil, throughput: Double? = nil,
+            rawRate: Double? = nil, efficiency: Double? = nil, latency: Latency? = nil
+        ) {
             self.name = name
             self.tokens = tokens
             self.threads = threads

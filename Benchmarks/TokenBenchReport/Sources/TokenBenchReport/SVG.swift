@@ -9,7 +9,8 @@ public struct SVGElement: Sendable {
     public var children: [SVGElement]
     public var text: String?
 
-    public init(_ name: String, _ attributes: [(String, String)] = [], text: String? = nil, children: [SVGElement] = []) {
+    public init(_ name: String, _ attributes: [(String, String)] = [], text: String? = nil, children: [SVGElement] = [])
+    {
         self.name = name
         self.attributes = attributes
         self.text = text
@@ -55,11 +56,15 @@ public struct SVGDocument: Sendable {
     }
 
     public func render() -> String {
-        let root = SVGElement("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("width", SVGElement.number(width)),
-                                      ("height", SVGElement.number(height)),
-                                      ("viewBox", "0 0 \(SVGElement.number(width)) \(SVGElement.number(height))"),
-                                      ("font-family", "sans-serif"), ("font-size", "12")],
-                              children: [SVGElement("rect", [("width", "100%"), ("height", "100%"), ("fill", "white")])] + elements)
+        let root = SVGElement(
+            "svg",
+            [
+                ("xmlns", "http://www.w3.org/2000/svg"), ("width", SVGElement.number(width)),
+                ("height", SVGElement.number(height)),
+                ("viewBox", "0 0 \(SVGElement.number(width)) \(SVGElement.number(height))"),
+                ("font-family", "sans-serif"), ("font-size", "12"),
+            ],
+            children: [SVGElement("rect", [("width", "100%"), ("height", "100%"), ("fill", "white")])] + elements)
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + root.render() + "\n"
     }
 }

@@ -17,7 +17,8 @@ public enum Statistics {
     /// spread, as a fraction of the typical value (0 for one value).
     public static func relativeSpread(_ values: [Double]) -> Double? {
         guard let median = median(values), median != 0,
-              let lower = quantile(values, 0.25), let upper = quantile(values, 0.75) else { return nil }
+            let lower = quantile(values, 0.25), let upper = quantile(values, 0.75)
+        else { return nil }
         return (upper - lower) / median
     }
 

@@ -12,7 +12,8 @@ final class FormatTests: XCTestCase {
         for entries in [bigger, smaller] {
             XCTAssertFalse(entries.isEmpty)
             for entry in entries {
-                XCTAssertTrue(Set(entry.keys).isSubset(of: ["name", "unit", "value", "range", "extra"]), "\(entry.keys)")
+                XCTAssertTrue(
+                    Set(entry.keys).isSubset(of: ["name", "unit", "value", "range", "extra"]), "\(entry.keys)")
                 XCTAssertNotNil(entry["name"] as? String)
                 XCTAssertNotNil(entry["unit"] as? String)
                 XCTAssertNotNil(entry["value"] as? NSNumber)
@@ -26,7 +27,8 @@ final class FormatTests: XCTestCase {
         XCTAssertEqual(biggerByName["efficiency-ed25519 efficiency"]?["range"] as? String, "± 0.0050")
         XCTAssertEqual(biggerByName["scaling-es256 ×2 throughput"]?["unit"] as? String, "tokens/s")
         let smallerByName = Dictionary(uniqueKeysWithValues: smaller.map { ($0["name"] as! String, $0) })
-        XCTAssertEqual((smallerByName["instructions-ed25519 instructions per token"]?["value"] as? NSNumber)?.doubleValue, 29_000)
+        XCTAssertEqual(
+            (smallerByName["instructions-ed25519 instructions per token"]?["value"] as? NSNumber)?.doubleValue, 29_000)
         XCTAssertEqual((smallerByName["ed25519 p99 latency"]?["value"] as? NSNumber)?.doubleValue, 12_000)
         XCTAssertEqual(smallerByName["ed25519 p99 latency"]?["unit"] as? String, "µs")
         XCTAssertFalse(smaller.contains { ($0["unit"] as? String) == "tokens/s" })
@@ -43,9 +45,11 @@ final class FormatTests: XCTestCase {
         let current = Fixtures.report(instructions: 30_000)
         let baseline = Fixtures.report(instructions: 29_000)
         let rows = Gate.compare(current, against: baseline, thresholds: Thresholds())
-        let text = MarkdownFormat.render(current, comparisons: rows, status: Gate.status(rows, report: current, thresholds: Thresholds()))
+        let text = MarkdownFormat.render(
+            current, comparisons: rows, status: Gate.status(rows, report: current, thresholds: Thresholds()))
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        XCTAssertTrue(lines[0].hasPrefix("**tokenbench: ❌ regression: instructions-ed25519 instructions/token +3.4%"), lines[0])
+        XCTAssertTrue(
+            lines[0].hasPrefix("**tokenbench: ❌ regression: instructions-ed25519 instructions/token +3.4%"), lines[0])
         let tables = markdownTables(lines)
         XCTAssertEqual(tables.count, 2)
         let scenarios = tables[0]
@@ -57,14 +61,16 @@ final class FormatTests: XCTestCase {
         let comparison = tables[1]
         XCTAssertEqual(comparison[0], ["scenario", "figure", "baseline", "now", "change", "threshold", ""])
         let regression = try XCTUnwrap(comparison.first { $0[0] == "instructions-ed25519" })
-        XCTAssertEqual(Array(regression[1...]), ["instructions/token", "29000", "30000", "+3.4%", "±1.5%", "❌ **regression**"])
+        XCTAssertEqual(
+            Array(regression[1...]), ["instructions/token", "29000", "30000", "+3.4%", "±1.5%", "❌ **regression**"])
         XCTAssertEqual(comparison.first { $0[0] == "efficiency-ed25519" }?.last, "✅ pass")
         XCTAssertTrue(lines.contains { $0.hasPrefix("Machine: test-host, 2 cores") && $0.contains("valgrind-3.19.0") })
     }
 
     /// Cells of each `| … |` table, separator rows dropped.
     private func markdownTables(_ lines: [String]) -> [[[String]]] {
-        var tables: [[[String]]] = [], current: [[String]] = []
+        var tables: [[[String]]] = []
+        var current: [[String]] = []
         for line in lines + [""] {
             if line.hasPrefix("|") {
                 let cells = line.dropFirst().dropLast().split(separator: "|", omittingEmptySubsequences: false)
@@ -143,7 +149,9 @@ final class FormatTests: XCTestCase {
             """
         let profile = try CallgrindProfile(parsing: text)
         XCTAssertEqual(profile.total, 1000)
-        XCTAssertEqual(profile.instructions(inFunctionsPrefixed: ["tv_order_", "tv_p256_table_"], outsideObjectsNamed: ["libcrypto"]), 600)
+        XCTAssertEqual(
+            profile.instructions(
+                inFunctionsPrefixed: ["tv_order_", "tv_p256_table_"], outsideObjectsNamed: ["libcrypto"]), 600)
         XCTAssertEqual(profile.instructions(inFunctionsPrefixed: ["main"], outsideObjectsNamed: []), 100)
     }
 }

@@ -5,7 +5,9 @@ import XCTest
 final class GateTests: XCTestCase {
     let thresholds = Thresholds()
 
-    private func status(_ current: Report, _ baseline: Report, _ thresholds: Thresholds? = nil) -> (Gate.ExitStatus, [Comparison]) {
+    private func status(
+        _ current: Report, _ baseline: Report, _ thresholds: Thresholds? = nil
+    ) -> (Gate.ExitStatus, [Comparison]) {
         let rows = Gate.compare(current, against: baseline, thresholds: thresholds ?? self.thresholds)
         return (Gate.status(rows, report: current, thresholds: thresholds ?? self.thresholds), rows)
     }
@@ -15,7 +17,8 @@ final class GateTests: XCTestCase {
         XCTAssertEqual(result, .pass)
         XCTAssertEqual(result.rawValue, 0)
         XCTAssertTrue(rows.contains { $0.figure == .instructions && $0.verdict == .pass })
-        XCTAssertTrue(rows.contains { $0.figure == .efficiency && $0.scenario == "efficiency-ed25519" && $0.verdict == .pass })
+        XCTAssertTrue(
+            rows.contains { $0.figure == .efficiency && $0.scenario == "efficiency-ed25519" && $0.verdict == .pass })
     }
 
     func testThreePercentMoreInstructionsIsARegressionNamingScenarioFigureBaselineAndThreshold() throws {
@@ -105,7 +108,8 @@ final class GateTests: XCTestCase {
     }
 
     func testAnOldBaselineWithoutTheNewFieldsStillDecodes() throws {
-        let old = #"{"machine":{"cores":2,"date":"d","host":"vm"},"scenarios":[{"name":"ed25519","tokens":10,"threads":2,"efficiency":0.97,"notes":{}}]}"#
+        let old =
+            #"{"machine":{"cores":2,"date":"d","host":"vm"},"scenarios":[{"name":"ed25519","tokens":10,"threads":2,"efficiency":0.97,"notes":{}}]}"#
         let report = try JSONDecoder().decode(Report.self, from: Data(old.utf8))
         XCTAssertEqual(report.scenarios.first?.efficiency, 0.97)
     }
@@ -116,7 +120,9 @@ final class GateTests: XCTestCase {
         XCTAssertEqual(Statistics.quantile([1, 2, 3, 4, 5], 0.25), 2)
         XCTAssertEqual(Statistics.relativeSpread([1, 2, 3, 4, 5]) ?? 0, 2.0 / 3.0, accuracy: 1e-12)
         XCTAssertNil(Statistics.median([]))
-        XCTAssertEqual(Statistics.relativeStandardErrorOfMedian([1, 2, 3, 4, 5]) ?? 0, 1.2533 * (2.0 / 3.0 / 1.349) / 5.0.squareRoot(), accuracy: 1e-12)
+        XCTAssertEqual(
+            Statistics.relativeStandardErrorOfMedian([1, 2, 3, 4, 5]) ?? 0,
+            1.2533 * (2.0 / 3.0 / 1.349) / 5.0.squareRoot(), accuracy: 1e-12)
         XCTAssertNil(Statistics.relativeStandardErrorOfMedian([1]))
     }
 }

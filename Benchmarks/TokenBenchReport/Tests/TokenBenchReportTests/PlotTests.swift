@@ -1,9 +1,10 @@
 import Foundation
+import TokenBenchReport
+import XCTest
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import TokenBenchReport
-import XCTest
 
 final class PlotTests: XCTestCase {
     func testEverySVGIsWellFormedXMLWithTheExpectedSeries() throws {
@@ -14,8 +15,12 @@ final class PlotTests: XCTestCase {
         XCTAssertEqual(latency.polylinePoints.first?.count, 6, "one point per recorded percentile")
         XCTAssertTrue(latency.texts.contains("99.9%") && latency.texts.contains("99%") && latency.texts.contains("90%"))
         let scaling = try SVGReader(files["scaling.svg"]!)
-        XCTAssertEqual(Set(scaling.series), ["ed25519 tokens/s", "ed25519 raw/s", "es256 tokens/s", "es256 raw/s",
-                                             "ed25519 efficiency", "es256 efficiency"])
+        XCTAssertEqual(
+            Set(scaling.series),
+            [
+                "ed25519 tokens/s", "ed25519 raw/s", "es256 tokens/s", "es256 raw/s",
+                "ed25519 efficiency", "es256 efficiency",
+            ])
         XCTAssertTrue(scaling.polylinePoints.allSatisfy { $0.count == 2 }, "one point per thread count")
     }
 
@@ -51,14 +56,19 @@ final class SVGReader: NSObject, XMLParserDelegate {
         guard parser.parse() else { throw parser.parserError ?? NSError(domain: "SVGReader", code: 1) }
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
-        if name == "g", attributes["class"] == "series", let series = attributes["data-name"] { self.series.append(series) }
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        if name == "g", attributes["class"] == "series", let series = attributes["data-name"] {
+            self.series.append(series)
+        }
         if name == "polyline", let points = attributes["points"] {
-            polylinePoints.append(points.split(separator: " ").map { pair in
-                let values = pair.split(separator: ",").compactMap { Double($0) }
-                return (values[0], values[1])
-            })
+            polylinePoints.append(
+                points.split(separator: " ").map { pair in
+                    let values = pair.split(separator: ",").compactMap { Double($0) }
+                    return (values[0], values[1])
+                })
         }
         text = ""
     }

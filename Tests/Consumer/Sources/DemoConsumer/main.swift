@@ -28,17 +28,19 @@ let verifier: TokenVerifier
 do {
     let (keys, _) = try KeySet.load(files: [demo + "/keys.jwks"])
     let revocations = try RevocationList.load(files: [demo + "/revocations.jsonl"])
-    let steps = SecuritySteps(policy: try StepPolicy.load(file: demo + "/step-policy.json"),
-                              done: try DeviceSteps.load(files: [demo + "/device-steps.jsonl"]))
+    let steps = SecuritySteps(
+        policy: try StepPolicy.load(file: demo + "/step-policy.json"),
+        done: try DeviceSteps.load(files: [demo + "/device-steps.jsonl"]))
     verifier = TokenVerifier(keys: keys, revocations: revocations, steps: steps)
 } catch {
     fail("cannot load the demo's live state: \(error)", status: 2)
 }
 
 let requests = jsonLines(demo + "/requests.jsonl").map { line in
-    VerificationRequest(token: line["token"] as? String ?? "", device: line["device"] as? String,
-                        object: line["object"] as? String, channel: line["channel"] as? String,
-                        command: line["command"] as? String)
+    VerificationRequest(
+        token: line["token"] as? String ?? "", device: line["device"] as? String,
+        object: line["object"] as? String, channel: line["channel"] as? String,
+        command: line["command"] as? String)
 }
 let expected = jsonLines(demo + "/expected.jsonl")
 guard requests.count == expected.count, !requests.isEmpty else {
@@ -70,5 +72,7 @@ for (index, answer) in expected.enumerated() {
         print("line \(index + 1) (\(path)): expected \(wanted), got \(got)")
     }
 }
-print("DemoConsumer: \(requests.count) requests (\(lineFormatOnly) refused by the line format only), \(differences) differences")
+print(
+    "DemoConsumer: \(requests.count) requests (\(lineFormatOnly) refused by the line format only), \(differences) differences"
+)
 exit(differences == 0 && lineFormatOnly < requests.count ? 0 : 1)
