@@ -32,7 +32,7 @@ struct StatusListCheck: TokenCheck {
         if let expiresAt = list.expiresAt, expiresAt <= time {
             failures.add(
                 .statusUnavailable,
-                "status list \"\(uri())\" (issued \(NumericDate.rfc3339(list.issuedAt))) expired at \(NumericDate.rfc3339(expiresAt)), before the check time \(NumericDate.rfc3339(time))"
+                "status list \"\(uri())\" (issued \(NumericDate.rfc3339(list.issuedAt))) expired at \(NumericDate.rfc3339(expiresAt)); the check time is \(NumericDate.rfc3339(time))"
             )
             return
         }
