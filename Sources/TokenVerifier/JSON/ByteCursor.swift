@@ -77,32 +77,7 @@
     /// ``JSONWriter/minified(_:)`` does: at most `json.count` bytes.
     @inlinable
     package mutating func minified(_ json: UnsafeBufferPointer<UInt8>) {
-        var inString = false
-        var escaped = false
-        var runStart = 0
-        for index in 0..<json.count {
-            let value = json[index]
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if value == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if value == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch value {
-            case 0x20, 0x09, 0x0A, 0x0D:
-                raw(UnsafeBufferPointer(rebasing: json[runStart..<index]))
-                runStart = index + 1
-            case UInt8(ascii: "\""):
-                inString = true
-            default:
-                break
-            }
-        }
-        raw(UnsafeBufferPointer(rebasing: json[runStart...]))
+        JSONWriter.forEachMinifiedRun(json) { raw($0) }
     }
 
     /// Appends an integer's decimal digits: at most 20 bytes.

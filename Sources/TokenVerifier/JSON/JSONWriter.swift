@@ -20,9 +20,12 @@
         bytes.append(contentsOf: text)
     }
 
-    /// Appends valid JSON text without the white space between its tokens.
+    /// Calls `body` with each run of valid JSON text `json` between the white space outside its
+    /// strings: the runs, back to back, are the text minified.
     @inlinable
-    package mutating func minified(_ json: UnsafeBufferPointer<UInt8>) {
+    package static func forEachMinifiedRun(
+        _ json: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
         var inString = false
         var escaped = false
         var runStart = 0
@@ -40,7 +43,7 @@
             }
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D:
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: json[runStart..<index]))
+                if index > runStart { body(UnsafeBufferPointer(rebasing: json[runStart..<index])) }
                 runStart = index + 1
             case UInt8(ascii: "\""):
                 inString = true
@@ -48,7 +51,13 @@
                 break
             }
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: json[runStart...]))
+        if json.count > runStart { body(UnsafeBufferPointer(rebasing: json[runStart...])) }
+    }
+
+    /// Appends valid JSON text without the white space between its tokens.
+    @inlinable
+    package mutating func minified(_ json: UnsafeBufferPointer<UInt8>) {
+        JSONWriter.forEachMinifiedRun(json) { bytes.append(contentsOf: $0) }
     }
 
     /// Appends a JSON string, escaping `"`, `\` and control characters.
