@@ -36,40 +36,7 @@
     @inlinable
     mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
         byte(UInt8(ascii: "\""))
-        var runStart = 0
-        var index = 0
-        while index < utf8.count {
-            if index + 8 <= utf8.count, let base = utf8.baseAddress {
-                let word = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let escaped = JSONWriter.bytesToEscape(UInt64(littleEndian: word))
-                if escaped == 0 {
-                    index += 8
-                    continue
-                }
-                index += escaped.trailingZeroBitCount >> 3
-            }
-            let at = index
-            let value = utf8[at]
-            index += 1
-            guard value < 0x20 || value == 0x22 || value == 0x5C else { continue }
-            raw(UnsafeBufferPointer(rebasing: utf8[runStart..<at]))
-            runStart = at + 1
-            byte(UInt8(ascii: "\\"))
-            switch value {
-            case 0x22, 0x5C: byte(value)
-            case 0x0A: byte(UInt8(ascii: "n"))
-            case 0x0D: byte(UInt8(ascii: "r"))
-            case 0x09: byte(UInt8(ascii: "t"))
-            default:
-                let hex: StaticString = "0123456789abcdef"
-                raw("u00")
-                hex.withUTF8Buffer { digits in
-                    byte(digits[Int(value >> 4)])
-                    byte(digits[Int(value & 0xF)])
-                }
-            }
-        }
-        raw(UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        JSONWriter.forEachEscapedPiece(utf8) { raw($0) }
         byte(UInt8(ascii: "\""))
     }
 

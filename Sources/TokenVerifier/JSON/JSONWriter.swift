@@ -22,6 +22,7 @@
 
     /// Calls `body` with each run of valid JSON text `json` between the white space outside its
     /// strings: the runs, back to back, are the text minified.
+    @inline(__always)
     @inlinable
     package static func forEachMinifiedRun(
         _ json: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void
@@ -70,13 +71,23 @@
     @inlinable
     mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
+        Self.forEachEscapedPiece(utf8) { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Calls `body` with the pieces of the JSON string content of `utf8` (valid UTF-8), in order:
+    /// runs of bytes that need no escape, and the escape of each byte that does (`\"`, `\\`, `\n`,
+    /// `\r`, `\t`, `\u00XX`; at most 6 bytes for one input byte). Scans eight bytes at a time while
+    /// none of them needs an escape.
+    @inline(__always)
+    @inlinable
+    static func forEachEscapedPiece(_ utf8: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var runStart = 0
         var index = 0
         while index < utf8.count {
-            // Eight bytes at a time while none of them needs an escape.
             if index + 8 <= utf8.count, let base = utf8.baseAddress {
                 let word = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let escaped = Self.bytesToEscape(UInt64(littleEndian: word))
+                let escaped = bytesToEscape(UInt64(littleEndian: word))
                 if escaped == 0 {
                     index += 8
                     continue
@@ -84,39 +95,31 @@
                 index += escaped.trailingZeroBitCount >> 3
             }
             let at = index
-            let byte = utf8[at]
+            let value = utf8[at]
             index += 1
-            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<at]))
+            guard value < 0x20 || value == 0x22 || value == 0x5C else { continue }
+            if at > runStart { body(UnsafeBufferPointer(rebasing: utf8[runStart..<at])) }
             runStart = at + 1
-            switch byte {
-            case 0x22:
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0x5C:
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0x0A:
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(UInt8(ascii: "n"))
-            case 0x0D:
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(UInt8(ascii: "r"))
-            case 0x09:
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(UInt8(ascii: "t"))
+            // `\` and the escaped form: the byte itself, a letter, or u00 and two hex digits.
+            func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? 0x30 + digit : 0x57 + digit }
+            var escape: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+                0x5C, value, 0x30, 0x30, hex(value >> 4), hex(value & 0xF)
+            )
+            var length = 2
+            switch value {
+            case 0x22, 0x5C: break
+            case 0x0A: escape.1 = UInt8(ascii: "n")
+            case 0x0D: escape.1 = UInt8(ascii: "r")
+            case 0x09: escape.1 = UInt8(ascii: "t")
             default:
-                let hex: StaticString = "0123456789abcdef"
-                hex.withUTF8Buffer { digits in
-                    bytes.append(contentsOf: [
-                        UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                        digits[Int(byte >> 4)], digits[Int(byte & 0xF)],
-                    ])
-                }
+                escape.1 = UInt8(ascii: "u")
+                length = 6
+            }
+            withUnsafeBytes(of: &escape) {
+                body(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[..<length]))
             }
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        bytes.append(UInt8(ascii: "\""))
+        if utf8.count > runStart { body(UnsafeBufferPointer(rebasing: utf8[runStart...])) }
     }
 
     /// The high bit of each byte of `word` (first byte lowest) that is below 0x20, `"` or `\`;
