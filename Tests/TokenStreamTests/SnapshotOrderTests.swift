@@ -66,7 +66,7 @@ import Glibc
 
         // Small chunks of uneven work for four workers, while generations are put in force as
         // fast as one thread can.
-        let done = UncheckedFlag()
+        let done = Locked(false)
         let swapper = Thread {
             var generation = 0
             while !done.value {
@@ -100,23 +100,5 @@ import Glibc
         }
         #expect(backwards.isEmpty, "\(backwards)")
         #expect(seen.count > 10, "the state changed while lines were answered (\(seen.count) generations seen)")
-    }
-}
-
-/// A flag set by one thread and read by another.
-private final class UncheckedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = false
-    var value: Bool {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return stored
-        }
-        set {
-            lock.lock()
-            stored = newValue
-            lock.unlock()
-        }
     }
 }

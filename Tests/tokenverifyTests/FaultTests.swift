@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TokenGen
 import TokenVerifier
@@ -56,7 +57,7 @@ import Glibc
         try space.write("revocations.jsonl", byToken)
         let token = space.token()
         let live = try LiveTool(space.verifyArguments + ["--reload-interval", "0.005"])
-        let replacementsDone = UncheckedFlag()
+        let replacementsDone = Locked(false)
         let sentLines = UncheckedCounter()
         let batch = String(repeating: token + "\n", count: 1_000)
         let feeder = Thread {
@@ -150,25 +151,6 @@ import Glibc
         }
     }
 }
-
-/// A flag and a counter shared with a feeder thread.
-final class UncheckedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = false
-    var value: Bool {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return stored
-        }
-        set {
-            lock.lock()
-            stored = newValue
-            lock.unlock()
-        }
-    }
-}
-
 final class UncheckedCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var stored = 0

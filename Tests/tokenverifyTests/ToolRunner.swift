@@ -67,10 +67,10 @@ enum Tool {
             try? stdin.fileHandleForWriting.close()
         }
         writer.start()
-        let errorData = UncheckedData()
-        let errorReader = Thread { errorData.data = stderr.fileHandleForReading.readDataToEndOfFile() }
+        let errorData = Locked<Data?>(nil)
+        let errorReader = Thread { errorData.value = stderr.fileHandleForReading.readDataToEndOfFile() }
         errorReader.start()
-        let peak = UncheckedData()
+        let peak = Locked<Data?>(nil)
         let pid = process.processIdentifier
         let sampler = Thread {
             var highest = 0
@@ -78,39 +78,22 @@ enum Tool {
                 let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
             {
                 highest = max(highest, (Int(line.split(separator: " ")[1]) ?? 0) * 1024)
-                peak.data = Data(String(highest).utf8)
+                peak.value = Data(String(highest).utf8)
                 Thread.sleep(forTimeInterval: 0.01)
             }
         }
         sampler.start()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while errorData.data == nil { Thread.sleep(forTimeInterval: 0.01) }
+        while errorData.value == nil { Thread.sleep(forTimeInterval: 0.01) }
         return Output(
-            stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errorData.data!, as: UTF8.self),
+            stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errorData.value!, as: UTF8.self),
             status: process.terminationStatus,
-            peakResidentBytes: peak.data.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0)
+            peakResidentBytes: peak.value.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0)
     }
 
     static func run(_ arguments: [String], input: String) throws -> Output {
         try run(arguments, input: Data(input.utf8))
-    }
-}
-
-final class UncheckedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Data?
-    var data: Data? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return stored
-        }
-        set {
-            lock.lock()
-            stored = newValue
-            lock.unlock()
-        }
     }
 }
 
@@ -308,17 +291,17 @@ enum External {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        let errorData = UncheckedData()
-        let reader = Thread { errorData.data = stderr.fileHandleForReading.readDataToEndOfFile() }
+        let errorData = Locked<Data?>(nil)
+        let reader = Thread { errorData.value = stderr.fileHandleForReading.readDataToEndOfFile() }
         reader.start()
         stdin.fileHandleForWriting.write(input)
         try? stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while errorData.data == nil { Thread.sleep(forTimeInterval: 0.01) }
+        while errorData.value == nil { Thread.sleep(forTimeInterval: 0.01) }
         return (
             process.terminationStatus, String(decoding: out, as: UTF8.self),
-            String(decoding: errorData.data!, as: UTF8.self)
+            String(decoding: errorData.value!, as: UTF8.self)
         )
     }
 
