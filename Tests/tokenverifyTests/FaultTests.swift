@@ -151,6 +151,7 @@ import Glibc
         }
     }
 }
+
 final class UncheckedCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var stored = 0
