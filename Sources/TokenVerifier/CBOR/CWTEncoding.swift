@@ -2,14 +2,18 @@
 /// header, the Sig_structure and the tagged COSE_Sign1 message. Here, beside the reader, so that
 /// the JSON reader and the CBOR writer stay internal to TokenVerifier; signing is the tools' part.
 package enum CWTEncoding {
-    /// The protected header `{1: alg, 4: h'kid'}`, encoded.
-    package static func protectedHeader(algorithm: Int64, keyID: String) -> [UInt8] {
+    /// The protected header `{1: alg, 4: h'kid'}`, and `16: type` when given, encoded.
+    package static func protectedHeader(algorithm: Int64, keyID: String, type: String? = nil) -> [UInt8] {
         var writer = CBORWriter()
-        writer.head(major: 5, argument: 2)
+        writer.head(major: 5, argument: type == nil ? 2 : 3)
         writer.integer(1)
         writer.integer(algorithm)
         writer.integer(4)
         writer.byteString(Array(keyID.utf8))
+        if let type {
+            writer.integer(16)
+            writer.text(type)
+        }
         return writer.bytes
     }
 
@@ -123,15 +127,7 @@ package enum CWTEncoding {
 extension CWTEncoding {
     /// The protected header of a CWT Status List Token: `{1: alg, 4: h'kid', 16: "application/statuslist+cwt"}`.
     package static func statusListProtectedHeader(algorithm: Int64, keyID: String) -> [UInt8] {
-        var writer = CBORWriter()
-        writer.head(major: 5, argument: 3)
-        writer.integer(1)
-        writer.integer(algorithm)
-        writer.integer(4)
-        writer.byteString(Array(keyID.utf8))
-        writer.integer(16)
-        writer.text(UnverifiedStatusList.cwtType)
-        return writer.bytes
+        protectedHeader(algorithm: algorithm, keyID: keyID, type: UnverifiedStatusList.cwtType)
     }
 
     /// The claims of a CWT Status List Token (draft §5.2): `{2: uri, 6: iat, 4: exp, 65534: ttl,
