@@ -10,7 +10,7 @@ enum AnswerWriter {
         line: Int, id: UnsafeBufferPointer<UInt8>?, result: VerificationResult, audit: Bool,
         to writer: inout JSONWriter
     ) {
-        writer.append(upTo: 40 + (id?.count ?? 0)) { out in
+        result.appendAnswer(audit: audit, openingBound: 40 + (id?.count ?? 0), to: &writer) { out in
             out.raw("{\"line\":")
             out.integer(Int64(line))
             if let id {
@@ -18,7 +18,6 @@ enum AnswerWriter {
                 out.minified(id)
             }
         }
-        result.appendAnswerMembers(audit: audit, to: &writer)
     }
 
     /// Appends the answer to a line that is not a well-formed request.

@@ -1,8 +1,10 @@
 /// Check 3 (`unsupported_alg`): the header's `alg` is `Ed25519`, `EdDSA` or `ES256`. Records the
 /// algorithm for the key checks; the algorithm is only ever used if the key agrees (check 6).
 struct AlgorithmCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
-        let header = input.token
+    func check(
+        _ header: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         findings.algorithm = header.supportedAlgorithm
         guard findings.algorithm == nil else { return }
         if let name = header.algorithm {

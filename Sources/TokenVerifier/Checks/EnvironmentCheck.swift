@@ -1,9 +1,12 @@
 /// Check 7 (`wrong_environment`): the token's `env`, the key's `env` and the run's `--env` agree
 /// wherever they are given.
 struct EnvironmentCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
+    func check(
+        _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         let required = input.options.environment
-        let tokenEnvironment = input.token.environment
+        let tokenEnvironment = token.environment
         let keys = input.state.keys.keys
         let keyEnvironment = findings.keyIndex.flatMap { keys[$0].environment }
         if let tokenEnvironment, let keyEnvironment, tokenEnvironment != keyEnvironment {

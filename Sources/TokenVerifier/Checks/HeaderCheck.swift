@@ -2,8 +2,10 @@
 /// or `dkt+jwt` (any case); a CWT's header problems were named by its parser (SPEC §2b). Keys
 /// carried in the header (`jwk`, `jku`, `x5u`, `x5c`) are never read.
 struct HeaderCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
-        let header = input.token
+    func check(
+        _ header: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         if let problem = header.headerProblem {
             failures.add(.badHeader, problem)
             return

@@ -1,8 +1,10 @@
 /// Check 8 (`wrong_issuer`): `iss` equals the key's `iss` and the run's `--issuer`, where they
 /// are given.
 struct IssuerCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
-        let token = input.token
+    func check(
+        _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         if let index = findings.keyIndex, let keyIssuer = input.state.keys.keys[index].issuer,
             !token.equals(token.issuer, keyIssuer)
         {

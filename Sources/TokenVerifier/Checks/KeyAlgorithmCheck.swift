@@ -1,7 +1,10 @@
 /// Check 6 (`key_alg_mismatch`): the token's `alg` fits the key's type and the key's declared
 /// `alg`. The algorithm always comes from the key; the header only has to agree with it.
 struct KeyAlgorithmCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
+    func check(
+        _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         guard let index = findings.keyIndex, let algorithm = findings.algorithm else { return }
         let keys = input.state.keys.keys
         // The key's type and declared alg read in place: `accepts` on the element copied the key.

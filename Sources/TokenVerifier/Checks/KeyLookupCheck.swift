@@ -2,8 +2,10 @@
 /// byte). Records the key for the checks after it. A token without a string `kid` already
 /// failed check 4 and has no key.
 struct KeyLookupCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
-        let header = input.token
+    func check(
+        _ header: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         guard let keyID = header.keyID else { return }
         let keys = input.state.keys
         guard let index = header.withBytes(keyID, keys.index(of:)) else {

@@ -2,8 +2,10 @@
 /// the request's device, object, channel and command, when given, are those the token grants
 /// (`sub`, one of `aud`, one of `ch`, one of `cmd`).
 struct RequestContextCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
-        let token = input.token
+    func check(
+        _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         let context = input.context
         if let device = context.device, !token.equals(token.subject, device) {
             failures.add(

@@ -1,9 +1,11 @@
 /// Check 10 (`revoked_key`, `revoked_token`, `revoked_device`, `revoked_object`,
 /// `revoked_grant`): the revocation snapshot, by key, token, device, object and grant, in that order.
 struct RevocationCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
+    func check(
+        _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         let revocations = input.state.revocations
-        let token = input.token
         let time = input.time
         guard revocations.count > 0 else { return }
         let issuedAt = token.issuedAt

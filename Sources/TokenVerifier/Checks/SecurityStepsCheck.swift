@@ -4,11 +4,13 @@
 /// names the first step not done, in the policy's order: the next one the device must do. A bare
 /// token, or a request without `command`, is not checked for steps.
 struct SecurityStepsCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
+    func check(
+        _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         guard input.state.stepsActive, let command = input.context.command else { return }
         let steps = input.state.steps
         guard let requirement = steps.requirement(command: command) else { return }
-        let token = input.token
         token.withBytes(token.subject) { device in
             let progress = steps.progress(requirement, device: device)
             func report(_ step: String, _ object: UnsafeBufferPointer<UInt8>) {

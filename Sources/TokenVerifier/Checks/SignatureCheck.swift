@@ -4,10 +4,12 @@
 /// the whole token and the key's identity, so no other token, and no other key material, can hit
 /// an entry.
 struct SignatureCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
+    func check(
+        _ parsed: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         guard findings.keyFits, let keyIndex = findings.keyIndex else { return }
         let state = input.state
-        let parsed = input.token
         let cacheKey = input.digest.map { state.signatureCacheKey(token: $0, keyIndex: keyIndex) }
         if let cacheKey, let cache = state.signatureCache, cache.contains(cacheKey) { return }
         let keys = state.keys.keys

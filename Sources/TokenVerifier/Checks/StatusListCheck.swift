@@ -2,11 +2,13 @@
 /// `status_unavailable`): the token's entry in the status list it names (SPEC §4c), in the
 /// generation in force at the check time.
 struct StatusListCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
-        let token = input.token
+    func check(
+        _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         guard let status = token.status, !input.options.skipStatusLists else { return }
         let index = input.state.statusIndex
-        let uri = { token.string(status.uri) }
+        func uri() -> String { token.string(status.uri) }
         guard index.isConfigured else {
             failures.add(
                 .statusUnavailable,

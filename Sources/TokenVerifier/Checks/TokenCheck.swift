@@ -1,19 +1,19 @@
-/// One check of SPEC §5, as a value: it reads a ``CheckInput`` and adds what fails to a
-/// ``FailureList``. Outside audit mode a check may stop at its own first failure; the list it
+/// One check of SPEC §5, as a value: it reads the parsed token (borrowed: never copied) and a
+/// ``CheckInput`` and adds what fails to a ``FailureList``. Outside audit mode a check may stop at its own first failure; the list it
 /// belongs to (``CheckList``) stops after any check that ended the run.
 ///
 /// A check that finds something later checks need (the algorithm, the key) records it in the
 /// ``CheckFindings``. Checks are stateless: what they are configured with comes from
 /// `input.options`. The input is passed borrowed: reading the token or a key copies nothing.
 protocol TokenCheck: Sendable {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList)
+    func check(
+        _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList)
 }
 
-/// What every check reads: one parsed token, checked against one snapshot of the live state at
-/// one check time, with the request's context.
+/// What every check reads besides the parsed token: one snapshot of the live state, one check
+/// time, the request's context.
 struct CheckInput {
-    /// The token, parsed (check 2 passed).
-    let token: ParsedToken
     /// The compact token's bytes, for the signature check.
     let compact: UnsafeBufferPointer<UInt8>
     /// Keys, revocations and security steps: one snapshot for the whole line (held by the
@@ -55,9 +55,12 @@ struct CheckList<each Check: TokenCheck>: TokenCheck, Sendable {
     }
 
     @inline(__always)
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
+    func check(
+        _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         for check in repeat each checks {
-            check.check(input, &findings, &failures)
+            check.check(token, input, &findings, &failures)
             if failures.isDone { return }
         }
     }

@@ -1,8 +1,10 @@
 /// Check 9 (`not_yet_valid`, `expired`): at check time t the token is valid iff
 /// `nbf − leeway ≤ t < exp + leeway`.
 struct ValidityWindowCheck: TokenCheck {
-    func check(_ input: CheckInput, _ findings: inout CheckFindings, _ failures: inout FailureList) {
-        let token = input.token
+    func check(
+        _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
         let time = input.time
         let leeway = input.options.leeway
         if let notBefore = token.notBefore, time < notBefore - leeway {

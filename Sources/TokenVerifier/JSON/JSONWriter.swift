@@ -82,6 +82,10 @@
     @inline(__always)
     @inlinable
     static func forEachEscapedPiece(_ utf8: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if !needsEscape(utf8) {
+            if !utf8.isEmpty { body(utf8) }
+            return
+        }
         var runStart = 0
         var index = 0
         while index < utf8.count {
@@ -120,6 +124,40 @@
             }
         }
         if utf8.count > runStart { body(UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+    }
+
+    /// Whether any byte of `utf8` is below 0x20, `"` or `\`: a few word loads for a short
+    /// string (the first and last eight bytes overlap rather than falling back to bytes).
+    @inline(__always)
+    @inlinable
+    static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = utf8.count
+        guard let base = utf8.baseAddress else { return false }
+        let raw = UnsafeRawPointer(base)
+        func word(_ offset: Int) -> UInt64 {
+            UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        if count >= 8 {
+            var found: UInt64 = 0
+            var offset = 0
+            while offset + 8 < count {
+                found |= bytesToEscape(word(offset))
+                offset += 8
+            }
+            return (found | bytesToEscape(word(count - 8))) != 0
+        }
+        // Fewer than eight bytes: one word of them, padded with `A`s (which need no escape).
+        var padded: UInt64 = 0x4141_4141_4141_4141
+        if count >= 4 {
+            let low = UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self))
+            let high = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+            padded = UInt64(low) | UInt64(high) << 32
+        } else {
+            for index in 0..<count {
+                padded = padded & ~(0xFF << UInt64(index * 8)) | UInt64(base[index]) << UInt64(index * 8)
+            }
+        }
+        return bytesToEscape(padded) != 0
     }
 
     /// The high bit of each byte of `word` (first byte lowest) that is below 0x20, `"` or `\`;

@@ -5,11 +5,21 @@ extension VerificationResult {
     /// (with `audit`, also `reasons` and `details`) for an invalid one; `"format":"cwt"` last for a
     /// CWT that could be parsed (SPEC §2b). The caller writes the line's opening (`{"line":N,"id":…`).
     package func appendAnswerMembers(audit: Bool, to writer: inout JSONWriter) {
+        appendAnswer(audit: audit, openingBound: 0, to: &writer) { _ in }
+    }
+
+    /// Appends the whole answer line: `opening` writes its start (`{"line":N,"id":…`, at most
+    /// `openingBound` bytes), then the verdict's members as ``appendAnswerMembers(audit:to:)``
+    /// writes them. A valid verdict's line is written through one cursor, in one append.
+    package func appendAnswer(
+        audit: Bool, openingBound: Int, to writer: inout JSONWriter, opening: (inout ByteCursor) -> Void
+    ) {
         guard failures.isEmpty, parsed != nil else {
+            writer.append(upTo: openingBound, opening)
             return appendInvalidMembers(audit: audit, to: &writer)
         }
         // Through optional chaining the token is read in place; `if let` would copy it.
-        parsed?.appendValidAnswerMembers(to: &writer)
+        parsed?.appendValidAnswer(openingBound: openingBound, opening: opening, to: &writer)
     }
 
     private func appendInvalidMembers(audit: Bool, to writer: inout JSONWriter) {
@@ -28,12 +38,14 @@ extension VerificationResult {
 }
 
 extension ParsedToken {
-    /// The members of a valid verdict's answer (`VerificationResult.appendAnswerMembers`),
-    /// written from this token's bytes.
-    func appendValidAnswerMembers(to writer: inout JSONWriter) {
+    /// A valid verdict's answer line (`VerificationResult.appendAnswer`): what `opening` writes
+    /// (at most `openingBound` bytes), then the members written from this token's bytes.
+    func appendValidAnswer(
+        openingBound: Int, opening: (inout ByteCursor) -> Void, to writer: inout JSONWriter
+    ) {
         // Each text takes at most six bytes a byte (escaped) and its quotes and comma; the
         // member names, the brackets, `exp` and the end take less than 160.
-        var bound = 160
+        var bound = 160 + openingBound
         func count(_ text: ParsedToken.Text?) { if let text { bound += 6 * text.count + 3 } }
         count(tokenID)
         count(subject)
@@ -43,6 +55,7 @@ extension ParsedToken {
         count(role)
         storage.withUnsafeBufferPointer { storage in
             writer.append(upTo: bound) { out in
+                opening(&out)
                 func string(_ text: ParsedToken.Text) {
                     out.string(utf8: UnsafeBufferPointer(rebasing: storage[Int(text.start)..<Int(text.end)]))
                 }

@@ -84,26 +84,28 @@ public final class VerificationWorker {
         let options = core.options
         var prepared = Prepared(audit: options.audit)
         guard let parsed = parse(token, cache: snapshot.signatureCache, &prepared) else { return prepared }
-        prepared.parsed = parsed
         let input = CheckInput(
-            token: parsed, compact: token, state: snapshot, core: core,
+            compact: token, state: snapshot, core: core,
             time: context.checkTime ?? options.checkTime ?? currentNumericDate(),
             context: context, digest: prepared.digest, crypto: self)
         var findings = CheckFindings()
-        StandardChecks.beforeSignature.check(input, &findings, &prepared.failures)
+        StandardChecks.beforeSignature.check(parsed, input, &findings, &prepared.failures)
         if !prepared.failures.isDone, findings.keyFits { prepared.signatureKey = findings.keyIndex }
+        prepared.parsed = consume parsed
         return prepared
     }
 
     /// Check 12 for a prepared token (nothing when an earlier check ended the run or no key fits).
     func checkSignature(_ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: VerifierSnapshot) {
-        guard let keyIndex = prepared.signatureKey, let parsed = prepared.parsed else { return }
+        guard let keyIndex = prepared.signatureKey, prepared.parsed != nil else { return }
         prepared.signatureKey = nil
         let input = CheckInput(
-            token: parsed, compact: token, state: snapshot, core: core, time: 0,
+            compact: token, state: snapshot, core: core, time: 0,
             context: ContextBytes(), digest: prepared.digest, crypto: self)
         var findings = CheckFindings(keyIndex: keyIndex, keyFits: true)
-        StandardChecks.signature.check(input, &findings, &prepared.failures)
+        var failures = prepared.failures
+        StandardChecks.signature.check(prepared.parsed!, input, &findings, &failures)
+        prepared.failures = failures
     }
 
     /// Check 2: the token parsed, or taken from the parse cache (when the signature cache is on,
