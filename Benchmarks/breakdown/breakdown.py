@@ -59,7 +59,7 @@ def stages(inc, outside, signature):
         patterns = [re.compile(n) for n in names]
         return max([cost for name, cost in inc.items() if any(p.fullmatch(name) for p in patterns)], default=0)
     parse = f(r'static ParsedToken\.parse\(_:\)')
-    prepare = f(r'VerificationWorker\.prepare\(token:context:snapshot:\)')
+    prepare = f(r'VerificationWorker\.prepare\(token:context:snapshot:(into:)?\)')
     signature_check = f(r'(specialized )?SignatureCheck\.check\(_:_:_:(_:)?\)')
     base64 = f(r'(specialized )?static Base64URL\.decode\(_:into:\)')
     digest = inc.get(DIGEST, 0)

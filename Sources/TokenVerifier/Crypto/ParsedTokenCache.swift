@@ -11,9 +11,10 @@
 final class ParsedTokenCache {
     /// The low word of the digest last noted in each slot.
     private var seen: [UInt64]
-    /// The parse kept in each slot, with its whole digest (made at the first parse kept, so that
-    /// a distinct stream never allocates it).
-    private var kept: [(digest: KeyedHash.Digest, token: ParsedToken)?] = []
+    /// The whole digest of the parse kept in each slot, and that parse (both made at the first
+    /// parse kept, so that a distinct stream never allocates them).
+    private var keptDigests: [KeyedHash.Digest] = []
+    private var kept: [ParsedToken?] = []
     private let mask: Int
 
     /// A cache of `entries` entries, rounded up to a power of two.
@@ -32,10 +33,8 @@ final class ParsedTokenCache {
     /// The token parsed earlier with this digest, if its parse is kept.
     func lookup(_ digest: KeyedHash.Digest) -> ParsedToken? {
         let index = slot(digest)
-        guard seen[index] == digest.low, !kept.isEmpty, let entry = kept[index], entry.digest == digest else {
-            return nil
-        }
-        return entry.token
+        guard seen[index] == digest.low, !kept.isEmpty, keptDigests[index] == digest else { return nil }
+        return kept[index]
     }
 
     /// Notes a token just parsed: keeps its parse when its digest was the last one noted in its
@@ -47,8 +46,12 @@ final class ParsedTokenCache {
             seen[index] = digest.low
             return false
         }
-        if kept.isEmpty { kept = Array(repeating: nil, count: mask + 1) }
-        kept[index] = (digest, token)
+        if kept.isEmpty {
+            kept = Array(repeating: nil, count: mask + 1)
+            keptDigests = Array(repeating: KeyedHash.Digest(low: 0, high: 0), count: mask + 1)
+        }
+        kept[index] = token
+        keptDigests[index] = digest
         return true
     }
 }

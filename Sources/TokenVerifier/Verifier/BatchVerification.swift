@@ -44,10 +44,10 @@ extension VerificationWorker {
                 let states = buffer.baseAddress!
                 for index in 0..<count {
                     let state = states + index
+                    state.initialize(to: Prepared(audit: audit))
                     isRequest[index] = requests.withRequest(index) { token, context in
-                        state.initialize(to: prepare(token: token, context: context, snapshot: snapshot))
+                        prepare(token: token, context: context, snapshot: snapshot, into: &state.pointee)
                     }
-                    if !isRequest[index] { state.initialize(to: Prepared(audit: audit)) }
                 }
                 for index in 0..<count where isRequest[index] && states[index].signatureKey != nil {
                     let state = states + index

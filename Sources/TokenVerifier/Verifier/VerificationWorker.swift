@@ -36,7 +36,8 @@ public final class VerificationWorker {
     /// Verifies one token given as bytes, with its request context.
     func verify(token: UnsafeBufferPointer<UInt8>, context: ContextBytes) -> VerificationResult {
         let snapshot = snapshot()
-        var prepared = prepare(token: token, context: context, snapshot: snapshot)
+        var prepared = Prepared(audit: core.options.audit)
+        prepare(token: token, context: context, snapshot: snapshot, into: &prepared)
         checkSignature(&prepared, token: token, snapshot: snapshot)
         return prepared.result
     }
@@ -79,11 +80,16 @@ public final class VerificationWorker {
     }
 
     /// Check 2 (parsing, or the same token parsed before) and the checks before the signature,
-    /// in order (``StandardChecks``); outside audit mode the first failure ends the run.
-    func prepare(token: UnsafeBufferPointer<UInt8>, context: ContextBytes, snapshot: VerifierSnapshot) -> Prepared {
+    /// in order (``StandardChecks``), into `prepared` (new, made for this worker's audit mode);
+    /// outside audit mode the first failure ends the run. (Never inlined: one call a token, and
+    /// profiles name it.)
+    @inline(never)
+    func prepare(
+        token: UnsafeBufferPointer<UInt8>, context: ContextBytes, snapshot: VerifierSnapshot,
+        into prepared: inout Prepared
+    ) {
         let options = core.options
-        var prepared = Prepared(audit: options.audit)
-        guard let parsed = parse(token, cache: snapshot.signatureCache, &prepared) else { return prepared }
+        guard let parsed = parse(token, cache: snapshot.signatureCache, &prepared) else { return }
         let input = CheckInput(
             compact: token, state: snapshot, core: core,
             time: context.checkTime ?? options.checkTime ?? currentNumericDate(),
@@ -92,7 +98,6 @@ public final class VerificationWorker {
         StandardChecks.beforeSignature.check(parsed, input, &findings, &prepared.failures)
         if !prepared.failures.isDone, findings.keyFits { prepared.signatureKey = findings.keyIndex }
         prepared.parsed = consume parsed
-        return prepared
     }
 
     /// Check 12 for a prepared token (nothing when an earlier check ended the run or no key fits).
