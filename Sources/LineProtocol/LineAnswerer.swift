@@ -23,7 +23,7 @@ public final class LineAnswerer {
     private let oversizeDetail: String
     /// Tokens answered that name a status list entry left unchecked (`--skip-status-lists`), since
     /// this count was last taken.
-    private var statusUnchecked = 0
+    @exclusivity(unchecked) private var statusUnchecked = 0
 
     /// An answerer verifying with `verifier` (its options decide audit mode); lines longer than
     /// `maxLineBytes` are expected to arrive as nil bytes.

@@ -76,6 +76,37 @@ import Testing
         }
     }
 
+    @Test func writesIntegersAroundEveryPowerOfTenAsStringDoes() {
+        var values: [Int64] = []
+        var power: Int64 = 1
+        for _ in 0...18 {
+            values += [power - 1, power, power + 1, -(power - 1), -power, -(power + 1)]
+            if power <= Int64.max / 10 { power *= 10 }
+        }
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2000 { values.append(Int64(bitPattern: random.next()) >> (random.next() % 64)) }
+        for value in values {
+            var cursorWriter = JSONWriter()
+            cursorWriter.append(upTo: 20) { $0.integer(value) }
+            #expect(cursorWriter.bytes == Array(String(value).utf8), "\(value)")
+        }
+    }
+
+    @Test func copiesRawBytesOfEveryLength() {
+        for length in 0..<70 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }
+            var writer = JSONWriter()
+            bytes.withUnsafeBufferPointer { text in
+                writer.append(upTo: text.count + 2) { out in
+                    out.raw("[")
+                    out.raw(text)
+                    out.raw("]")
+                }
+            }
+            #expect(writer.bytes == [UInt8(ascii: "[")] + bytes + [UInt8(ascii: "]")], "\(length)")
+        }
+    }
+
     @Test func writesNumbersAsFormatNumericDateDoes() {
         let values: [Double] = [
             0, -0.0, 1, -1, 1.5, -1.5, 1_800_000_000, 1_800_000_000.25, 8.99e15, 9.0e15, -9.0e15,

@@ -2,7 +2,7 @@
 /// 128-bit keyed hash of the whole token as the signature cache. Parsing is a function of the
 /// token's bytes alone, so a repeated token can skip base64url and JSON; every check still runs
 /// on the parsed claims. Direct-mapped and fixed in size; used by one thread only, so it needs
-/// no lock.
+/// no lock (nor the run-time exclusivity checks of its tables).
 ///
 /// A parse is kept only when its digest is already the last one noted in its slot (its second
 /// sighting, unless another token took the slot in between): a first sighting only notes 64 bits
@@ -10,11 +10,11 @@
 /// memory; storing every parse cost such a stream about 3% of its cycles (perf).
 final class ParsedTokenCache {
     /// The low word of the digest last noted in each slot.
-    private var seen: [UInt64]
+    @exclusivity(unchecked) private var seen: [UInt64]
     /// The whole digest of the parse kept in each slot, and that parse (both made at the first
     /// parse kept, so that a distinct stream never allocates them).
-    private var keptDigests: [KeyedHash.Digest] = []
-    private var kept: [ParsedToken?] = []
+    @exclusivity(unchecked) private var keptDigests: [KeyedHash.Digest] = []
+    @exclusivity(unchecked) private var kept: [ParsedToken?] = []
     private let mask: Int
 
     /// A cache of `entries` entries, rounded up to a power of two.

@@ -17,11 +17,42 @@
     }
 
     /// Appends raw bytes.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
         precondition(bytes.count <= buffer.count - count, "JSON text beyond its bound")
-        if bytes.count > 0 { (buffer.baseAddress! + count).update(from: bytes.baseAddress!, count: bytes.count) }
+        if let source = bytes.baseAddress { Self.copy(source, to: buffer.baseAddress! + count, count: bytes.count) }
         count += bytes.count
+    }
+
+    /// Copies `count` bytes: up to 32 with a few overlapping word moves (the pieces of an answer
+    /// are short, and a call of `memcpy` costs more than they do), longer ones with `memcpy`.
+    @inline(__always)
+    @inlinable
+    static func copy(_ source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>, count: Int) {
+        let from = UnsafeRawPointer(source)
+        let to = UnsafeMutableRawPointer(target)
+        if count >= 8 && count <= 16 {
+            let first = from.loadUnaligned(as: UInt64.self)
+            let last = from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            to.storeBytes(of: first, as: UInt64.self)
+            to.storeBytes(of: last, toByteOffset: count - 8, as: UInt64.self)
+        } else if count > 16 && count <= 32 {
+            let first = from.loadUnaligned(as: (UInt64, UInt64).self)
+            let last = from.loadUnaligned(fromByteOffset: count - 16, as: (UInt64, UInt64).self)
+            to.storeBytes(of: first, as: (UInt64, UInt64).self)
+            to.storeBytes(of: last, toByteOffset: count - 16, as: (UInt64, UInt64).self)
+        } else if count >= 4 && count < 8 {
+            let first = from.loadUnaligned(as: UInt32.self)
+            let last = from.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+            to.storeBytes(of: first, as: UInt32.self)
+            to.storeBytes(of: last, toByteOffset: count - 4, as: UInt32.self)
+        } else if count > 0 && count < 4 {
+            target[0] = source[0]
+            target[count >> 1] = source[count >> 1]
+            target[count - 1] = source[count - 1]
+        } else if count > 32 {
+            target.update(from: source, count: count)
+        }
     }
 
     @inlinable @inline(__always)
@@ -35,6 +66,15 @@
     /// does: at most `6 * utf8.count + 2` bytes.
     @inlinable
     mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+        if !JSONWriter.needsEscape(utf8) {
+            precondition(utf8.count + 2 <= buffer.count - count, "JSON text beyond its bound")
+            let target = buffer.baseAddress! + count
+            target[0] = UInt8(ascii: "\"")
+            if let source = utf8.baseAddress { Self.copy(source, to: target + 1, count: utf8.count) }
+            target[utf8.count + 1] = UInt8(ascii: "\"")
+            count += utf8.count + 2
+            return
+        }
         byte(UInt8(ascii: "\""))
         JSONWriter.forEachEscapedPiece(utf8) { raw($0) }
         byte(UInt8(ascii: "\""))
@@ -52,21 +92,41 @@
     package mutating func integer(_ value: Int64) {
         if value < 0 { byte(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits = 1
-        var power: UInt64 = 10
-        while digits < 20 && magnitude >= power {
-            digits += 1
-            power = power &* 10
+        // The number of digits from the number of bits (an estimate one too low at most), then
+        // two digits at a time from the last pair back.
+        let estimate = ((64 - magnitude.leadingZeroBitCount) * 1233) >> 12
+        let digits = estimate + 1 - (magnitude < Self.powersOfTen[estimate] ? 1 : 0)
+        let digitCount = max(1, digits)
+        precondition(digitCount <= buffer.count - count, "JSON text beyond its bound")
+        let target = buffer.baseAddress! + count
+        var at = digitCount
+        Self.digitPairs.withUTF8Buffer { pairs in
+            while magnitude >= 100 {
+                let pair = Int(magnitude % 100) &* 2
+                magnitude /= 100
+                at -= 2
+                target[at] = pairs[pair]
+                target[at + 1] = pairs[pair + 1]
+            }
+            if magnitude >= 10 {
+                let pair = Int(magnitude) &* 2
+                target[at - 2] = pairs[pair]
+                target[at - 1] = pairs[pair + 1]
+            } else {
+                target[at - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+            }
         }
-        precondition(digits <= buffer.count - count, "JSON text beyond its bound")
-        var at = count + digits
-        repeat {
-            at -= 1
-            buffer[at] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude != 0
-        count += digits
+        count += digitCount
     }
+
+    /// 10⁰ to 10¹⁹, for counting an integer's digits.
+    @usableFromInline static let powersOfTen: [UInt64] = (0..<20).map { exponent in
+        (0..<exponent).reduce(1) { power, _ in power * 10 }
+    }
+
+    /// "00" to "99", two bytes each.
+    @usableFromInline static let digitPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
     /// Appends a number as ``JSONWriter/number(_:)`` does: at most 24 bytes.
     @inlinable

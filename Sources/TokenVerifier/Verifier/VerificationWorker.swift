@@ -2,15 +2,16 @@
 /// OpenSSL verify contexts (one per P-256 key, made on first use) and a cache of parsed tokens.
 ///
 /// Make one per thread with ``TokenVerifier/makeWorker()``; the batch and async APIs keep their own.
+/// (Its state is confined to that thread, so its accesses skip the run-time exclusivity checks.)
 public final class VerificationWorker {
     let core: VerifierCore
     /// The key set the contexts were made for (held so that its identity stays unique).
-    private var contextsKeys: KeySet?
-    private var p256Contexts: [P256VerifyContext?] = []
+    @exclusivity(unchecked) private var contextsKeys: KeySet?
+    @exclusivity(unchecked) private var p256Contexts: [P256VerifyContext?] = []
     /// Parsed tokens by digest, while the signature cache is on: one eighth of its slots, at
     /// most 32,768 entries, made on first use; a parse is kept from a token's second sighting
     /// on (see ``ParsedTokenCache``). Parsing does not depend on the live state.
-    private(set) var parsedTokens: ParsedTokenCache?
+    @exclusivity(unchecked) private(set) var parsedTokens: ParsedTokenCache?
 
     init(core: VerifierCore) {
         self.core = core
