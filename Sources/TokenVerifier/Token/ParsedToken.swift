@@ -5,8 +5,9 @@ import Musl
 #endif
 
 /// A compact token split, decoded and type-checked into one buffer: the hot path's form of a
-/// token. Every string is a range of ``storage`` (no `String` or array per claim), so parsing
-/// allocates once and a copy costs one retain. ``TokenHeader`` and ``TokenClaims`` are made from
+/// token. Every string is a range of ``storage`` (no `String` or array per claim). Immutable and
+/// shared: the checks, the verdict and the parse cache hold one reference, so handing a parsed
+/// token on costs a retain, never a copy of its fields. ``TokenHeader`` and ``TokenClaims`` are made from
 /// it only when a caller asks for them.
 ///
 /// `storage` holds, in order: the decoded signature, the header JSON, the claims JSON, the
@@ -14,7 +15,7 @@ import Musl
 /// items (a start and an end offset each, as two little-endian `UInt32`). A CWT's storage holds
 /// the decoded signature, the Sig_structure (which holds the protected header and the claims),
 /// the texts made while parsing, and the item table.
-@usableFromInline struct ParsedToken: Sendable {
+@usableFromInline final class ParsedToken: Sendable {
     /// Where a string lies in ``storage``.
     @usableFromInline struct Text: Equatable, Sendable {
         @usableFromInline var start: UInt32
@@ -33,50 +34,92 @@ import Musl
         @usableFromInline var count: UInt32
     }
 
-    @usableFromInline private(set) var storage: [UInt8]
+    @usableFromInline let storage: [UInt8]
     /// Offset in ``storage`` of the item table.
-    @usableFromInline var tableStart: UInt32
+    @usableFromInline let tableStart: UInt32
 
     /// The decoded signature segment (any length; the signature check judges it).
-    @usableFromInline var signature: Text
+    @usableFromInline let signature: Text
     /// Length in bytes of the signing input `header.payload` at the start of the token.
-    @usableFromInline var signingInputLength: Int
+    @usableFromInline let signingInputLength: Int
 
     // The header (members are kept even when wrong, so that the checks can name the problem).
-    @usableFromInline var algorithm: Text?
-    @usableFromInline var keyID: Text?
-    @usableFromInline var type: Text?
-    @usableFromInline var hasAlgorithmMember = false
-    @usableFromInline var hasKeyIDMember = false
-    @usableFromInline var hasTypeMember = false
-    @usableFromInline var hasCritical = false
+    @usableFromInline let algorithm: Text?
+    @usableFromInline let keyID: Text?
+    @usableFromInline let type: Text?
+    @usableFromInline let hasAlgorithmMember: Bool
+    @usableFromInline let hasKeyIDMember: Bool
+    @usableFromInline let hasTypeMember: Bool
+    @usableFromInline let hasCritical: Bool
     /// The algorithm, when `alg` names one tokenverify supports.
-    @usableFromInline var supportedAlgorithm: SignatureAlgorithm?
+    @usableFromInline let supportedAlgorithm: SignatureAlgorithm?
 
     // The claims.
-    @usableFromInline var issuer: Text
-    @usableFromInline var subject: Text
-    @usableFromInline var tokenID: Text
-    @usableFromInline var role: Text?
-    @usableFromInline var audience: List
-    @usableFromInline var audienceIsArray: Bool
-    @usableFromInline var channels: List
-    @usableFromInline var commands: List
-    @usableFromInline var expiresAt: Double
-    @usableFromInline var notBefore: Double?
-    @usableFromInline var issuedAt: Double?
-    @usableFromInline var environment: Environment?
+    @usableFromInline let issuer: Text
+    @usableFromInline let subject: Text
+    @usableFromInline let tokenID: Text
+    @usableFromInline let role: Text?
+    @usableFromInline let audience: List
+    @usableFromInline let audienceIsArray: Bool
+    @usableFromInline let channels: List
+    @usableFromInline let commands: List
+    @usableFromInline let expiresAt: Double
+    @usableFromInline let notBefore: Double?
+    @usableFromInline let issuedAt: Double?
+    @usableFromInline let environment: Environment?
 
     // The format (SPEC §2b).
     /// JWS or CWT.
-    @usableFromInline var format: TokenFormat = .jws
+    @usableFromInline let format: TokenFormat
     /// Where the signed message lies in ``storage``: a CWT's Sig_structure. Nil for JWS, whose
     /// signed message is the token's own first `signingInputLength` bytes.
-    @usableFromInline var signedMessage: Text? = nil
+    @usableFromInline let signedMessage: Text?
     /// A CWT header problem found while parsing (`bad_header`), such as `kid` not a bstr.
-    @usableFromInline var headerProblem: String? = nil
+    @usableFromInline let headerProblem: String?
     /// The token's entry in a status list (SPEC §4c: `status.status_list`, CWT claim 65535), if it names one.
-    @usableFromInline var status: StatusReference? = nil
+    @usableFromInline let status: StatusReference?
+
+    /// A token as parsed (every text a range of `storage`).
+    init(
+        storage: [UInt8], tableStart: UInt32, signature: Text, signingInputLength: Int,
+        algorithm: Text?, keyID: Text?, type: Text?,
+        hasAlgorithmMember: Bool = false, hasKeyIDMember: Bool = false, hasTypeMember: Bool = false,
+        hasCritical: Bool = false, supportedAlgorithm: SignatureAlgorithm?,
+        issuer: Text, subject: Text, tokenID: Text, role: Text?,
+        audience: List, audienceIsArray: Bool, channels: List, commands: List,
+        expiresAt: Double, notBefore: Double?, issuedAt: Double?, environment: Environment?,
+        format: TokenFormat = .jws, signedMessage: Text? = nil, headerProblem: String? = nil,
+        status: StatusReference? = nil
+    ) {
+        self.storage = storage
+        self.tableStart = tableStart
+        self.signature = signature
+        self.signingInputLength = signingInputLength
+        self.algorithm = algorithm
+        self.keyID = keyID
+        self.type = type
+        self.hasAlgorithmMember = hasAlgorithmMember
+        self.hasKeyIDMember = hasKeyIDMember
+        self.hasTypeMember = hasTypeMember
+        self.hasCritical = hasCritical
+        self.supportedAlgorithm = supportedAlgorithm
+        self.issuer = issuer
+        self.subject = subject
+        self.tokenID = tokenID
+        self.role = role
+        self.audience = audience
+        self.audienceIsArray = audienceIsArray
+        self.channels = channels
+        self.commands = commands
+        self.expiresAt = expiresAt
+        self.notBefore = notBefore
+        self.issuedAt = issuedAt
+        self.environment = environment
+        self.format = format
+        self.signedMessage = signedMessage
+        self.headerProblem = headerProblem
+        self.status = status
+    }
 
     /// Where a token's status is kept: entry `index` of the status list at `uri`.
     @usableFromInline struct StatusReference: Sendable {
