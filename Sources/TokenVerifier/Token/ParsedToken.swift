@@ -151,7 +151,7 @@ import Musl
     @inline(__always)
     @inlinable
     func equals(_ text: Text, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        withBytes(text) { bytesEqual($0, bytes) }
+        text.count == bytes.count && withBytes(text) { bytesEqual($0, bytes) }
     }
 
     /// Whether `text` holds exactly the UTF-8 of `string`.
