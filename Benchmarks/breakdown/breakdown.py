@@ -69,12 +69,13 @@ def stages(inc, outside, signature):
     tables = (f(r'closure #1 in Ed25519PublicKey\.requestTable\(\)')
               + f(r'closure #1 in P256PublicKey\.requestTable\(\)'))
     signature_glue = signature_check - (signature - digest - tables)
-    answer = f(r'closure #1 in closure #1 in closure #1 in LineAnswerer\.answer\(_:(against:)?to:\)')
-    request = f(r'(specialized )?RequestBatch\.init\(_:requests:problems:oversizeDetail:\)')
+    answer = f(r'(closure #1 in ){4}LineAnswerer\.answer\(_:lines:against:to:\)',
+               r'(closure #1 in ){3}LineAnswerer\.answer\(_:(against:)?to:\)')
+    request = f(r'(specialized )?RequestBatch\.init\(_:(_:)?requests:problems:oversizeDetail:\)')
     reader = f(r'VerifyPipeline\.run\(inputs:output:stopRequested:\)')
     splitting = f(r'(closure #1 in )?LineChunker\.feed\(_:\)') + f(r'(closure #1 in )?LineChunker\.finish\(\)')
     worker = f(r'closure #1 in VerifyPipeline\.run\(inputs:output:stopRequested:\)')
-    answerer = f(r'LineAnswerer\.answer\(_:(against:)?to:\)')
+    answerer = f(r'LineAnswerer\.answer\(_:(lines:)?(against:)?to:\)')
     rows = [
         ('reading, splitting and copying lines (reader)', splitting),
         ('cutting chunks, hand-off to the worker (reader)', reader - splitting),

@@ -42,42 +42,59 @@ public final class LineAnswerer {
     /// snapshot of the live state (the one in force), with the signatures back to back, and
     /// TokenVerifier appends each verdict's members to the answer.
     public func answer(_ lines: [InputLine], to output: inout [UInt8]) -> [Reason?] {
-        answer(lines, against: verifier.snapshot, to: &output)
+        answer(LineBlock(lines), to: &output)
     }
 
-    /// Answers `lines` as ``answer(_:to:)`` does, against `snapshot` (one taken from this
-    /// answerer's verifier, ``TokenVerifier/snapshot``): a stream that takes its snapshots in
-    /// line order answers in line order (SPEC §4), whichever thread answers which lines.
+    /// Answers the lines of `block` as ``answer(_:to:)-([InputLine],_)`` answers lines.
+    public func answer(_ block: LineBlock, to output: inout [UInt8]) -> [Reason?] {
+        answer(block, lines: 0..<block.count, against: verifier.snapshot, to: &output)
+    }
+
+    /// Answers `lines` as ``answer(_:to:)-([InputLine],_)`` does, against `snapshot` (one taken
+    /// from this answerer's verifier, ``TokenVerifier/snapshot``): a stream that takes its
+    /// snapshots in line order answers in line order (SPEC §4), whichever thread answers which lines.
     package func answer(
         _ lines: [InputLine], against snapshot: VerifierSnapshot,
+        to output: inout [UInt8]
+    ) -> [Reason?] {
+        let block = LineBlock(lines)
+        return answer(block, lines: 0..<block.count, against: snapshot, to: &output)
+    }
+
+    /// Answers lines `range` of `block` against `snapshot` (see
+    /// ``answer(_:against:to:)-([InputLine],_,_)``): a stream hands each worker its part of one
+    /// block of lines read, without copying them.
+    package func answer(
+        _ block: LineBlock, lines range: Range<Int>, against snapshot: VerifierSnapshot,
         to output: inout [UInt8]
     ) -> [Reason?] {
         var writer = JSONWriter(reservingCapacity: 0)
         swap(&writer.bytes, &output)
         defer { swap(&writer.bytes, &output) }
-        writer.bytes.reserveCapacity(writer.bytes.count + lines.count * 200)
-        var reasons = [Reason?](repeating: nil, count: lines.count)
-        guard !lines.isEmpty else { return reasons }
-        withUnsafeTemporaryAllocation(of: RequestFields.self, capacity: lines.count) { requests in
-            withUnsafeTemporaryAllocation(of: RequestLine.Malformed?.self, capacity: lines.count) { problems in
-                let batch = RequestBatch(
-                    lines, requests: requests.baseAddress!, problems: problems.baseAddress!,
-                    oversizeDetail: oversizeDetail)
-                defer { batch.deinitialize() }
-                worker.verify(batch: batch, against: snapshot) { index, result in
-                    let number = lines[index].number
-                    guard let result else {
-                        AnswerWriter.writeMalformed(line: number, batch.problems[index]!, audit: audit, to: &writer)
-                        reasons[index] = .malformedRequest
-                        return
-                    }
-                    lines[index].bytes!.withUnsafeBufferPointer { raw in
-                        let line = trimmingBlanks(raw)
+        writer.bytes.reserveCapacity(writer.bytes.count + range.count * 200)
+        var reasons = [Reason?](repeating: nil, count: range.count)
+        guard !range.isEmpty else { return reasons }
+        block.bytes.withUnsafeBufferPointer { bytes in
+            withUnsafeTemporaryAllocation(of: RequestFields.self, capacity: range.count) { requests in
+                withUnsafeTemporaryAllocation(of: RequestLine.Malformed?.self, capacity: range.count) { problems in
+                    let batch = RequestBatch(
+                        bytes, block.entries[range], requests: requests.baseAddress!,
+                        problems: problems.baseAddress!, oversizeDetail: oversizeDetail)
+                    defer { batch.deinitialize() }
+                    worker.verify(batch: batch, against: snapshot) { index, result in
+                        let number = batch.entries[range.lowerBound + index].number
+                        guard let result else {
+                            AnswerWriter.writeMalformed(
+                                line: number, batch.problems[index]!, audit: audit, to: &writer)
+                            reasons[index] = .malformedRequest
+                            return
+                        }
+                        let line = batch.line(index)
                         let id = batch.requests[index].idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
                         AnswerWriter.write(line: number, id: id, result: result, audit: audit, to: &writer)
+                        reasons[index] = result.reason
+                        if skipsStatusLists && result.namesStatusListEntry { statusUnchecked += 1 }
                     }
-                    reasons[index] = result.reason
-                    if skipsStatusLists && result.namesStatusListEntry { statusUnchecked += 1 }
                 }
             }
         }
@@ -97,31 +114,37 @@ public final class LineAnswerer {
     }
 }
 
-/// Input lines with their requests parsed in place, as a batch for the verifier. Each line's
-/// request and problem live in one slot of the caller's temporary buffers.
+/// Input lines with their requests parsed in place, as a batch for the verifier. The lines are
+/// ranges of one block's bytes; each line's request and problem live in one slot of the caller's
+/// temporary buffers.
 private struct RequestBatch: BatchRequests {
-    let lines: [InputLine]
+    /// The block's bytes, lent for the length of the batch.
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// The batch's lines (indexed from their place in the block).
+    let entries: ArraySlice<LineBlock.Entry>
     /// Each line's request (an empty one where the line is not a request).
     let requests: UnsafeMutablePointer<RequestFields>
     /// Why a line is not a request (nil for a request).
     let problems: UnsafeMutablePointer<RequestLine.Malformed?>
 
-    /// Parses `lines` into the buffers (room for one slot a line); a line longer than the limit
-    /// (nil bytes) is refused with `oversizeDetail`.
+    /// Parses the lines of `entries` (ranges of `bytes`) into the buffers (room for one slot a
+    /// line); a line longer than the limit (no range) is refused with `oversizeDetail`.
     init(
-        _ lines: [InputLine], requests: UnsafeMutablePointer<RequestFields>,
+        _ bytes: UnsafeBufferPointer<UInt8>, _ entries: ArraySlice<LineBlock.Entry>,
+        requests: UnsafeMutablePointer<RequestFields>,
         problems: UnsafeMutablePointer<RequestLine.Malformed?>, oversizeDetail: String
     ) {
-        self.lines = lines
+        self.bytes = bytes
+        self.entries = entries
         self.requests = requests
         self.problems = problems
-        for index in lines.indices {
-            guard let bytes = lines[index].bytes else {
+        for index in 0..<entries.count {
+            guard entries[entries.startIndex + index].range != nil else {
                 (requests + index).initialize(to: RequestFields())
                 (problems + index).initialize(to: RequestLine.Malformed(id: nil, detail: oversizeDetail))
                 continue
             }
-            switch bytes.withUnsafeBufferPointer({ RequestFields.parse(trimmingBlanks($0)) }) {
+            switch RequestFields.parse(line(index)) {
             case .success(let request):
                 (requests + index).initialize(to: request)
                 (problems + index).initialize(to: nil)
@@ -134,19 +157,25 @@ private struct RequestBatch: BatchRequests {
 
     /// Ends the slots' lifetimes.
     func deinitialize() {
-        requests.deinitialize(count: lines.count)
-        problems.deinitialize(count: lines.count)
+        requests.deinitialize(count: entries.count)
+        problems.deinitialize(count: entries.count)
     }
 
-    var count: Int { lines.count }
+    var count: Int { entries.count }
+
+    /// Line `index`, trimmed (only asked of a line that was held).
+    @inline(__always)
+    func line(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        trimmingBlanks(UnsafeBufferPointer(rebasing: bytes[entries[entries.startIndex + index].range!]))
+    }
 
     func withRequest(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> Void) -> Bool {
         guard problems[index] == nil else { return false }
-        lines[index].bytes!.withUnsafeBufferPointer { requests[index].withRequest(in: trimmingBlanks($0), body) }
+        requests[index].withRequest(in: line(index), body)
         return true
     }
 
     func withToken(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        lines[index].bytes!.withUnsafeBufferPointer { requests[index].withToken(in: trimmingBlanks($0), body) }
+        requests[index].withToken(in: line(index), body)
     }
 }

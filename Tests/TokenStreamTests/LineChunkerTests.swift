@@ -7,12 +7,18 @@ import Testing
     func lines(_ pieces: [String], limit: Int = 64) -> [(Int, String?)] {
         var chunker = LineChunker(maxLineBytes: limit)
         var result: [(Int, String?)] = []
+        func take() {
+            let block = chunker.takePending()
+            result += block.entries.indices.map { index in
+                (block.entries[index].number, block.bytes(of: index).map { String(decoding: $0, as: UTF8.self) })
+            }
+        }
         for piece in pieces {
             Array(piece.utf8).withUnsafeBufferPointer { chunker.feed($0) }
-            result += chunker.takePending().map { ($0.number, $0.bytes.map { String(decoding: $0, as: UTF8.self) }) }
+            take()
         }
         chunker.finish()
-        result += chunker.takePending().map { ($0.number, $0.bytes.map { String(decoding: $0, as: UTF8.self) }) }
+        take()
         return result
     }
 

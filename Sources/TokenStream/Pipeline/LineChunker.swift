@@ -5,7 +5,9 @@ import TokenVerifier
 /// state they are checked against (taken by the reader when it cut the chunk, in line order).
 struct LineChunk: Sendable {
     var sequence: Int
-    var lines: [InputLine]
+    /// The block read, shared by every chunk cut from it, and this chunk's lines of it.
+    var block: LineBlock
+    var lines: Range<Int>
     var snapshot: VerifierSnapshot
 }
 
@@ -15,8 +17,8 @@ struct LineChunk: Sendable {
 /// start of the input is not part of the first line.
 struct LineChunker {
     private var splitter: LineSplitter
-    /// Complete lines not yet taken.
-    private(set) var pending: [InputLine] = []
+    /// Complete lines not yet taken, back to back in one block.
+    private(set) var pending = LineBlock()
 
     init(maxLineBytes: Int) {
         splitter = LineSplitter(maxLineBytes: maxLineBytes)
@@ -24,35 +26,38 @@ struct LineChunker {
 
     /// Feeds bytes just read.
     mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>) {
-        var lines = pending
-        pending = []
+        var lines = LineBlock()
+        swap(&lines, &pending)
+        // Room for every line this read completes (the part of a line carried from the reads
+        // before is held by the splitter, and at most one such line is completed).
+        lines.reserveCapacity(forMoreBytes: buffer.count + splitter.carriedCount)
         splitter.feed(buffer) { number, line in Self.collect(number, line, into: &lines) }
-        pending = lines
+        swap(&lines, &pending)
     }
 
     /// Ends the input: a last line without a newline counts as a line.
     mutating func finish() {
-        var lines = pending
-        pending = []
+        var lines = LineBlock()
+        swap(&lines, &pending)
         splitter.feed(nil) { number, line in Self.collect(number, line, into: &lines) }
-        pending = lines
+        swap(&lines, &pending)
     }
 
     /// Takes the complete lines collected so far.
-    mutating func takePending() -> [InputLine] {
-        defer { pending.removeAll(keepingCapacity: true) }
+    mutating func takePending() -> LineBlock {
+        defer { pending = LineBlock() }
         return pending
     }
 
-    private static func collect(_ number: Int, _ line: UnsafeBufferPointer<UInt8>?, into lines: inout [InputLine]) {
+    private static func collect(_ number: Int, _ line: UnsafeBufferPointer<UInt8>?, into lines: inout LineBlock) {
         guard let line else {
-            lines.append(InputLine(number: number, bytes: nil))
+            lines.append(number: number, bytes: nil)
             return
         }
         var trimmed = trimmingBlanks(line)
         if number == 1, trimmed.starts(with: [0xEF, 0xBB, 0xBF]) {
             trimmed = trimmingBlanks(UnsafeBufferPointer(rebasing: trimmed[3...]))
         }
-        if !trimmed.isEmpty { lines.append(InputLine(number: number, bytes: Array(trimmed))) }
+        if !trimmed.isEmpty { lines.append(number: number, bytes: trimmed) }
     }
 }

@@ -134,7 +134,7 @@ public final class VerifyPipeline: @unchecked Sendable {
                 sink.flushed.load(ordering: .acquiring) == sequence, !sink.closed.load(ordering: .relaxed)
             {
                 // Nothing in flight and everything before written: answer here, in order.
-                let chunk = LineChunk(sequence: -1, lines: lines, snapshot: verifier.snapshot)
+                let chunk = LineChunk(sequence: -1, block: lines, lines: 0..<lines.count, snapshot: verifier.snapshot)
                 let answer = Self.answer(chunk, with: inlineAnswerer)
                 inlineSummary.add(answer.summary)
                 if !OutputChannel.writeAll(answer.bytes, to: output) { sink.closed.store(true, ordering: .relaxed) }
@@ -150,12 +150,13 @@ public final class VerifyPipeline: @unchecked Sendable {
                 var end = index
                 var bytes = 0
                 while end < lines.count, end - index < size, bytes < Self.maxChunkBytes {
-                    bytes += lines[end].bytes?.count ?? 0
+                    bytes += lines.entries[end].range?.count ?? 0
                     end += 1
                 }
                 inFlight.wait()
                 // The snapshot is taken here, after any wait, in line order.
-                work.push(LineChunk(sequence: sequence, lines: Array(lines[index..<end]), snapshot: verifier.snapshot))
+                work.push(
+                    LineChunk(sequence: sequence, block: lines, lines: index..<end, snapshot: verifier.snapshot))
                 sequence += 1
                 index = end
             }
@@ -209,7 +210,7 @@ public final class VerifyPipeline: @unchecked Sendable {
 
     private static func answer(_ chunk: LineChunk, with answerer: LineAnswerer) -> AnswerSink.Answer {
         var bytes: [UInt8] = []
-        let reasons = answerer.answer(chunk.lines, against: chunk.snapshot, to: &bytes)
+        let reasons = answerer.answer(chunk.block, lines: chunk.lines, against: chunk.snapshot, to: &bytes)
         var summary = RunSummary()
         summary.statusUnchecked = answerer.takeStatusUncheckedCount()
         for reason in reasons {
