@@ -15,7 +15,7 @@ from .options import JobOptions
 from .partitions import TaskPlan, lines_partition, table_partition
 from .protocol import ANSWER_FIELDS, ANSWER_SCHEMA, CONTEXT_COLUMNS
 from .ship import Shipment, is_archive, ship, unpack_locally
-from .sizing import input_sizes, line_offsets, single_split_size
+from .sizing import input_sizes, line_offsets, local_line_offsets, single_split_size, split_size
 from .summary import Summary, count_answers, write_summary
 
 if TYPE_CHECKING:
@@ -75,9 +75,7 @@ def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
         lines = read_lines(spark, options.inputs)
         shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
         shipment = _keyed_by_given_paths(shipment, options)
-        sizes = input_sizes(spark, lines)
-        single_split = single_split_size(spark, sizes)
-        offsets = {} if sizes is not None and max(sizes, default=0) <= single_split else line_offsets(lines, single_split)
+        offsets = _line_offsets(spark, lines)
         plan = TaskPlan(options, shipment, at, threads, offsets)
         answers = lines.select("file_path", "block_start", "value").mapInArrow(
             lambda batches: lines_partition(plan, batches), f"source string, line bigint, {ANSWER_SCHEMA}")
@@ -99,6 +97,18 @@ def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
     answer_fields = [StructField(name, types.get(name, StringType())) for name in ANSWER_FIELDS]
     return table.mapInArrow(lambda batches: table_partition(plan, batches),
                             StructType([*table.schema.fields, *answer_fields])), at
+
+
+def _line_offsets(spark: SparkSession, lines: DataFrame) -> dict[tuple[str, int], int]:
+    """The line offset of every split after a file's first: none where every file is one split;
+    counted here for local uncompressed files (no Spark job); else by a counting pass."""
+    sizes = input_sizes(spark, lines)
+    single_split = single_split_size(spark, sizes)
+    if sizes is not None and max(sizes.values(), default=0) <= single_split:
+        return {}
+    exact = split_size(spark, sizes)
+    local = local_line_offsets(spark, sizes, exact) if sizes is not None and exact is not None else None
+    return local if local is not None else line_offsets(lines, single_split)
 
 
 def _keyed_by_given_paths(shipment: Shipment, options: JobOptions) -> Shipment:
