@@ -117,6 +117,18 @@ def _keyed_by_given_paths(shipment: Shipment, options: JobOptions) -> Shipment:
     return Shipment(names, shipment.tokenverify_name, shipment.tokenverify_is_archive)
 
 
+# Columns whose values are (nearly) all different: a Parquet dictionary for them costs a hash
+# lookup a value and is given up once it outgrows its page (jti names one token, sub and aud one
+# device and object of a fleet, line one line), so they are written plain from the start.
+UNIQUE_COLUMNS = ("jti", "sub", "aud")
+
+
+def parquet_options(options: JobOptions) -> dict[str, str]:
+    """The Parquet writer's options (Hadoop settings; `#column` for one column)."""
+    columns = UNIQUE_COLUMNS + (("line",) if options.input_format == "lines" else ())
+    return {f"parquet.enable.dictionary#{name}": "false" for name in columns}
+
+
 def run(spark: SparkSession, options: JobOptions) -> Summary:
     """Runs the whole job; raises ConfigError before any task when the configuration is bad."""
     started = time.monotonic()
@@ -124,7 +136,7 @@ def run(spark: SparkSession, options: JobOptions) -> Summary:
     planned = time.monotonic()
     writer = answers.write.mode("overwrite" if options.overwrite else "error")  # Connect knows "error", not "errorifexists"
     if options.output_format == "parquet":
-        writer.parquet(options.output)
+        writer.options(**parquet_options(options)).parquet(options.output)
     else:
         writer.json(options.output)
     written = time.monotonic()
