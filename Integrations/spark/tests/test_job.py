@@ -71,6 +71,28 @@ def test_lines_equal_the_single_process_answers(spark: Any, tool: str, binary: s
     written = json.loads((tmp_path / "out" / "_summary.json").read_text())
     assert written["answered"] == len(expected) and written["reasons"] == summary.reasons
     assert written["at"] == AT
+    assert_plain_where_unique(tmp_path / "out", unique={"line", "jti", "sub", "aud"})
+
+
+def assert_plain_where_unique(output: Path, unique: set[str]) -> None:
+    """The Parquet files write the nearly unique columns without a dictionary; the others (here:
+    reason) keep theirs."""
+    import pyarrow.parquet as pq
+
+    dictionary: dict[str, set[bool]] = {}
+    for part in sorted(output.glob("part-*.parquet")):
+        metadata = pq.ParquetFile(part).metadata
+        for group in range(metadata.num_row_groups):
+            row_group = metadata.row_group(group)
+            for index in range(row_group.num_columns):
+                column = row_group.column(index)
+                if column.statistics is not None and column.statistics.null_count == row_group.num_rows:
+                    continue  # nothing but nulls: no values to encode
+                encoded = any("DICTIONARY" in encoding for encoding in column.encodings)
+                dictionary.setdefault(column.path_in_schema, set()).add(encoded)
+    assert unique <= set(dictionary)
+    assert all(dictionary[name] == {False} for name in unique), dictionary
+    assert dictionary["reason"] == {True}
 
 
 def test_a_retried_task_yields_each_row_once(spark: Any, tool: str, binary: str, dataset: DataSet,

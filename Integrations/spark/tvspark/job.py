@@ -15,7 +15,7 @@ from .options import JobOptions
 from .partitions import TaskPlan, lines_partition, table_partition
 from .protocol import ANSWER_FIELDS, ANSWER_SCHEMA, CONTEXT_COLUMNS
 from .ship import Shipment, is_archive, ship, unpack_locally
-from .sizing import input_sizes, line_offsets, single_split_size
+from .sizing import input_sizes, line_offsets, local_line_offsets, single_split_size, split_size
 from .summary import Summary, count_answers, write_summary
 
 if TYPE_CHECKING:
@@ -75,9 +75,7 @@ def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
         lines = read_lines(spark, options.inputs)
         shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
         shipment = _keyed_by_given_paths(shipment, options)
-        sizes = input_sizes(spark, lines)
-        single_split = single_split_size(spark, sizes)
-        offsets = {} if sizes is not None and max(sizes, default=0) <= single_split else line_offsets(lines, single_split)
+        offsets = _line_offsets(spark, lines)
         plan = TaskPlan(options, shipment, at, threads, offsets)
         answers = lines.select("file_path", "block_start", "value").mapInArrow(
             lambda batches: lines_partition(plan, batches), f"source string, line bigint, {ANSWER_SCHEMA}")
@@ -101,10 +99,34 @@ def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
                             StructType([*table.schema.fields, *answer_fields])), at
 
 
+def _line_offsets(spark: SparkSession, lines: DataFrame) -> dict[tuple[str, int], int]:
+    """The line offset of every split after a file's first: none where every file is one split;
+    counted here for local uncompressed files (no Spark job); else by a counting pass."""
+    sizes = input_sizes(spark, lines)
+    single_split = single_split_size(spark, sizes)
+    if sizes is not None and max(sizes.values(), default=0) <= single_split:
+        return {}
+    exact = split_size(spark, sizes)
+    local = local_line_offsets(spark, sizes, exact) if sizes is not None and exact is not None else None
+    return local if local is not None else line_offsets(lines, single_split)
+
+
 def _keyed_by_given_paths(shipment: Shipment, options: JobOptions) -> Shipment:
     """The shipment keyed by the paths as the options give them (what verify_argv resolves)."""
     names = {path: shipment.names[os.path.abspath(path)] for path in options.shipped_files()}
     return Shipment(names, shipment.tokenverify_name, shipment.tokenverify_is_archive)
+
+
+# Columns whose values are (nearly) all different: a Parquet dictionary for them costs a hash
+# lookup a value and is given up once it outgrows its page (jti names one token, sub and aud one
+# device and object of a fleet, line one line), so they are written plain from the start.
+UNIQUE_COLUMNS = ("jti", "sub", "aud")
+
+
+def parquet_options(options: JobOptions) -> dict[str, str]:
+    """The Parquet writer's options (Hadoop settings; `#column` for one column)."""
+    columns = UNIQUE_COLUMNS + (("line",) if options.input_format == "lines" else ())
+    return {f"parquet.enable.dictionary#{name}": "false" for name in columns}
 
 
 def run(spark: SparkSession, options: JobOptions) -> Summary:
@@ -114,7 +136,7 @@ def run(spark: SparkSession, options: JobOptions) -> Summary:
     planned = time.monotonic()
     writer = answers.write.mode("overwrite" if options.overwrite else "error")  # Connect knows "error", not "errorifexists"
     if options.output_format == "parquet":
-        writer.parquet(options.output)
+        writer.options(**parquet_options(options)).parquet(options.output)
     else:
         writer.json(options.output)
     written = time.monotonic()
