@@ -105,6 +105,8 @@ private struct RequestBatch: BatchRequests {
     let requests: UnsafeMutablePointer<RequestFields>
     /// Why a line is not a request (nil for a request).
     let problems: UnsafeMutablePointer<RequestLine.Malformed?>
+    /// The requests' strings that were written with escapes, unescaped.
+    let unescaped: [UInt8]
 
     /// Parses `lines` into the buffers (room for one slot a line); a line longer than the limit
     /// (nil bytes) is refused with `oversizeDetail`.
@@ -115,21 +117,20 @@ private struct RequestBatch: BatchRequests {
         self.lines = lines
         self.requests = requests
         self.problems = problems
+        var unescaped: [UInt8] = []
         for index in lines.indices {
             guard let bytes = lines[index].bytes else {
                 (requests + index).initialize(to: RequestFields())
                 (problems + index).initialize(to: RequestLine.Malformed(id: nil, detail: oversizeDetail))
                 continue
             }
-            switch bytes.withUnsafeBufferPointer({ RequestFields.parse(trimmingBlanks($0)) }) {
-            case .success(let request):
-                (requests + index).initialize(to: request)
-                (problems + index).initialize(to: nil)
-            case .failure(let problem):
-                (requests + index).initialize(to: RequestFields())
-                (problems + index).initialize(to: problem)
+            (requests + index).initialize(to: RequestFields())
+            let problem = bytes.withUnsafeBufferPointer {
+                RequestFields.parse(trimmingBlanks($0), into: &requests[index], unescapedInto: &unescaped)
             }
+            (problems + index).initialize(to: problem)
         }
+        self.unescaped = unescaped
     }
 
     /// Ends the slots' lifetimes.
@@ -142,11 +143,19 @@ private struct RequestBatch: BatchRequests {
 
     func withRequest(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> Void) -> Bool {
         guard problems[index] == nil else { return false }
-        lines[index].bytes!.withUnsafeBufferPointer { requests[index].withRequest(in: trimmingBlanks($0), body) }
+        unescaped.withUnsafeBufferPointer { unescaped in
+            lines[index].bytes!.withUnsafeBufferPointer {
+                requests[index].withRequest(in: trimmingBlanks($0), unescaped: unescaped, body)
+            }
+        }
         return true
     }
 
     func withToken(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        lines[index].bytes!.withUnsafeBufferPointer { requests[index].withToken(in: trimmingBlanks($0), body) }
+        unescaped.withUnsafeBufferPointer { unescaped in
+            lines[index].bytes!.withUnsafeBufferPointer {
+                requests[index].withToken(in: trimmingBlanks($0), unescaped: unescaped, body)
+            }
+        }
     }
 }
