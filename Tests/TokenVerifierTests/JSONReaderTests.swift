@@ -119,6 +119,10 @@ import Testing
                         let found = bytes.withUnsafeBytes {
                             JSONReader.firstSpecialByte(in: JSONReader.specialBytes(at: $0.baseAddress!, from: skip))
                         }
+                        let foundWithoutSkip = bytes.withUnsafeBytes {
+                            JSONReader.firstSpecialByte(in: JSONReader.specialBytes(at: $0.baseAddress!))
+                        }
+                        if skip == 0 && foundWithoutSkip != found { mismatches.append("\(bytes): \(foundWithoutSkip)") }
                         let expected = bytes.indices.first { $0 >= skip && isSpecial(bytes[$0]) } ?? 16
                         if found != expected { mismatches.append("\(bytes) from \(skip): \(found), not \(expected)") }
                     }

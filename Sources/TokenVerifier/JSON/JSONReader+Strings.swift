@@ -62,19 +62,26 @@ extension JSONReader {
         let start = position &+ 1  // after the opening quote (the quote is in the text)
         let count = bytes.count
         var plainEnd = start
-        if let base = bytes.baseAddress, count >= 16 {
-            if start &+ 16 <= count {
-                plainEnd = start &+ Self.firstSpecialByte(in: Self.specialBytes(at: UnsafeRawPointer(base + start)))
-            } else {
-                let chunkStart = count &- 16
-                plainEnd =
-                    chunkStart
-                    &+ Self.firstSpecialByte(
-                        in: Self.specialBytes(at: UnsafeRawPointer(base + chunkStart), from: start &- chunkStart))
+        if start &+ 16 < count {
+            // The sixteen bytes after the quote, all in the text, and one more after them: the
+            // first special byte, if any, is in the text.
+            let base = bytes.baseAddress.unsafelyUnwrapped  // a text of more than 16 bytes has one
+            plainEnd = start &+ Self.firstSpecialByte(in: Self.specialBytes(at: UnsafeRawPointer(base + start)))
+            if base[plainEnd] == UInt8(ascii: "\"") {
+                position = plainEnd &+ 1
+                return (Range(uncheckedBounds: (start, plainEnd)), false)
             }
+        } else if count >= 16 {
+            // The text's last sixteen bytes, from the string's start on.
+            let base = bytes.baseAddress.unsafelyUnwrapped
+            let chunkStart = count &- 16
+            plainEnd =
+                chunkStart
+                &+ Self.firstSpecialByte(
+                    in: Self.specialBytes(at: UnsafeRawPointer(base + chunkStart), from: start &- chunkStart))
             if plainEnd < count, base[plainEnd] == UInt8(ascii: "\"") {
                 position = plainEnd &+ 1
-                return (start..<plainEnd, false)
+                return (Range(uncheckedBounds: (start, plainEnd)), false)
             }
         }
         return try scanStringRest(start: start, plainUpTo: plainEnd)
@@ -108,25 +115,36 @@ extension JSONReader {
         }
     }
 
-    /// The bytes of the sixteen at `chunk` (from offset `skip` on) that a string's content
-    /// cannot hold as they are: below 0x20, at or above 0x80, `"` or `\`. A special byte's lane
-    /// is all ones, the others' zero.
+    /// The bytes of the sixteen at `chunk` that a string's content cannot hold as they are:
+    /// below 0x20, at or above 0x80, `"` or `\`. A special byte's lane is all ones, the
+    /// others' zero.
     ///
-    /// One signed compare finds the bytes below 0x20 and those at or above 0x80, two more the
-    /// quote and the backslash. (The vector operands are spelled out as `SIMD16<Int8>`: the
-    /// forms with a scalar operand compile to a loop over the lanes.)
+    /// Flipping bit 1 maps `"` (0x22) to 0x20, keeps the bytes below 0x20 below it and those at
+    /// or above 0x80 negative, and maps no other byte below 0x24: one signed compare with 0x21
+    /// finds all but the backslash, one more finds it. (The vector operands are spelled out as
+    /// `SIMD16<Int8>`: the forms with a scalar operand compile to a loop over the lanes.)
     @inline(__always)
     @inlinable
-    static func specialBytes(at chunk: UnsafeRawPointer, from skip: Int = 0) -> SIMD2<UInt64> {
+    static func specialBytes(at chunk: UnsafeRawPointer) -> SIMD2<UInt64> {
+        unsafeBitCast(specialLanes(at: chunk), to: SIMD2<UInt64>.self)
+    }
+
+    /// ``specialBytes(at:)`` of the sixteen bytes at `chunk` from offset `skip` on (those before
+    /// it are not special).
+    @inline(__always)
+    @inlinable
+    static func specialBytes(at chunk: UnsafeRawPointer, from skip: Int) -> SIMD2<UInt64> {
+        let offsets = SIMD16<Int8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        let kept = offsets .>= SIMD16<Int8>(repeating: Int8(truncatingIfNeeded: skip))
+        return unsafeBitCast(specialLanes(at: chunk) .& kept, to: SIMD2<UInt64>.self)
+    }
+
+    @inline(__always)
+    @inlinable
+    static func specialLanes(at chunk: UnsafeRawPointer) -> SIMDMask<SIMD16<Int8>> {
         let lanes = chunk.loadUnaligned(as: SIMD16<Int8>.self)
-        var special =
-            (lanes .< SIMD16<Int8>(repeating: 0x20)) .| (lanes .== SIMD16<Int8>(repeating: 0x22))
+        return (lanes ^ SIMD16<Int8>(repeating: 0x02) .< SIMD16<Int8>(repeating: 0x21))
             .| (lanes .== SIMD16<Int8>(repeating: 0x5C))
-        if skip != 0 {
-            let offsets = SIMD16<Int8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-            special .&= offsets .>= SIMD16<Int8>(repeating: Int8(truncatingIfNeeded: skip))
-        }
-        return unsafeBitCast(special, to: SIMD2<UInt64>.self)
     }
 
     /// The offset of the first special byte of a chunk's ``specialBytes(at:from:)``; 16 when
