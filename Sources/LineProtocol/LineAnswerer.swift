@@ -126,6 +126,8 @@ private struct RequestBatch: BatchRequests {
     let requests: UnsafeMutablePointer<RequestFields>
     /// Why a line is not a request (nil for a request).
     let problems: UnsafeMutablePointer<RequestLine.Malformed?>
+    /// The requests' strings that were written with escapes, unescaped.
+    let unescaped: [UInt8]
 
     /// Parses the lines of `entries` (ranges of `bytes`) into the buffers (room for one slot a
     /// line); a line longer than the limit (no range) is refused with `oversizeDetail`.
@@ -138,21 +140,18 @@ private struct RequestBatch: BatchRequests {
         self.entries = entries
         self.requests = requests
         self.problems = problems
+        var unescaped: [UInt8] = []
         for index in 0..<entries.count {
-            guard entries[entries.startIndex + index].range != nil else {
-                (requests + index).initialize(to: RequestFields())
+            (requests + index).initialize(to: RequestFields())
+            guard let range = entries[entries.startIndex + index].range else {
                 (problems + index).initialize(to: RequestLine.Malformed(id: nil, detail: oversizeDetail))
                 continue
             }
-            switch RequestFields.parse(line(index)) {
-            case .success(let request):
-                (requests + index).initialize(to: request)
-                (problems + index).initialize(to: nil)
-            case .failure(let problem):
-                (requests + index).initialize(to: RequestFields())
-                (problems + index).initialize(to: problem)
-            }
+            let line = trimmingBlanks(UnsafeBufferPointer(rebasing: bytes[range]))
+            let problem = RequestFields.parse(line, into: &requests[index], unescapedInto: &unescaped)
+            (problems + index).initialize(to: problem)
         }
+        self.unescaped = unescaped
     }
 
     /// Ends the slots' lifetimes.
@@ -171,11 +170,15 @@ private struct RequestBatch: BatchRequests {
 
     func withRequest(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> Void) -> Bool {
         guard problems[index] == nil else { return false }
-        requests[index].withRequest(in: line(index), body)
+        unescaped.withUnsafeBufferPointer { unescaped in
+            requests[index].withRequest(in: line(index), unescaped: unescaped, body)
+        }
         return true
     }
 
     func withToken(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        requests[index].withToken(in: line(index), body)
+        unescaped.withUnsafeBufferPointer { unescaped in
+            requests[index].withToken(in: line(index), unescaped: unescaped, body)
+        }
     }
 }

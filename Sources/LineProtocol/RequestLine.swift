@@ -33,11 +33,17 @@ public struct RequestLine: Sendable {
         return bytes.withUnsafeBufferPointer { buffer in
             let trimmed = trimmingBlanks(buffer)
             guard !trimmed.isEmpty else { return .failure(Malformed(id: nil, detail: "the line is blank")) }
-            return RequestFields.parse(trimmed).map { fields in
-                RequestLine(
-                    token: fields.withToken(in: trimmed) { Array($0) },
-                    id: fields.idRange.map { minified(UnsafeBufferPointer(rebasing: trimmed[$0])) },
-                    context: fields.context(in: trimmed))
+            var fields = RequestFields()
+            var unescaped: [UInt8] = []
+            if let problem = RequestFields.parse(trimmed, into: &fields, unescapedInto: &unescaped) {
+                return .failure(problem)
+            }
+            return unescaped.withUnsafeBufferPointer { unescaped in
+                .success(
+                    RequestLine(
+                        token: fields.withToken(in: trimmed, unescaped: unescaped) { Array($0) },
+                        id: fields.idRange.map { minified(UnsafeBufferPointer(rebasing: trimmed[$0])) },
+                        context: fields.context(in: trimmed, unescaped: unescaped)))
             }
         }
     }
@@ -50,6 +56,7 @@ public struct RequestLine: Sendable {
         return writer.bytes
     }
 
+    @inline(__always)
     static func looksLikeJSON(_ first: UInt8?) -> Bool {
         first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\"")
     }

@@ -102,47 +102,54 @@ import Testing
         #expect(values == ["n": "1800000000.5", "i": "-42.0", "big": "inf", "s": "café"])
     }
 
-    @Test func theFirstSpecialByteOfAWordIsFoundExactly() {
-        // The scanner jumps to the lowest flag of a word: it must be the first special byte,
-        // whatever follows it (later flags may be false alarms).
+    @Test func theFirstSpecialByteOfAChunkIsFoundExactly() {
+        // The scanner jumps to the lowest lane flagged in sixteen bytes (from a skipped prefix on):
+        // it must be the first special byte at or after the skip, whatever is around it.
         func isSpecial(_ byte: UInt8) -> Bool { byte < 0x20 || byte >= 0x80 || byte == 0x22 || byte == 0x5C }
         let fillers: [UInt8] = [0x61, 0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xFF]
-        var mismatches = 0
+        var mismatches: [String] = []
         for byte in 0...255 {
-            for position in 0..<8 {
-                for after in fillers {
-                    var bytes = [UInt8](repeating: 0x61, count: 8)
-                    bytes[position] = UInt8(byte)
-                    for index in (position + 1)..<8 { bytes[index] = after }
-                    let word = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
-                    let flags = JSONReader.specialBytes(word)
-                    let expected = bytes.firstIndex(where: isSpecial)
-                    let found = flags == 0 ? nil : flags.trailingZeroBitCount >> 3
-                    if found != expected { mismatches += 1 }
+            for position in 0..<16 {
+                for filler in fillers {
+                    for skip in [0, 1, position, position + 1, 15, 16] where skip <= 16 {
+                        // `filler` after the byte, and before the skip (where it must be ignored).
+                        var bytes = [UInt8](repeating: 0x61, count: 16)
+                        for index in 0..<16 where index < skip || index > position { bytes[index] = filler }
+                        bytes[position] = UInt8(byte)
+                        let found = bytes.withUnsafeBytes {
+                            JSONReader.firstSpecialByte(in: JSONReader.specialBytes(at: $0.baseAddress!, from: skip))
+                        }
+                        let foundWithoutSkip = bytes.withUnsafeBytes {
+                            JSONReader.firstSpecialByte(in: JSONReader.specialBytes(at: $0.baseAddress!))
+                        }
+                        if skip == 0 && foundWithoutSkip != found { mismatches.append("\(bytes): \(foundWithoutSkip)") }
+                        let expected = bytes.indices.first { $0 >= skip && isSpecial(bytes[$0]) } ?? 16
+                        if found != expected { mismatches.append("\(bytes) from \(skip): \(found), not \(expected)") }
+                    }
                 }
             }
         }
-        #expect(mismatches == 0)
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
     }
 
     @Test func specialBytesAreFoundAtEveryOffset() throws {
-        // The string scanner reads eight bytes at a time; a special byte must be seen wherever it sits.
-        for offset in 0..<24 {
-            var body = Array(repeating: UInt8(ascii: "a"), count: 24)
+        // The string scanner reads sixteen bytes at a time; a special byte must be seen wherever it sits.
+        for offset in 0..<40 {
+            var body = Array(repeating: UInt8(ascii: "a"), count: 40)
             body[offset] = 0x01
             #expect(check([0x22] + body + [0x22]) != nil, "control byte at \(offset)")
             body[offset] = 0xFF
             #expect(check([0x22] + body + [0x22]) != nil, "invalid UTF-8 at \(offset)")
             body[offset] = UInt8(ascii: "\"")
             #expect(check([0x22] + body + [0x22]) != nil, "early quote at \(offset)")
-            var escaped = Array(repeating: UInt8(ascii: "a"), count: 24)
+            var escaped = Array(repeating: UInt8(ascii: "a"), count: 40)
             escaped.insert(contentsOf: Array(#"\n"#.utf8), at: offset)
             let text = [0x22] + escaped + [0x22]
             let value = try text.withUnsafeBufferPointer { (buffer) throws(JSONError) in
                 var reader = JSONReader(buffer)
                 return try reader.readString()
             }
-            #expect(value == String(repeating: "a", count: offset) + "\n" + String(repeating: "a", count: 24 - offset))
+            #expect(value == String(repeating: "a", count: offset) + "\n" + String(repeating: "a", count: 40 - offset))
         }
     }
 }

@@ -47,38 +47,57 @@ extension JSONReader {
 
     /// Validates one string (escapes, UTF-8, control characters) starting at the opening quote;
     /// returns the range between the quotes.
+    ///
+    /// Most strings are short and plain, and are done with one look at sixteen bytes: those
+    /// after the quote, or the text's last sixteen when fewer are left.
     @inlinable
     mutating func scanString() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
-        position += 1  // opening quote
-        let start = position
+        try scanStringInlined()
+    }
+
+    /// ``scanString()``, inlined where it is called.
+    @inline(__always)
+    @inlinable
+    mutating func scanStringInlined() throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
+        let start = position &+ 1  // after the opening quote (the quote is in the text)
+        let count = bytes.count
+        var plainEnd = start
+        if start &+ 16 < count {
+            // The sixteen bytes after the quote, all in the text, and one more after them: the
+            // first special byte, if any, is in the text.
+            let base = bytes.baseAddress.unsafelyUnwrapped  // a text of more than 16 bytes has one
+            plainEnd = start &+ Self.firstSpecialByte(in: Self.specialBytes(at: UnsafeRawPointer(base + start)))
+            if base[plainEnd] == UInt8(ascii: "\"") {
+                position = plainEnd &+ 1
+                return (Range(uncheckedBounds: (start, plainEnd)), false)
+            }
+        } else if count >= 16 {
+            // The text's last sixteen bytes, from the string's start on.
+            let base = bytes.baseAddress.unsafelyUnwrapped
+            let chunkStart = count &- 16
+            plainEnd =
+                chunkStart
+                &+ Self.firstSpecialByte(
+                    in: Self.specialBytes(at: UnsafeRawPointer(base + chunkStart), from: start &- chunkStart))
+            if plainEnd < count, base[plainEnd] == UInt8(ascii: "\"") {
+                position = plainEnd &+ 1
+                return (Range(uncheckedBounds: (start, plainEnd)), false)
+            }
+        }
+        return try scanStringRest(start: start, plainUpTo: plainEnd)
+    }
+
+    /// Goes on with a string whose content starts at `start` and whose bytes before `plainUpTo`
+    /// are plain (printable ASCII other than `"` and `\`).
+    @usableFromInline
+    mutating func scanStringRest(
+        start: Int, plainUpTo: Int
+    ) throws(JSONError) -> (content: Range<Int>, hasEscapes: Bool) {
+        position = plainUpTo
         var hasEscapes = false
-        let base = bytes.baseAddress
         let count = bytes.count
         while true {
-            // Fast path: printable ASCII other than the quote and the backslash.
-            var index = position
-            if let base {
-                // Eight bytes at a time while none of them is special; the lowest flag of a word
-                // marks its first special byte exactly.
-                let raw = UnsafeRawPointer(base)
-                var found = false
-                while index + 8 <= count {
-                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                    let special = Self.specialBytes(word)
-                    if special != 0 {
-                        index += special.trailingZeroBitCount >> 3
-                        found = true
-                        break
-                    }
-                    index += 8
-                }
-                while !found && index < count {
-                    let byte = base[index]
-                    if byte < 0x20 || byte >= 0x80 || byte == 0x22 || byte == 0x5C { break }
-                    index += 1
-                }
-            }
-            position = index
+            position = Self.plainRunEnd(in: bytes, from: position)
             guard position < count else { throw error("unterminated string") }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
@@ -96,20 +115,84 @@ extension JSONReader {
         }
     }
 
-    /// The high bit of each byte of `word` (first byte lowest) that is below 0x20, at or above
-    /// 0x80, `"` or `\`; bits above the lowest one set may be false alarms (a borrow carried
-    /// from a special byte), the lowest one never is.
+    /// The bytes of the sixteen at `chunk` that a string's content cannot hold as they are:
+    /// below 0x20, at or above 0x80, `"` or `\`. A special byte's lane is all ones, the
+    /// others' zero.
+    ///
+    /// Flipping bit 1 maps `"` (0x22) to 0x20, keeps the bytes below 0x20 below it and those at
+    /// or above 0x80 negative, and maps no other byte below 0x24: one signed compare with 0x21
+    /// finds all but the backslash, one more finds it. (The vector operands are spelled out as
+    /// `SIMD16<Int8>`: the forms with a scalar operand compile to a loop over the lanes.)
     @inline(__always)
     @inlinable
-    static func specialBytes(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let control = (word &- ones &* 0x20) & ~word
-        let quoteZero = (quote &- ones) & ~quote
-        let backslashZero = (backslash &- ones) & ~backslash
-        return ((control | quoteZero | backslashZero) & highs) | (word & highs)
+    static func specialBytes(at chunk: UnsafeRawPointer) -> SIMD2<UInt64> {
+        unsafeBitCast(specialLanes(at: chunk), to: SIMD2<UInt64>.self)
+    }
+
+    /// ``specialBytes(at:)`` of the sixteen bytes at `chunk` from offset `skip` on (those before
+    /// it are not special).
+    @inline(__always)
+    @inlinable
+    static func specialBytes(at chunk: UnsafeRawPointer, from skip: Int) -> SIMD2<UInt64> {
+        let offsets = SIMD16<Int8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        let kept = offsets .>= SIMD16<Int8>(repeating: Int8(truncatingIfNeeded: skip))
+        return unsafeBitCast(specialLanes(at: chunk) .& kept, to: SIMD2<UInt64>.self)
+    }
+
+    @inline(__always)
+    @inlinable
+    static func specialLanes(at chunk: UnsafeRawPointer) -> SIMDMask<SIMD16<Int8>> {
+        let lanes = chunk.loadUnaligned(as: SIMD16<Int8>.self)
+        return (lanes ^ SIMD16<Int8>(repeating: 0x02) .< SIMD16<Int8>(repeating: 0x21))
+            .| (lanes .== SIMD16<Int8>(repeating: 0x5C))
+    }
+
+    /// The offset of the first special byte of a chunk's ``specialBytes(at:from:)``; 16 when
+    /// there is none. (Read as little-endian, the words hold the lanes first lowest.)
+    @inline(__always)
+    @inlinable
+    static func firstSpecialByte(in special: SIMD2<UInt64>) -> Int {
+        let low = special[0].littleEndian
+        if low != 0 { return low.trailingZeroBitCount &>> 3 }
+        return 8 &+ special[1].littleEndian.trailingZeroBitCount &>> 3
+    }
+
+    /// The index of the first byte of `bytes` from `start` on that is below 0x20, at or above
+    /// 0x80, `"` or `\` (`bytes.count` when there is none): the end of a run of string content
+    /// that needs no closer look. Thirty-two bytes at a time, then sixteen (the last sixteen of
+    /// the text for what is left after the others), or one at a time in a text shorter than
+    /// sixteen bytes.
+    @inlinable
+    static func plainRunEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        let raw = UnsafeRawPointer(base)
+        let count = bytes.count
+        var index = start
+        while index &+ 32 <= count {
+            let first = specialBytes(at: raw + index)
+            let second = specialBytes(at: raw + index + 16)
+            let both = first | second
+            if both[0] | both[1] != 0 {
+                let offset = firstSpecialByte(in: first)
+                return index &+ (offset < 16 ? offset : 16 &+ firstSpecialByte(in: second))
+            }
+            index &+= 32
+        }
+        while index &+ 16 <= count {
+            let offset = firstSpecialByte(in: specialBytes(at: raw + index))
+            if offset < 16 { return index &+ offset }
+            index &+= 16
+        }
+        if index < count && count >= 16 {
+            let chunkStart = count &- 16
+            return chunkStart &+ firstSpecialByte(in: specialBytes(at: raw + chunkStart, from: index &- chunkStart))
+        }
+        while index < count {
+            let byte = base[index]
+            if byte < 0x20 || byte >= 0x80 || byte == 0x22 || byte == 0x5C { return index }
+            index &+= 1
+        }
+        return count
     }
 
     @inlinable
@@ -263,5 +346,21 @@ extension JSONReader {
             output.append(UInt8(0x80 | scalar >> 6 & 0x3F))
             output.append(UInt8(0x80 | scalar & 0x3F))
         }
+    }
+}
+
+extension JSONReader {
+    /// Validates the JSON string whose opening quote is at `quote` in `text` as ``readString()``
+    /// does; returns the range of its content (between the quotes) and whether it holds
+    /// escapes, or nil when it is not a valid string (reading `text` with a reader tells why).
+    /// Inlined where it is called, but for what follows the first sixteen bytes of the string.
+    @inline(__always)
+    @inlinable
+    package static func stringContent(
+        in text: UnsafeBufferPointer<UInt8>, quoteAt quote: Int
+    ) -> (content: Range<Int>, hasEscapes: Bool)? {
+        var reader = JSONReader(text)
+        reader.position = quote
+        return try? reader.scanStringInlined()
     }
 }
