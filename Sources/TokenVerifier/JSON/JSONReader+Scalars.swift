@@ -51,6 +51,35 @@ extension JSONReader {
         return value
     }
 
+    /// Reads a number written as 1 to 15 digits, the first not 0, with no sign, fraction or
+    /// exponent (a NumericDate as tokens write it), to the value ``readNumber()`` reads; nil,
+    /// having read nothing, for any other value.
+    @inline(__always)
+    @inlinable
+    mutating func readPlainInteger() -> Double? {
+        let start = position
+        skipWhitespace()
+        let first = position
+        var index = first
+        var value: Int64 = 0
+        while index < bytes.count, index - first < 16 {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            value = value &* 10 &+ Int64(digit)
+            index += 1
+        }
+        let digits = index - first
+        guard digits >= 1, digits <= 15, bytes[first] != UInt8(ascii: "0"),
+            index == bytes.count
+                || (bytes[index] != UInt8(ascii: ".") && bytes[index] | 0x20 != UInt8(ascii: "e"))
+        else {
+            position = start
+            return nil
+        }
+        position = index
+        return Double(value)
+    }
+
     /// Reads a non-negative integer written with digits only (no sign, fraction or exponent) that
     /// fits a `UInt64`: an index.
     mutating func readIndex(member: @autoclosure () -> String) throws(JSONError) -> UInt64 {
