@@ -9,8 +9,11 @@ extension ParsedToken {
 
     /// Parses a token: with two dots, a compact JWS (three canonical base64url segments, a header
     /// object and a claims object of strict JSON with no duplicate member, and claims of the right
-    /// types); with no dot, a CWT (``parseCOSE(_:)``).
-    static func parse(_ token: UnsafeBufferPointer<UInt8>) -> Result<ParsedToken, CompactToken.ParseError> {
+    /// types); with no dot, a CWT (``parseCOSE(_:)``). A JWS whose header segment is the one
+    /// `headerMemo` keeps takes its header from there (see ``JWSHeaderMemo``).
+    static func parse(
+        _ token: UnsafeBufferPointer<UInt8>, headerMemo: JWSHeaderMemo? = nil
+    ) -> Result<ParsedToken, CompactToken.ParseError> {
         func failure(_ description: String) -> Result<ParsedToken, CompactToken.ParseError> {
             .failure(CompactToken.ParseError(description: description))
         }
@@ -42,9 +45,9 @@ extension ParsedToken {
         // the stack with smaller regions; one that overflows them is parsed again with the
         // full regions, on the heap.
         let segments = JWSSegments(
-            header: headerSegment, payload: payloadSegment, signature: signatureSegment,
+            headerSegment: headerSegment, payloadSegment: payloadSegment, signatureSegment: signatureSegment,
             headerCount: headerCount, payloadCount: payloadCount, signatureCount: signatureCount,
-            signingInputLength: secondDot)
+            signingInputLength: secondDot, headerMemo: headerMemo)
         let decodedCount = segments.decodedCount
         let textCapacity = headerCount + payloadCount
         let tableCapacity = (payloadCount / 3 + 2) * 8
@@ -84,13 +87,14 @@ extension ParsedToken {
 
     /// A compact JWS split into its segments, with their decoded lengths.
     struct JWSSegments {
-        var header: UnsafeBufferPointer<UInt8>
-        var payload: UnsafeBufferPointer<UInt8>
-        var signature: UnsafeBufferPointer<UInt8>
+        var headerSegment: UnsafeBufferPointer<UInt8>
+        var payloadSegment: UnsafeBufferPointer<UInt8>
+        var signatureSegment: UnsafeBufferPointer<UInt8>
         var headerCount: Int
         var payloadCount: Int
         var signatureCount: Int
         var signingInputLength: Int
+        var headerMemo: JWSHeaderMemo?
 
         /// The decoded signature, header and claims, the first regions of the storage.
         var decodedCount: Int { signatureCount + headerCount + payloadCount }
@@ -101,23 +105,26 @@ extension ParsedToken {
             in base: UnsafeMutablePointer<UInt8>, textCapacity: Int, tableCapacity: Int
         ) -> ScratchOutcome {
             guard
-                Base64URL.decode(signature, into: UnsafeMutableBufferPointer(start: base, count: signatureCount))
+                Base64URL.decode(signatureSegment, into: UnsafeMutableBufferPointer(start: base, count: signatureCount))
                     != nil
             else {
                 return .failed("the signature segment is not canonical base64url")
             }
             let headerStart = signatureCount
-            guard
-                Base64URL.decode(
-                    header, into: UnsafeMutableBufferPointer(start: base + headerStart, count: headerCount))
-                    != nil
-            else {
-                return .failed("the header segment is not canonical base64url")
+            let recalled = headerMemo?.recall(headerSegment, into: base + headerStart, headerStart: headerStart)
+            if recalled == nil {
+                guard
+                    Base64URL.decode(
+                        headerSegment, into: UnsafeMutableBufferPointer(start: base + headerStart, count: headerCount))
+                        != nil
+                else {
+                    return .failed("the header segment is not canonical base64url")
+                }
             }
             let payloadStart = headerStart + headerCount
             guard
                 Base64URL.decode(
-                    payload, into: UnsafeMutableBufferPointer(start: base + payloadStart, count: payloadCount))
+                    payloadSegment, into: UnsafeMutableBufferPointer(start: base + payloadStart, count: payloadCount))
                     != nil
             else {
                 return .failed("the payload segment is not canonical base64url")
@@ -128,12 +135,26 @@ extension ParsedToken {
                 textStart: decodedCount,
                 table: UnsafeMutableRawBufferPointer(start: base + decodedCount + textCapacity, count: tableCapacity))
             var header = HeaderFields()
-            do throws(JSONError) {
-                header = try builder.readHeader(
-                    UnsafeBufferPointer(start: base + headerStart, count: headerCount), at: headerStart)
-            } catch {
-                if builder.overflowed { return .overflowed }
-                return .failed("the header is not a valid JSON object: \(error.description)")
+            var supportedAlgorithm: SignatureAlgorithm?
+            if let recalled {
+                (header, supportedAlgorithm) = recalled
+            } else {
+                let headerJSON = UnsafeBufferPointer(start: base + headerStart, count: headerCount)
+                do throws(JSONError) {
+                    header = try builder.readHeader(headerJSON, at: headerStart)
+                } catch {
+                    if builder.overflowed { return .overflowed }
+                    return .failed("the header is not a valid JSON object: \(error.description)")
+                }
+                // The scratch is laid out as the storage, so a range of one is a range of the other.
+                supportedAlgorithm = header.algorithm.flatMap {
+                    SignatureAlgorithm(bytes: UnsafeBufferPointer(start: base + Int($0.start), count: $0.count))
+                }
+                if builder.textCount == 0 {
+                    headerMemo?.keep(
+                        headerSegment, decoded: headerJSON, headerStart: headerStart, fields: header,
+                        supportedAlgorithm: supportedAlgorithm)
+                }
             }
             let claims: ClaimFields
             do throws(JSONError) {
@@ -142,10 +163,6 @@ extension ParsedToken {
             } catch {
                 if builder.overflowed { return .overflowed }
                 return .failed("the claims are not valid: \(error.description)")
-            }
-            // The scratch is laid out as the storage, so a range of one is a range of the other.
-            let supportedAlgorithm = header.algorithm.flatMap {
-                SignatureAlgorithm(bytes: UnsafeBufferPointer(start: base + Int($0.start), count: $0.count))
             }
             let textCount = builder.textCount
             let storage = storage(
