@@ -34,12 +34,18 @@ extension ParsedToken {
         private(set) var overflowed = false
 
         /// The storage range of a string read at `content` of a JSON text starting at `offset`.
+        @inline(__always)
         private mutating func text(
             _ reader: JSONReader, _ content: Range<Int>, hasEscapes: Bool, offset: Int
         ) throws(JSONError) -> Text {
             guard hasEscapes else {
                 return Text(start: UInt32(offset + content.lowerBound), end: UInt32(offset + content.upperBound))
             }
+            return try unescapedText(reader, content)
+        }
+
+        /// Unescapes the string at `content` into the text region.
+        private mutating func unescapedText(_ reader: JSONReader, _ content: Range<Int>) throws(JSONError) -> Text {
             let unescaped = reader.unescapedBytes(content)
             guard textCount + unescaped.count <= text.count else { throw overflow() }
             let start = textStart + textCount
@@ -73,6 +79,7 @@ extension ParsedToken {
             _ reader: inout JSONReader, offset: Int, _ claim: StaticString
         ) throws(JSONError) -> List {
             let position = reader.position
+            @inline(never)
             func wrong() -> JSONError {
                 JSONError("claim \"\(claim)\" must be a non-empty array of strings", at: position)
             }
@@ -90,6 +97,7 @@ extension ParsedToken {
             return List(first: UInt32(first), count: UInt32(tableCount - first))
         }
 
+        @inline(__always)
         private mutating func append(_ item: Text) throws(JSONError) {
             guard (tableCount + 1) * 8 <= table.count else { throw overflow() }
             table.storeBytes(of: item.start.littleEndian, toByteOffset: tableCount * 8, as: UInt32.self)
@@ -98,7 +106,7 @@ extension ParsedToken {
         }
 
         /// The header members read.
-        enum HeaderName: Int, KnownMemberName {
+        enum HeaderName: Int, KnownMemberName, CaseIterable {
             case algorithm, keyID, type, critical
 
             init?(quoted word: UInt64) {
@@ -163,7 +171,7 @@ extension ParsedToken {
         }
 
         /// The claim names read.
-        enum ClaimName: Int, KnownMemberName {
+        enum ClaimName: Int, KnownMemberName, CaseIterable {
             case issuer, subject, audience, tokenID, expiresAt, notBefore, issuedAt, environment
             case channels, commands, role, status
 
