@@ -58,7 +58,7 @@ def stages(inc, outside, signature):
         (regular expressions, whole names; the compiler's inlining decides which are there)."""
         patterns = [re.compile(n) for n in names]
         return max([cost for name, cost in inc.items() if any(p.fullmatch(name) for p in patterns)], default=0)
-    parse = f(r'static ParsedToken\.parse\(_:\)')
+    parse = f(r'static ParsedToken\.parse\(_:(headerMemo:)?\)')
     prepare = f(r'VerificationWorker\.prepare\(token:context:snapshot:(into:)?\)')
     signature_check = f(r'(specialized )?SignatureCheck\.check\(_:_:_:(_:)?\)')
     base64 = f(r'(specialized )?static Base64URL\.decode\(_:into:\)')

@@ -130,7 +130,9 @@ private struct RequestBatch: BatchRequests {
     let unescaped: [UInt8]
 
     /// Parses the lines of `entries` (ranges of `bytes`) into the buffers (room for one slot a
-    /// line); a line longer than the limit (no range) is refused with `oversizeDetail`.
+    /// line); a line longer than the limit (no range) is refused with `oversizeDetail`. (Never
+    /// inlined: one call a batch, and profiles name it.)
+    @inline(never)
     init(
         _ bytes: UnsafeBufferPointer<UInt8>, _ entries: ArraySlice<LineBlock.Entry>,
         requests: UnsafeMutablePointer<RequestFields>,

@@ -28,6 +28,21 @@ struct CBORReader {
     enum Major: UInt8 {
         case unsigned = 0
         case negative, bytes, text, array, map, tag, simple
+
+        /// The major type of an item whose initial byte is `initial`.
+        @inline(__always)
+        init(initial: UInt8) {
+            switch initial >> 5 {
+            case 0: self = .unsigned
+            case 1: self = .negative
+            case 2: self = .bytes
+            case 3: self = .text
+            case 4: self = .array
+            case 5: self = .map
+            case 6: self = .tag
+            default: self = .simple
+            }
+        }
     }
 
     /// One item's initial byte and argument.
@@ -61,9 +76,10 @@ struct CBORReader {
     }
 
     /// The next item's major type, without consuming it.
+    @inline(__always)
     func peekMajor() -> Major? {
         guard position < bytes.count else { return nil }
-        return Major(rawValue: bytes[position] >> 5)
+        return Major(initial: bytes[position])
     }
 
     /// Whether the next item is `null`.
@@ -71,12 +87,27 @@ struct CBORReader {
 
     /// Reads one initial byte and its argument (in any head width); refuses indefinite lengths,
     /// the reserved additional information values and a two-byte simple value below 32.
+    @inline(__always)
     mutating func readHead() throws(CBORError) -> Head {
+        // The argument in the initial byte: most heads of a token.
+        if position < bytes.count {
+            let initial = bytes[position]
+            let info = initial & 0x1F
+            if info < 24 {
+                position += 1
+                return Head(major: Major(initial: initial), argument: UInt64(info), info: info)
+            }
+        }
+        return try readLongHead()
+    }
+
+    /// ``readHead()`` for a head whose argument follows its initial byte (or an error).
+    private mutating func readLongHead() throws(CBORError) -> Head {
         let start = position
         guard position < bytes.count else { throw error("the CBOR ends inside an item") }
         let initial = bytes[position]
         position += 1
-        let major = Major(rawValue: initial >> 5)!
+        let major = Major(initial: initial)
         let info = initial & 0x1F
         var argument: UInt64
         switch info {
@@ -85,11 +116,14 @@ struct CBORReader {
         case 24...27:
             let width = 1 << Int(info - 24)
             guard bytes.count - position >= width else { throw error("the CBOR ends inside an item's head", at: start) }
-            argument = 0
-            for _ in 0..<width {
-                argument = argument << 8 | UInt64(bytes[position])
-                position += 1
+            let raw = UnsafeRawPointer(bytes.baseAddress! + position)
+            switch width {
+            case 1: argument = UInt64(raw.load(as: UInt8.self))
+            case 2: argument = UInt64(UInt16(bigEndian: raw.loadUnaligned(as: UInt16.self)))
+            case 4: argument = UInt64(UInt32(bigEndian: raw.loadUnaligned(as: UInt32.self)))
+            default: argument = UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self))
             }
+            position += width
             if major == .simple && info == 24 && argument < 32 {
                 throw error("a simple value is not well-formed", at: start)
             }
@@ -102,16 +136,43 @@ struct CBORReader {
     }
 
     /// Reads the head of a byte or text string and returns its content's range.
+    @inline(__always)
     private mutating func readStringContent(_ head: Head, start: Int) throws(CBORError) -> Range<Int> {
         guard head.argument <= UInt64(bytes.count - position) else {
             throw error("a string's declared length runs past the end of the CBOR", at: start)
         }
         let range = position..<(position + Int(head.argument))
         position = range.upperBound
-        if head.major == .text, !Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[range])) {
+        if head.major == .text, !isASCII(range), !Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[range])) {
             throw error("a text string is not valid UTF-8", at: start)
         }
         return range
+    }
+
+    /// Whether the bytes at `range` are all ASCII: eight at a time, the last few in a word that
+    /// stays within ``bytes``.
+    @inline(__always)
+    func isASCII(_ range: Range<Int>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var index = range.lowerBound
+        while index + 8 <= range.upperBound {
+            if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & highs != 0 { return false }
+            index += 8
+        }
+        let rest = range.upperBound - index
+        guard rest > 0 else { return true }
+        if index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            return word & highs & ((1 &<< UInt64(8 * rest)) &- 1) == 0
+        }
+        if range.upperBound >= 8 {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: range.upperBound - 8, as: UInt64.self))
+            return word & highs & ~((1 &<< UInt64(8 * (8 - rest))) &- 1) == 0
+        }
+        for offset in index..<range.upperBound where bytes[offset] >= 0x80 { return false }
+        return true
     }
 
     /// Reads a byte string; returns its content's range.
@@ -123,6 +184,7 @@ struct CBORReader {
     }
 
     /// Reads a text string (valid UTF-8); returns its content's range.
+    @inline(__always)
     mutating func readTextString() throws(CBORError) -> Range<Int> {
         let start = position
         let head = try readHead()
@@ -239,6 +301,74 @@ struct CBORReader {
         }
     }
 
+    /// Reads a map whose keys are mostly `Name`s, as ``readMap(_:)`` reads any map: `body` is
+    /// called for each entry with its key when it is one of `Name` (however its head is written),
+    /// else nil, and must consume the value. A key twice is refused as ``readMap(_:)`` refuses it
+    /// (the same message at the same place): a known key by a bit of its own, any other by value
+    /// among the others.
+    mutating func readMap<Name: KnownMapKey>(
+        knowing _: Name.Type, _ body: (inout CBORReader, Name?) throws(CBORError) -> Void
+    ) throws(CBORError) {
+        let start = position
+        let head = try readHead()
+        guard head.major == .map else { throw error("expected a map", at: start) }
+        guard head.argument <= UInt64(bytes.count - position) / 2 else {
+            throw error("a map's declared length runs past the end of the CBOR", at: start)
+        }
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else {
+            throw error("CBOR nested deeper than \(Self.maximumDepth) levels", at: start)
+        }
+        let count = Int(head.argument)
+        try withUnsafeTemporaryAllocation(of: KeyValue.self, capacity: max(1, count)) { (others) throws(CBORError) in
+            var otherCount = 0
+            var knownSeen: UInt64 = 0
+            for _ in 0..<count {
+                let keyStart = position
+                let known: Name?
+                let value: KeyValue
+                switch peekMajor() {
+                case .unsigned?, .negative?:
+                    let integer = try readHead()
+                    value = KeyValue(major: integer.major.rawValue, argument: integer.argument, text: 0..<0)
+                    known =
+                        integer.argument <= UInt64(Int64.max)
+                        ? Name(
+                            integer: integer.major == .unsigned ? Int64(integer.argument) : -1 - Int64(integer.argument)
+                        )
+                        : nil
+                case .text?:
+                    let text = try readTextString()
+                    value = KeyValue(major: Major.text.rawValue, argument: UInt64(text.count), text: text)
+                    known = Name(text: UnsafeBufferPointer(rebasing: bytes[text]))
+                default:
+                    throw error("a map key is not an integer or a text string", at: keyStart)
+                }
+                if let known {
+                    let bit: UInt64 = 1 &<< UInt64(known.bit)
+                    if knownSeen & bit != 0 { throw error("a map key appears twice", at: keyStart) }
+                    knownSeen |= bit
+                } else {
+                    for earlier in 0..<otherCount
+                    where others[earlier].major == value.major && others[earlier].argument == value.argument {
+                        if value.major == Major.text.rawValue,
+                            !bytesEqual(
+                                UnsafeBufferPointer(rebasing: bytes[others[earlier].text]),
+                                UnsafeBufferPointer(rebasing: bytes[value.text]))
+                        {
+                            continue
+                        }
+                        throw error("a map key appears twice", at: keyStart)
+                    }
+                    (others.baseAddress! + otherCount).initialize(to: value)
+                    otherCount += 1
+                }
+                try body(&self, known)
+            }
+        }
+    }
+
     /// A map key's value, for the duplicate check: the major type and argument (a text's length),
     /// and a text's bytes.
     private struct KeyValue {
@@ -283,9 +413,30 @@ struct CBORReader {
         }
     }
 
-    /// Whether `text` is valid UTF-8 (RFC 3629), checked as JSON strings are.
+    /// Whether `text` is valid UTF-8 (RFC 3629), checked as JSON strings are: eight bytes at a
+    /// time while they are ASCII.
+    @inline(__always)
     static func isValidUTF8(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = text.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        while index + 8 <= text.count {
+            guard raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 else {
+                return isValidUTF8(text, from: index)
+            }
+            index += 8
+        }
+        while index < text.count {
+            guard text[index] < 0x80 else { return isValidUTF8(text, from: index) }
+            index += 1
+        }
+        return true
+    }
+
+    /// Whether `text` from `start` on is valid UTF-8.
+    private static func isValidUTF8(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
         var reader = JSONReader(text)
+        reader.position = start
         while reader.position < text.count {
             if text[reader.position] < 0x80 {
                 reader.position += 1
@@ -295,4 +446,17 @@ struct CBORReader {
         }
         return true
     }
+}
+
+/// The few keys a map format reads (integers or texts), each recognised by value whatever the
+/// width of its head (see ``CBORReader/readMap(knowing:_:)``).
+protocol KnownMapKey {
+    /// The key that is the integer `value`, or nil.
+    init?(integer value: Int64)
+
+    /// The key that is the text `bytes`, or nil.
+    init?(text bytes: UnsafeBufferPointer<UInt8>)
+
+    /// A number below 64 of its own, for the duplicate check.
+    var bit: Int { get }
 }

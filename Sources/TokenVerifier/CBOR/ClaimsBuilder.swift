@@ -13,6 +13,43 @@ struct ClaimsBuilder {
 
     typealias Text = ParsedToken.Text
 
+    /// The claim keys read: integers (RFC 8392) and the texts of the claims CWT has no number for.
+    enum ClaimKey: Int, KnownMapKey, CaseIterable {
+        case issuer, subject, audience, expiresAt, notBefore, issuedAt, tokenID, status
+        case channels, commands, role, environment
+
+        init?(integer value: Int64) {
+            switch value {
+            case 1: self = .issuer
+            case 2: self = .subject
+            case 3: self = .audience
+            case 4: self = .expiresAt
+            case 5: self = .notBefore
+            case 6: self = .issuedAt
+            case 7: self = .tokenID
+            case 65535: self = .status
+            default: return nil
+            }
+        }
+
+        init?(text bytes: UnsafeBufferPointer<UInt8>) {
+            func named(_ claim: StaticString) -> Bool { claim.withUTF8Buffer { bytesEqual($0, bytes) } }
+            if named("ch") {
+                self = .channels
+            } else if named("cmd") {
+                self = .commands
+            } else if named("role") {
+                self = .role
+            } else if named("env") {
+                self = .environment
+            } else {
+                return nil
+            }
+        }
+
+        var bit: Int { rawValue }
+    }
+
     /// The scratch buffer; texts made here land at `textStart`.
     let base: UnsafeMutablePointer<UInt8>
     let textStart: Int
@@ -29,17 +66,27 @@ struct ClaimsBuilder {
         self.table = table
     }
 
+    /// Whether texts or list items did not fit their room (the read then threw).
+    private(set) var overflowed = false
+
+    /// Notes that the room given was too small; the error thrown is never shown.
+    private mutating func overflow() -> CBORError {
+        overflowed = true
+        return CBORError("out of room", at: 0)
+    }
+
     /// Copies `bytes` into the text region.
-    mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) -> Text {
-        precondition(textCount + bytes.count <= textCapacity, "texts exceed their bound")
+    mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) throws(CBORError) -> Text {
+        guard textCount + bytes.count <= textCapacity else { throw overflow() }
         let start = textStart + textCount
         if bytes.count > 0 { (base + start).update(from: bytes.baseAddress!, count: bytes.count) }
         textCount += bytes.count
         return Text(start: UInt32(start), end: UInt32(start + bytes.count))
     }
 
-    private mutating func append(_ item: Text) {
-        precondition((tableCount + 1) * 8 <= table.count, "list items exceed their bound")
+    @inline(__always)
+    private mutating func append(_ item: Text) throws(CBORError) {
+        guard (tableCount + 1) * 8 <= table.count else { throw overflow() }
         table.storeBytes(of: item.start.littleEndian, toByteOffset: tableCount * 8, as: UInt32.self)
         table.storeBytes(of: item.end.littleEndian, toByteOffset: tableCount * 8 + 4, as: UInt32.self)
         tableCount += 1
@@ -65,7 +112,7 @@ struct ClaimsBuilder {
         let first = tableCount
         for _ in 0..<count {
             guard reader.peekMajor() == .text else { throw wrong() }
-            append(try text(&reader, offset: offset, claim))
+            try append(try text(&reader, offset: offset, claim))
         }
         return ParsedToken.List(first: UInt32(first), count: UInt32(count))
     }
@@ -82,7 +129,7 @@ struct ClaimsBuilder {
         guard reader.peekMajor() == .bytes else { return try text(&reader, offset: offset, "cti (7)") }
         let range = try reader.readByteString()
         let encoded = Base64URL.encode(UnsafeBufferPointer(rebasing: reader.bytes[range]))
-        return encoded.withUnsafeBufferPointer { copy($0) }
+        return try encoded.withUnsafeBufferPointer { (bytes) throws(CBORError) in try copy(bytes) }
     }
 
     /// Reads and type-checks the claims map. Throws for bad CBOR, a duplicate key, a missing
@@ -102,46 +149,37 @@ struct ClaimsBuilder {
         var environment: Environment?
         var status: ParsedToken.StatusReference?
         guard reader.peekMajor() == .map else { throw reader.error("the claims are not a CBOR map") }
-        try reader.readMap { (reader: inout CBORReader, key: CBORReader.Key) throws(CBORError) in
+        try reader.readMap(knowing: ClaimKey.self) { (reader: inout CBORReader, key: ClaimKey?) throws(CBORError) in
             switch key {
-            case .integer(1): issuer = try text(&reader, offset: offset, "iss (1)")
-            case .integer(2): subject = try text(&reader, offset: offset, "sub (2)")
-            case .integer(3):
+            case .issuer?: issuer = try text(&reader, offset: offset, "iss (1)")
+            case .subject?: subject = try text(&reader, offset: offset, "sub (2)")
+            case .audience?:
                 if reader.peekMajor() == .array {
                     audienceIsArray = true
                     audience = try list(&reader, offset: offset, "aud (3)")
                 } else {
                     let first = tableCount
-                    append(try text(&reader, offset: offset, "aud (3)"))
+                    try append(try text(&reader, offset: offset, "aud (3)"))
                     audience = ParsedToken.List(first: UInt32(first), count: 1)
                 }
-            case .integer(4): expiresAt = try numericDate(&reader, "exp (4)")
-            case .integer(5): notBefore = try numericDate(&reader, "nbf (5)")
-            case .integer(6): issuedAt = try numericDate(&reader, "iat (6)")
-            case .integer(7): tokenID = try self.tokenID(&reader, offset: offset)
-            case .integer(65535): status = try statusClaim(&reader, offset: offset)
-            case .text(let range):
-                let name = UnsafeBufferPointer(rebasing: reader.bytes[range])
-                func named(_ claim: String) -> Bool { withUTF8(of: claim) { bytesEqual($0, name) } }
-                if named("ch") {
-                    channels = try list(&reader, offset: offset, "\"ch\"")
-                } else if named("cmd") {
-                    commands = try list(&reader, offset: offset, "\"cmd\"")
-                } else if named("role") {
-                    role = try text(&reader, offset: offset, "\"role\"")
-                } else if named("env") {
-                    let value = try text(&reader, offset: offset, "\"env\"")
-                    guard
-                        let parsed = Environment(
-                            bytes: UnsafeBufferPointer(start: base + Int(value.start), count: value.count))
-                    else {
-                        throw reader.error("claim \"env\" must be \"int\" or \"prod\"")
-                    }
-                    environment = parsed
-                } else {
-                    try reader.skipItem()
+            case .expiresAt?: expiresAt = try numericDate(&reader, "exp (4)")
+            case .notBefore?: notBefore = try numericDate(&reader, "nbf (5)")
+            case .issuedAt?: issuedAt = try numericDate(&reader, "iat (6)")
+            case .tokenID?: tokenID = try self.tokenID(&reader, offset: offset)
+            case .status?: status = try statusClaim(&reader, offset: offset)
+            case .channels?: channels = try list(&reader, offset: offset, "\"ch\"")
+            case .commands?: commands = try list(&reader, offset: offset, "\"cmd\"")
+            case .role?: role = try text(&reader, offset: offset, "\"role\"")
+            case .environment?:
+                let value = try text(&reader, offset: offset, "\"env\"")
+                guard
+                    let parsed = Environment(
+                        bytes: UnsafeBufferPointer(start: base + Int(value.start), count: value.count))
+                else {
+                    throw reader.error("claim \"env\" must be \"int\" or \"prod\"")
                 }
-            default:
+                environment = parsed
+            case nil:
                 try reader.skipItem()
             }
         }

@@ -44,57 +44,81 @@ public enum Base64URL {
     /// number of bytes written, or nil when `encoded` is not canonical base64url.
     static func decode(_ encoded: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int? {
         let count = encoded.count
-        let remainder = count & 3
         guard let outputCount = decodedCount(count), out.count >= outputCount else { return nil }
+        guard count > 0, let input = encoded.baseAddress, let output = out.baseAddress else { return 0 }
+        return shiftedTables.withUnsafeBufferPointer { tables in
+            decode(input, count: count, into: output, outputCount: outputCount, table: tables.baseAddress!)
+        }
+    }
+
+    /// Decodes the `count` characters at `input` into the `outputCount` bytes at `output`, with
+    /// ``shiftedTables`` at `table`; returns `outputCount`, or nil when the characters are not
+    /// canonical base64url.
+    @inline(__always)
+    private static func decode(
+        _ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutablePointer<UInt8>, outputCount: Int,
+        table: UnsafePointer<UInt32>
+    ) -> Int? {
+        let remainder = count & 3
+        let target = UnsafeMutableRawPointer(output)
+        /// The 24 bits of the group of four characters at `index` (above 0xFF_FFFF when one of
+        /// them is outside the alphabet).
+        @inline(__always)
+        func group(_ index: Int) -> UInt32 {
+            table[Int(input[index])] | table[256 + Int(input[index + 1])] | table[512 + Int(input[index + 2])]
+                | table[768 + Int(input[index + 3])]
+        }
         var inIndex = 0
         var outIndex = 0
         let fullEnd = count - remainder
-        if fullEnd > 0 {
-            shiftedTables.withUnsafeBufferPointer { tables in
-                let table = tables.baseAddress!
-                let target = UnsafeMutableRawPointer(out.baseAddress!)
-                // Each group of four characters: one lookup a character, already in place, and
-                // one 4-byte store whose fourth byte the next group overwrites (never past
-                // `outputCount`).
-                while inIndex < fullEnd {
-                    let word =
-                        table[Int(encoded[inIndex])] | table[256 + Int(encoded[inIndex + 1])]
-                        | table[512 + Int(encoded[inIndex + 2])] | table[768 + Int(encoded[inIndex + 3])]
-                    if word > 0xFF_FFFF { return }
-                    if outIndex + 4 <= outputCount {
-                        target.storeBytes(of: (word << 8).bigEndian, toByteOffset: outIndex, as: UInt32.self)
-                    } else {
-                        out[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
-                        out[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8)
-                        out[outIndex + 2] = UInt8(truncatingIfNeeded: word)
-                    }
-                    inIndex += 4
-                    outIndex += 3
-                }
-            }
-            if inIndex < fullEnd { return nil }
+        // Sixteen characters a step, written as two 8-byte stores of six bytes each, the last
+        // two bytes of each overwritten later: while at least twenty characters remain, the
+        // stores end at least one byte before `outputCount`.
+        while inIndex + 20 <= fullEnd {
+            let first = group(inIndex)
+            let second = group(inIndex + 4)
+            let third = group(inIndex + 8)
+            let fourth = group(inIndex + 12)
+            if first | second | third | fourth > 0xFF_FFFF { return nil }
+            let low = UInt64(first) << 40 | UInt64(second) << 16
+            let high = UInt64(third) << 40 | UInt64(fourth) << 16
+            target.storeBytes(of: low.bigEndian, toByteOffset: outIndex, as: UInt64.self)
+            target.storeBytes(of: high.bigEndian, toByteOffset: outIndex + 6, as: UInt64.self)
+            inIndex += 16
+            outIndex += 12
         }
-        return decodeTable.withUnsafeBufferPointer { decodeTable -> Int? in
-            if remainder != 0 {
-                let a = decodeTable[Int(encoded[inIndex])]
-                let b = decodeTable[Int(encoded[inIndex + 1])]
-                let c = remainder == 3 ? decodeTable[Int(encoded[inIndex + 2])] : 0
-                if (a | b | c) & 0x80 != 0 { return nil }
-                if remainder == 2 {
-                    // 12 bits carry 8: the low 4 bits of the second character must be zero.
-                    if b & 0x0F != 0 { return nil }
-                    out[outIndex] = a << 2 | b >> 4
-                    outIndex += 1
-                } else {
-                    // 18 bits carry 16: the low 2 bits of the third character must be zero.
-                    if c & 0x03 != 0 { return nil }
-                    out[outIndex] = a << 2 | b >> 4
-                    out[outIndex + 1] = (b & 0x0F) << 4 | c >> 2
-                    outIndex += 2
-                }
+        // Then a group at a time: one 4-byte store whose fourth byte the next group overwrites,
+        // or three single bytes at the end.
+        while inIndex < fullEnd {
+            let word = group(inIndex)
+            if word > 0xFF_FFFF { return nil }
+            if outIndex + 4 <= outputCount {
+                target.storeBytes(of: (word << 8).bigEndian, toByteOffset: outIndex, as: UInt32.self)
+            } else {
+                output[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
+                output[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                output[outIndex + 2] = UInt8(truncatingIfNeeded: word)
             }
-            return outIndex
+            inIndex += 4
+            outIndex += 3
         }
+        if remainder != 0 {
+            // Two or three characters: 12 bits carry one byte (the low four must be zero), 18
+            // bits carry two (the low two must be zero).
+            var word = table[Int(input[inIndex])] | table[256 + Int(input[inIndex + 1])]
+            if remainder == 3 { word |= table[512 + Int(input[inIndex + 2])] }
+            if word > 0xFF_FFFF { return nil }
+            output[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
+            if remainder == 2 {
+                if word & 0xF000 != 0 { return nil }
+                outIndex += 1
+            } else {
+                if word & 0xC0 != 0 { return nil }
+                output[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                outIndex += 2
+            }
+        }
+        return outIndex
     }
 
     /// Encodes `bytes` as unpadded base64url.
@@ -159,14 +183,11 @@ public enum Base64URL {
     /// Four tables of 256 entries, one for each position of a character in its group of four:
     /// the character's six bits at their place in the group's 24, or 0x100_0000 for a byte
     /// outside the alphabet (so that a group holding one is above 0xFF_FFFF).
-    private static let shiftedTables: [UInt32] = (0..<4).flatMap { position in
-        decodeTable.map { $0 == 0xFF ? 0x100_0000 : UInt32($0) << (18 - 6 * position) }
-    }
-
-    /// 0...63 for the alphabet, 0xFF for every other byte.
-    private static let decodeTable: [UInt8] = {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (index, character) in encodeTable.enumerated() { table[Int(character)] = UInt8(index) }
-        return table
+    private static let shiftedTables: [UInt32] = {
+        var alphabet = [UInt8](repeating: 0xFF, count: 256)
+        for (index, character) in encodeTable.enumerated() { alphabet[Int(character)] = UInt8(index) }
+        return (0..<4).flatMap { position in
+            alphabet.map { $0 == 0xFF ? 0x100_0000 : UInt32($0) << (18 - 6 * position) }
+        }
     }()
 }

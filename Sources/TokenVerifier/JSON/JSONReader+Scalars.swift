@@ -51,6 +51,84 @@ extension JSONReader {
         return value
     }
 
+    /// Reads a number written as 1 to 15 digits, the first not 0, with no sign, fraction or
+    /// exponent (a NumericDate as tokens write it), to the value ``readNumber()`` reads; nil,
+    /// having read nothing, for any other value.
+    @inline(__always)
+    @inlinable
+    mutating func readPlainInteger() -> Double? {
+        let start = position
+        skipWhitespace()
+        let first = position
+        // Eight digits at a time while eight bytes can be read; the rest one at a time.
+        var index = first
+        var value: UInt64 = 0
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count {
+                let chunk = Self.leadingDigits(
+                    UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
+                value = value &* Self.powersOfTen(chunk.count) &+ chunk.value
+                index += chunk.count
+                if chunk.count < 8 || index - first > 15 { break }
+            }
+        }
+        if index + 8 > bytes.count {
+            while index < bytes.count, index - first < 16 {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                value = value &* 10 &+ UInt64(digit)
+                index += 1
+            }
+        }
+        let digits = index - first
+        guard digits >= 1, digits <= 15, bytes[first] != UInt8(ascii: "0"),
+            index == bytes.count
+                || (bytes[index] != UInt8(ascii: ".") && bytes[index] | 0x20 != UInt8(ascii: "e"))
+        else {
+            position = start
+            return nil
+        }
+        position = index
+        return Double(Int64(value))
+    }
+
+    /// How many of the eight bytes of `word` (the first one lowest) are ASCII digits before the
+    /// first that is not, and the number they write.
+    @inline(__always)
+    @inlinable
+    static func leadingDigits(_ word: UInt64) -> (count: Int, value: UInt64) {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let digits = word &- ones &* 0x30
+        // A byte below "0" wraps to 0x80 or above, one above "9" reaches 0x80 with 0x76 added;
+        // a borrow or a carry only reaches the bytes after the first such byte.
+        let notDigit = (digits | (digits &+ ones &* 0x76)) & (ones &* 0x80)
+        let count = notDigit.trailingZeroBitCount >> 3
+        guard count > 0 else { return (0, 0) }
+        // The digits moved to the top bytes (zeros before them), then paired, twice.
+        var value = digits &<< UInt64(64 - 8 * count)
+        value = (value &* 10 &+ (value &>> 8)) & 0x00FF_00FF_00FF_00FF
+        value = (value &* 100 &+ (value &>> 16)) & 0x0000_FFFF_0000_FFFF
+        value = (value &* 10000 &+ (value &>> 32)) & 0xFFFF_FFFF
+        return (count, value)
+    }
+
+    /// 10 to the power `exponent`, 0 to 8.
+    @inline(__always)
+    @inlinable
+    static func powersOfTen(_ exponent: Int) -> UInt64 {
+        switch exponent {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1000
+        case 4: 10000
+        case 5: 100_000
+        case 6: 1_000_000
+        case 7: 10_000_000
+        default: 100_000_000
+        }
+    }
+
     /// Reads a non-negative integer written with digits only (no sign, fraction or exponent) that
     /// fits a `UInt64`: an index.
     mutating func readIndex(member: @autoclosure () -> String) throws(JSONError) -> UInt64 {

@@ -86,6 +86,13 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
         position += 1
     }
 
+    /// Whether the next byte is `byte` (white space is not skipped).
+    @inline(__always)
+    @inlinable
+    func nextIs(_ byte: UInt8) -> Bool {
+        position < bytes.count && bytes[position] == byte
+    }
+
     /// Checks that nothing but white space follows the value just read.
     @inlinable
     mutating func finish() throws(JSONError) {
@@ -174,12 +181,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
                 seen.initializeElement(at: seenCount, to: SeenName(range: name.rawRange, fingerprint: print))
                 seenCount += 1
             } else {
-                if manyNames == nil {
-                    manyNames = Set(seen[0..<seenCount].map { Array(bytes[$0.range]) })
-                }
-                if manyNames!.insert(name.byteArray).inserted == false {
-                    throw JSONError("duplicate member \"\(name.string)\"", at: nameOffset)
-                }
+                try note(name, at: nameOffset, seen: seen, count: &seenCount, manyNames: &manyNames)
             }
             try expect(UInt8(ascii: ":"))
             let before = position
@@ -196,6 +198,139 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
                 return
             }
             throw unexpected()
+        }
+    }
+
+    /// Refuses `name`, read at `nameOffset`, when an earlier member of the object had it, and
+    /// remembers it: in `seen` (its first `seenCount` entries in use) while every name is
+    /// unescaped and there is room, else in `manyNames`, made then from `seen`.
+    @inline(__always)
+    @inlinable
+    func note(
+        _ name: MemberName, at nameOffset: Int, seen: UnsafeMutableBufferPointer<SeenName>, count seenCount: inout Int,
+        manyNames: inout Set<[UInt8]>?
+    ) throws(JSONError) {
+        if manyNames == nil, name.decoded == nil, seenCount < seen.count {
+            let print = fingerprint(name.rawRange)
+            for index in 0..<seenCount
+            where seen[index].fingerprint == print
+                && bytesEqual(UnsafeBufferPointer(rebasing: bytes[seen[index].range]), name.raw)
+            {
+                throw JSONError("duplicate member \"\(name.string)\"", at: nameOffset)
+            }
+            seen.initializeElement(at: seenCount, to: SeenName(range: name.rawRange, fingerprint: print))
+            seenCount += 1
+        } else {
+            if manyNames == nil {
+                manyNames = Set(seen[0..<seenCount].map { Array(bytes[$0.range]) })
+            }
+            if manyNames!.insert(name.byteArray).inserted == false {
+                throw JSONError("duplicate member \"\(name.string)\"", at: nameOffset)
+            }
+        }
+    }
+
+    /// Reads what follows a member's value: true after the closing brace, false after a comma.
+    @inline(__always)
+    @inlinable
+    mutating func endOfMember() throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count else { throw unexpected() }
+        if bytes[position] == UInt8(ascii: ",") {
+            position += 1
+            return false
+        }
+        if bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return true
+        }
+        throw unexpected()
+    }
+
+    /// Reads what follows an array's element: true after the closing bracket, false after a comma.
+    @inline(__always)
+    @inlinable
+    mutating func endOfElement() throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count else { throw unexpected() }
+        if bytes[position] == UInt8(ascii: ",") {
+            position += 1
+            return false
+        }
+        if bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return true
+        }
+        throw unexpected()
+    }
+
+    /// Reads an object whose member names are mostly `Name`s, as ``readObject(_:)`` reads any
+    /// object: `body` is called once per member with its name when it is one of `Name` (written
+    /// plainly, found by one compare, or with escapes, as `"\u0069ss"`), else nil, and must
+    /// consume the member's value. A duplicate is refused as ``readObject(_:)`` refuses it (the
+    /// same message at the same place): a known name by a bit of its own, any other as there.
+    @inlinable
+    mutating func readObject<Name: KnownMemberName>(
+        knowing _: Name.Type, _ body: (inout JSONReader, Name?) throws(JSONError) -> Void
+    ) throws(JSONError) {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else {
+            throw JSONError("expected a JSON object", at: position)
+        }
+        position += 1
+        depth += 1
+        if depth > Self.maximumDepth { throw error("JSON nested deeper than \(Self.maximumDepth) levels") }
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+        } else {
+            try withUnsafeTemporaryAllocation(of: SeenName.self, capacity: Self.inlineNameCount) {
+                (seen: UnsafeMutableBufferPointer<SeenName>) throws(JSONError) in
+                try readMembers(knowing: Name.self, seen: seen, body)
+            }
+        }
+        depth -= 1
+    }
+
+    /// The members of ``readObject(knowing:_:)``, up to and including the closing brace.
+    @inlinable
+    mutating func readMembers<Name: KnownMemberName>(
+        knowing _: Name.Type, seen: UnsafeMutableBufferPointer<SeenName>,
+        _ body: (inout JSONReader, Name?) throws(JSONError) -> Void
+    ) throws(JSONError) {
+        var knownSeen: UInt64 = 0
+        var seenCount = 0
+        var manyNames: Set<[UInt8]>? = nil
+        while true {
+            skipWhitespace()
+            let nameOffset = position
+            var known: Name? = nil
+            if position + 8 <= bytes.count, let base = bytes.baseAddress,
+                let name = Name(
+                    quoted: UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)))
+            {
+                // The quoted name in place: no escape, nothing else between the quotes.
+                position += name.count + 2
+                known = name
+            } else {
+                let name = try readMemberName()
+                known = name.withBytes { bytes in
+                    guard bytes.count <= 6, let name = Name(quoted: Self.quotedWord(bytes)), name.count == bytes.count
+                    else { return nil }
+                    return name
+                }
+                if known == nil { try note(name, at: nameOffset, seen: seen, count: &seenCount, manyNames: &manyNames) }
+            }
+            if let known {
+                let bit: UInt64 = 1 &<< UInt64(known.bit)
+                if knownSeen & bit != 0 { throw JSONError("duplicate member \"\(known.name)\"", at: nameOffset) }
+                knownSeen |= bit
+            }
+            try expect(UInt8(ascii: ":"))
+            let before = position
+            try body(&self, known)
+            if position == before { throw error("internal error: member value not consumed") }
+            if try endOfMember() { return }
         }
     }
 
@@ -217,17 +352,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
                 let before = position
                 try body(&self)
                 if position == before { throw error("internal error: array element not consumed") }
-                skipWhitespace()
-                guard position < bytes.count else { throw unexpected() }
-                if bytes[position] == UInt8(ascii: ",") {
-                    position += 1
-                    continue
-                }
-                if bytes[position] == UInt8(ascii: "]") {
-                    position += 1
-                    break
-                }
-                throw unexpected()
+                if try endOfElement() { break }
             }
         }
         depth -= 1

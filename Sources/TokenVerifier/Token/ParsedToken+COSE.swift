@@ -29,31 +29,61 @@ extension ParsedToken {
     }
 
     /// Lays out the storage (signature, Sig_structure, texts, item table) in one scratch buffer,
-    /// reads the headers and the claims into it, and copies it into the storage.
+    /// reads the headers and the claims into it, and copies it into the storage. A usual token
+    /// fits a scratch on the stack with small regions for texts and items; one that overflows
+    /// them is read again with the full regions, on the heap.
     private static func build(_ cbor: UnsafeBufferPointer<UInt8>, _ message: COSESign1) throws(CBORError) -> ParsedToken
     {
+        let payloadCount = message.payload.count
+        let structureCount = CBORWriter.signatureStructureLength(
+            protected: message.protected.count, payload: payloadCount)
+        let fixedCount = message.signature.count + structureCount
+        // Texts made here: an algorithm's name (≤ 20 bytes), a kid from the unprotected header,
+        // a bstr cti as base64url. Each list item takes at least one byte of the payload.
+        let textCapacity = 24 + cbor.count + (payloadCount / 3 + 1) * 4
+        let tableCapacity = (payloadCount + 1) * 8
+        let room = stackScratchCount - fixedCount
+        if room >= 128 {
+            let stackText = min(textCapacity, room / 2)
+            let stackTable = min(tableCapacity, (room - stackText) / 8 * 8)
+            let token = try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: stackScratchCount) {
+                (scratch) throws(CBORError) in
+                try build(
+                    cbor, message, in: scratch.baseAddress!, textCapacity: stackText, tableCapacity: stackTable)
+            }
+            if let token { return token }
+        }
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: fixedCount + textCapacity + tableCapacity)
+        defer { scratch.deallocate() }
+        guard
+            let token = try build(cbor, message, in: scratch, textCapacity: textCapacity, tableCapacity: tableCapacity)
+        else {
+            preconditionFailure("texts or list items exceed their bound")
+        }
+        return token
+    }
+
+    /// ``build(_:_:)`` in the scratch at `base`, with `textCapacity` bytes for texts and
+    /// `tableCapacity` for list items; nil when they do not fit.
+    private static func build(
+        _ cbor: UnsafeBufferPointer<UInt8>, _ message: COSESign1, in base: UnsafeMutablePointer<UInt8>,
+        textCapacity: Int, tableCapacity: Int
+    ) throws(CBORError) -> ParsedToken? {
         let signatureCount = message.signature.count
         let protected = UnsafeBufferPointer(rebasing: cbor[message.protected])
         let payload = UnsafeBufferPointer(rebasing: cbor[message.payload])
         let structureCount = CBORWriter.signatureStructureLength(protected: protected.count, payload: payload.count)
         let fixedCount = signatureCount + structureCount
-        // Texts made here: an algorithm's name (≤ 20 bytes), a kid from the unprotected header,
-        // a bstr cti as base64url. Each list item takes at least one byte of the payload.
-        let textCapacity = 24 + cbor.count + (payload.count / 3 + 1) * 4
-        let tableCapacity = (payload.count + 1) * 8
-        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: fixedCount + textCapacity + tableCapacity) {
-            (scratch) throws(CBORError) in
-            let base = scratch.baseAddress!
-            if signatureCount > 0 {
-                base.update(from: cbor.baseAddress! + message.signature.lowerBound, count: signatureCount)
-            }
-            _ = CBORWriter.writeSignatureStructure(protected: protected, payload: payload, to: base + signatureCount)
-            let protectedStart = signatureCount + 12 + CBORWriter.headLength(UInt64(protected.count))
-            let payloadStart = fixedCount - payload.count
-            var builder = ClaimsBuilder(
-                base: base, textStart: fixedCount, textCapacity: textCapacity,
-                table: UnsafeMutableRawBufferPointer(start: base + fixedCount + textCapacity, count: tableCapacity))
-
+        if signatureCount > 0 {
+            base.update(from: cbor.baseAddress! + message.signature.lowerBound, count: signatureCount)
+        }
+        _ = CBORWriter.writeSignatureStructure(protected: protected, payload: payload, to: base + signatureCount)
+        let protectedStart = signatureCount + 12 + CBORWriter.headLength(UInt64(protected.count))
+        let payloadStart = fixedCount - payload.count
+        var builder = ClaimsBuilder(
+            base: base, textStart: fixedCount, textCapacity: textCapacity,
+            table: UnsafeMutableRawBufferPointer(start: base + fixedCount + textCapacity, count: tableCapacity))
+        do throws(CBORError) {
             var header = COSEHeader()
             if protected.count > 0 {
                 var reader = CBORReader(UnsafeBufferPointer(start: base + protectedStart, count: protected.count))
@@ -62,19 +92,24 @@ extension ParsedToken {
             }
             var unprotectedReader = CBORReader(cbor, at: message.unprotectedStart)
             try header.read(&unprotectedReader, isProtected: false)
-            let keyID = header.keyID.map { range in
-                header.keyIDIsProtected
+            var keyID: Text?
+            if let range = header.keyID {
+                keyID =
+                    header.keyIDIsProtected
                     ? Text(
                         start: UInt32(protectedStart + range.lowerBound), end: UInt32(protectedStart + range.upperBound)
                     )
-                    : builder.copy(UnsafeBufferPointer(rebasing: cbor[range]))
+                    : try builder.copy(UnsafeBufferPointer(rebasing: cbor[range]))
             }
             let supportedAlgorithm = header.algorithmValue.flatMap(COSEHeader.algorithm)
             var algorithm = header.algorithmText.map {
                 Text(start: UInt32(protectedStart + $0.lowerBound), end: UInt32(protectedStart + $0.upperBound))
             }
             if let value = header.algorithmValue {
-                algorithm = withUTF8(of: supportedAlgorithm?.rawValue ?? String(value)) { builder.copy($0) }
+                var copied: Text?
+                withUTF8(of: supportedAlgorithm?.rawValue ?? String(value)) { copied = try? builder.copy($0) }
+                guard let copied else { throw CBORError("out of room", at: 0) }  // `overflowed` is set
+                algorithm = copied
             }
 
             var claimsReader = CBORReader(UnsafeBufferPointer(start: base + payloadStart, count: payload.count))
@@ -100,6 +135,9 @@ extension ParsedToken {
                 signedMessage: Text(start: UInt32(signatureCount), end: UInt32(fixedCount)),
                 headerProblem: header.problem,
                 status: claims.status)
+        } catch {
+            if builder.overflowed { return nil }
+            throw error
         }
     }
 }

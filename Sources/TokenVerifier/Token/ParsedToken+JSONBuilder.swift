@@ -30,13 +30,24 @@ extension ParsedToken {
             self.table = table
         }
 
+        /// Whether texts or list items did not fit their room (the read then threw).
+        private(set) var overflowed = false
+
         /// The storage range of a string read at `content` of a JSON text starting at `offset`.
-        private mutating func text(_ reader: JSONReader, _ content: Range<Int>, hasEscapes: Bool, offset: Int) -> Text {
+        @inline(__always)
+        private mutating func text(
+            _ reader: JSONReader, _ content: Range<Int>, hasEscapes: Bool, offset: Int
+        ) throws(JSONError) -> Text {
             guard hasEscapes else {
                 return Text(start: UInt32(offset + content.lowerBound), end: UInt32(offset + content.upperBound))
             }
+            return try unescapedText(reader, content)
+        }
+
+        /// Unescapes the string at `content` into the text region.
+        private mutating func unescapedText(_ reader: JSONReader, _ content: Range<Int>) throws(JSONError) -> Text {
             let unescaped = reader.unescapedBytes(content)
-            precondition(textCount + unescaped.count <= text.count, "unescaped text exceeds its bound")
+            guard textCount + unescaped.count <= text.count else { throw overflow() }
             let start = textStart + textCount
             for byte in unescaped {
                 text[textCount] = byte
@@ -45,39 +56,81 @@ extension ParsedToken {
             return Text(start: UInt32(start), end: UInt32(textStart + textCount))
         }
 
-        private mutating func string(
-            _ reader: inout JSONReader, offset: Int, member: @autoclosure () -> String
-        ) throws(JSONError) -> Text {
-            guard reader.peekKind() == .string else {
-                throw JSONError("\(member()) must be a string", at: reader.position)
-            }
-            let scanned = try reader.readStringRange()
-            return text(reader, scanned.content, hasEscapes: scanned.hasEscapes, offset: offset)
+        /// Notes that the room given was too small; the error thrown is never shown.
+        private mutating func overflow() -> JSONError {
+            overflowed = true
+            return JSONError("out of room", at: 0)
         }
 
+        /// Reads a value that must be a string; `member` names it in the error (`claim "sub"`).
+        private mutating func string(
+            _ reader: inout JSONReader, offset: Int, member: StaticString
+        ) throws(JSONError) -> Text {
+            reader.skipWhitespace()
+            guard reader.nextIs(UInt8(ascii: "\"")) else {
+                throw JSONError("\(member) must be a string", at: reader.position)
+            }
+            let scanned = try reader.scanString()
+            return try text(reader, scanned.content, hasEscapes: scanned.hasEscapes, offset: offset)
+        }
+
+        /// Reads a non-empty array of strings into the item table.
         private mutating func list(
             _ reader: inout JSONReader, offset: Int, _ claim: StaticString
         ) throws(JSONError) -> List {
             let position = reader.position
-            let first = tableCount
-            do {
-                try reader.readStringArray { (reader: inout JSONReader, content: Range<Int>, hasEscapes: Bool) in
-                    append(text(reader, content, hasEscapes: hasEscapes, offset: offset))
-                }
-            } catch {
-                if error.description.hasPrefix("expected") {
-                    throw JSONError("claim \"\(claim)\" must be a non-empty array of strings", at: position)
-                }
-                throw error
+            @inline(never)
+            func wrong() -> JSONError {
+                JSONError("claim \"\(claim)\" must be a non-empty array of strings", at: position)
             }
+            reader.skipWhitespace()
+            guard reader.nextIs(UInt8(ascii: "[")) else { throw wrong() }
+            reader.position += 1
+            let first = tableCount
+            // An array of strings nests nothing, so the depth it adds is never checked.
+            repeat {
+                reader.skipWhitespace()
+                guard reader.nextIs(UInt8(ascii: "\"")) else { throw wrong() }
+                let scanned = try reader.scanString()
+                try append(try text(reader, scanned.content, hasEscapes: scanned.hasEscapes, offset: offset))
+            } while try !reader.endOfElement()
             return List(first: UInt32(first), count: UInt32(tableCount - first))
         }
 
-        private mutating func append(_ item: Text) {
-            precondition((tableCount + 1) * 8 <= table.count, "list items exceed their bound")
+        @inline(__always)
+        private mutating func append(_ item: Text) throws(JSONError) {
+            guard (tableCount + 1) * 8 <= table.count else { throw overflow() }
             table.storeBytes(of: item.start.littleEndian, toByteOffset: tableCount * 8, as: UInt32.self)
             table.storeBytes(of: item.end.littleEndian, toByteOffset: tableCount * 8 + 4, as: UInt32.self)
             tableCount += 1
+        }
+
+        /// The header members read.
+        enum HeaderName: Int, KnownMemberName, CaseIterable {
+            case algorithm, keyID, type, critical
+
+            init?(quoted word: UInt64) {
+                switch word & 0xFF_FFFF_FFFF {  // a quote, three bytes, a quote
+                case 0x22_676c_6122: self = .algorithm  // "alg"
+                case 0x22_6469_6b22: self = .keyID  // "kid"
+                case 0x22_7079_7422: self = .type  // "typ"
+                default:
+                    guard word & 0xFFFF_FFFF_FFFF == 0x2274_6972_6322 else { return nil }  // "crit"
+                    self = .critical
+                }
+            }
+
+            var name: StaticString {
+                switch self {
+                case .algorithm: "alg"
+                case .keyID: "kid"
+                case .type: "typ"
+                case .critical: "crit"
+                }
+            }
+
+            var count: Int { self == .critical ? 4 : 3 }
+            var bit: Int { rawValue }
         }
 
         /// Reads a header object. Only JSON-level problems (syntax, duplicate members) throw;
@@ -86,32 +139,93 @@ extension ParsedToken {
             var header = HeaderFields()
             var reader = JSONReader(json)
             func optionalString(_ reader: inout JSONReader) throws(JSONError) -> Text? {
-                guard reader.peekKind() == .string else {
+                reader.skipWhitespace()
+                guard reader.nextIs(UInt8(ascii: "\"")) else {
                     try reader.skipValue()
                     return nil
                 }
-                let scanned = try reader.readStringRange()
-                return text(reader, scanned.content, hasEscapes: scanned.hasEscapes, offset: offset)
+                let scanned = try reader.scanString()
+                return try text(reader, scanned.content, hasEscapes: scanned.hasEscapes, offset: offset)
             }
-            try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-                if name.equals("alg") {
+            try reader.readObject(knowing: HeaderName.self) {
+                (reader: inout JSONReader, name: HeaderName?) throws(JSONError) in
+                switch name {
+                case .algorithm?:
                     header.hasAlgorithmMember = true
                     header.algorithm = try optionalString(&reader)
-                } else if name.equals("kid") {
+                case .keyID?:
                     header.hasKeyIDMember = true
                     header.keyID = try optionalString(&reader)
-                } else if name.equals("typ") {
+                case .type?:
                     header.hasTypeMember = true
                     header.type = try optionalString(&reader)
-                } else if name.equals("crit") {
+                case .critical?:
                     header.hasCritical = true
                     try reader.skipValue()
-                } else {
+                case nil:
                     try reader.skipValue()
                 }
             }
             try reader.finish()
             return header
+        }
+
+        /// The claim names read.
+        enum ClaimName: Int, KnownMemberName, CaseIterable {
+            case issuer, subject, audience, tokenID, expiresAt, notBefore, issuedAt, environment
+            case channels, commands, role, status
+
+            init?(quoted word: UInt64) {
+                switch word & 0xFF_FFFF_FFFF {  // a quote, three bytes, a quote
+                case 0x22_7373_6922: self = .issuer  // "iss"
+                case 0x22_6275_7322: self = .subject  // "sub"
+                case 0x22_6475_6122: self = .audience  // "aud"
+                case 0x22_6974_6a22: self = .tokenID  // "jti"
+                case 0x22_7078_6522: self = .expiresAt  // "exp"
+                case 0x22_6662_6e22: self = .notBefore  // "nbf"
+                case 0x22_7461_6922: self = .issuedAt  // "iat"
+                case 0x22_766e_6522: self = .environment  // "env"
+                case 0x22_646d_6322: self = .commands  // "cmd"
+                default:
+                    if word & 0xFFFF_FFFF == 0x2268_6322 {  // "ch"
+                        self = .channels
+                    } else if word & 0xFFFF_FFFF_FFFF == 0x2265_6c6f_7222 {  // "role"
+                        self = .role
+                    } else if word == 0x2273_7574_6174_7322 {  // "status"
+                        self = .status
+                    } else {
+                        return nil
+                    }
+                }
+            }
+
+            var name: StaticString {
+                switch self {
+                case .issuer: "iss"
+                case .subject: "sub"
+                case .audience: "aud"
+                case .tokenID: "jti"
+                case .expiresAt: "exp"
+                case .notBefore: "nbf"
+                case .issuedAt: "iat"
+                case .environment: "env"
+                case .channels: "ch"
+                case .commands: "cmd"
+                case .role: "role"
+                case .status: "status"
+                }
+            }
+
+            var count: Int {
+                switch self {
+                case .channels: 2
+                case .role: 4
+                case .status: 6
+                default: 3
+                }
+            }
+
+            var bit: Int { rawValue }
         }
 
         /// Reads and type-checks a claims object. Throws for bad JSON, duplicate members, a
@@ -133,25 +247,28 @@ extension ParsedToken {
             var reader = JSONReader(json)
 
             func numericDate(_ reader: inout JSONReader, _ claim: StaticString) throws(JSONError) -> Double {
-                try reader.readNumericDate(member: "claim \"\(claim)\"", allowRFC3339: false)
+                if let value = reader.readPlainInteger() { return value }
+                return try reader.readNumericDate(member: "claim \"\(claim)\"", allowRFC3339: false)
             }
 
-            try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-                switch name.decoded?.count ?? name.raw.count {
-                case 2 where name.equals("ch"): channels = try list(&reader, offset: offset, "ch")
-                case 3 where name.equals("iss"): issuer = try string(&reader, offset: offset, member: "claim \"iss\"")
-                case 3 where name.equals("sub"): subject = try string(&reader, offset: offset, member: "claim \"sub\"")
-                case 3 where name.equals("jti"): tokenID = try string(&reader, offset: offset, member: "claim \"jti\"")
-                case 3 where name.equals("exp"): expiresAt = try numericDate(&reader, "exp")
-                case 3 where name.equals("nbf"): notBefore = try numericDate(&reader, "nbf")
-                case 3 where name.equals("iat"): issuedAt = try numericDate(&reader, "iat")
-                case 3 where name.equals("cmd"): commands = try list(&reader, offset: offset, "cmd")
-                case 3 where name.equals("env"):
+            try reader.readObject(knowing: ClaimName.self) {
+                (reader: inout JSONReader, name: ClaimName?) throws(JSONError) in
+                switch name {
+                case .channels?: channels = try list(&reader, offset: offset, "ch")
+                case .issuer?: issuer = try string(&reader, offset: offset, member: "claim \"iss\"")
+                case .subject?: subject = try string(&reader, offset: offset, member: "claim \"sub\"")
+                case .tokenID?: tokenID = try string(&reader, offset: offset, member: "claim \"jti\"")
+                case .expiresAt?: expiresAt = try numericDate(&reader, "exp")
+                case .notBefore?: notBefore = try numericDate(&reader, "nbf")
+                case .issuedAt?: issuedAt = try numericDate(&reader, "iat")
+                case .commands?: commands = try list(&reader, offset: offset, "cmd")
+                case .environment?:
                     let position = reader.position
-                    guard reader.peekKind() == .string else {
+                    reader.skipWhitespace()
+                    guard reader.nextIs(UInt8(ascii: "\"")) else {
                         throw JSONError("claim \"env\" must be a string", at: position)
                     }
-                    let scanned = try reader.readStringRange()
+                    let scanned = try reader.scanString()
                     guard
                         let parsed = reader.withStringBytes(
                             scanned.content, hasEscapes: scanned.hasEscapes, Environment.init(bytes:))
@@ -159,24 +276,23 @@ extension ParsedToken {
                         throw JSONError("claim \"env\" must be \"int\" or \"prod\"", at: position)
                     }
                     environment = parsed
-                case 3 where name.equals("aud"):
-                    switch reader.peekKind() {
-                    case .string:
-                        let scanned = try reader.readStringRange()
+                case .audience?:
+                    reader.skipWhitespace()
+                    if reader.nextIs(UInt8(ascii: "\"")) {
+                        let scanned = try reader.scanString()
                         let first = tableCount
-                        append(text(reader, scanned.content, hasEscapes: scanned.hasEscapes, offset: offset))
+                        try append(try text(reader, scanned.content, hasEscapes: scanned.hasEscapes, offset: offset))
                         audience = List(first: UInt32(first), count: 1)
-                    case .array:
+                    } else if reader.nextIs(UInt8(ascii: "[")) {
                         audienceIsArray = true
                         audience = try list(&reader, offset: offset, "aud")
-                    default:
+                    } else {
                         throw JSONError(
                             "claim \"aud\" must be a string or a non-empty array of strings", at: reader.position)
                     }
-                case 4 where name.equals("role"): role = try string(&reader, offset: offset, member: "claim \"role\"")
-                case 6 where name.equals("status"): status = try statusClaim(&reader, offset: offset)
-                default:
-                    try reader.skipValue()
+                case .role?: role = try string(&reader, offset: offset, member: "claim \"role\"")
+                case .status?: status = try statusClaim(&reader, offset: offset)
+                case nil: try reader.skipValue()
                 }
             }
             try reader.finish()
@@ -220,7 +336,8 @@ extension ParsedToken {
                     if name.equals("idx") {
                         index = try reader.readIndex(member: "claim \"status\": \"status_list\" \"idx\"")
                     } else if name.equals("uri") {
-                        uri = try string(&reader, offset: offset, member: "claim \"status\": \"status_list\" \"uri\"")
+                        uri = try string(
+                            &reader, offset: offset, member: "claim \"status\": \"status_list\" \"uri\"")
                     } else {
                         try reader.skipValue()
                     }

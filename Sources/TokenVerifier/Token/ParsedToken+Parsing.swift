@@ -9,8 +9,11 @@ extension ParsedToken {
 
     /// Parses a token: with two dots, a compact JWS (three canonical base64url segments, a header
     /// object and a claims object of strict JSON with no duplicate member, and claims of the right
-    /// types); with no dot, a CWT (``parseCOSE(_:)``).
-    static func parse(_ token: UnsafeBufferPointer<UInt8>) -> Result<ParsedToken, CompactToken.ParseError> {
+    /// types); with no dot, a CWT (``parseCOSE(_:)``). A JWS whose header segment is the one
+    /// `headerMemo` keeps takes its header from there (see ``JWSHeaderMemo``).
+    static func parse(
+        _ token: UnsafeBufferPointer<UInt8>, headerMemo: JWSHeaderMemo? = nil
+    ) -> Result<ParsedToken, CompactToken.ParseError> {
         func failure(_ description: String) -> Result<ParsedToken, CompactToken.ParseError> {
             .failure(CompactToken.ParseError(description: description))
         }
@@ -35,29 +38,88 @@ extension ParsedToken {
         guard let signatureCount = Base64URL.decodedCount(signatureSegment.count) else {
             return failure("the signature segment is not canonical base64url")
         }
-        // Everything is built in one scratch buffer (on the stack when small), laid out as the
-        // storage will be, then copied into the storage in one allocation. Unescaped text is
-        // never longer than its escaped form, and each list item takes at least three bytes of
-        // the claims JSON (`"",`), so the two last regions cannot overflow.
-        let decodedCount = signatureCount + headerCount + payloadCount
+        // Everything is built in one scratch buffer, laid out as the storage will be, then
+        // copied into the storage in one allocation. Unescaped text is never longer than its
+        // escaped form, and each list item takes at least three bytes of the claims JSON
+        // (`"",`), so regions of those sizes cannot overflow. A usual token fits a scratch on
+        // the stack with smaller regions; one that overflows them is parsed again with the
+        // full regions, on the heap.
+        let segments = JWSSegments(
+            headerSegment: headerSegment, payloadSegment: payloadSegment, signatureSegment: signatureSegment,
+            headerCount: headerCount, payloadCount: payloadCount, signatureCount: signatureCount,
+            signingInputLength: secondDot, headerMemo: headerMemo)
+        let decodedCount = segments.decodedCount
         let textCapacity = headerCount + payloadCount
         let tableCapacity = (payloadCount / 3 + 2) * 8
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: decodedCount + textCapacity + tableCapacity) {
-            scratch in
-            let base = scratch.baseAddress!
+        let room = stackScratchCount - decodedCount
+        if room >= 256 {
+            let stackTable = min(tableCapacity, room / 16 * 8)
+            let stackText = min(textCapacity, room - stackTable)
+            let outcome = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: stackScratchCount) { scratch in
+                segments.parse(in: scratch.baseAddress!, textCapacity: stackText, tableCapacity: stackTable)
+            }
+            switch outcome {
+            case .parsed(let token): return .success(token)
+            case .failed(let description): return failure(description)
+            case .overflowed: break
+            }
+        }
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: decodedCount + textCapacity + tableCapacity)
+        defer { scratch.deallocate() }
+        switch segments.parse(in: scratch, textCapacity: textCapacity, tableCapacity: tableCapacity) {
+        case .parsed(let token): return .success(token)
+        case .failed(let description): return failure(description)
+        case .overflowed: preconditionFailure("texts or list items exceed their bound")
+        }
+    }
+
+    /// The bytes of scratch a parse takes from the stack (the most a temporary allocation takes
+    /// there without asking whether the stack has room).
+    static let stackScratchCount = 1024
+
+    /// What parsing into a scratch buffer came to.
+    enum ScratchOutcome {
+        case parsed(ParsedToken)
+        case failed(String)
+        /// The texts or the list items did not fit the room given them.
+        case overflowed
+    }
+
+    /// A compact JWS split into its segments, with their decoded lengths.
+    struct JWSSegments {
+        var headerSegment: UnsafeBufferPointer<UInt8>
+        var payloadSegment: UnsafeBufferPointer<UInt8>
+        var signatureSegment: UnsafeBufferPointer<UInt8>
+        var headerCount: Int
+        var payloadCount: Int
+        var signatureCount: Int
+        var signingInputLength: Int
+        var headerMemo: JWSHeaderMemo?
+
+        /// The decoded signature, header and claims, the first regions of the storage.
+        var decodedCount: Int { signatureCount + headerCount + payloadCount }
+
+        /// Decodes and reads the segments into `base`, which holds the decoded segments and
+        /// `textCapacity` bytes of texts and `tableCapacity` bytes of list items after them.
+        func parse(
+            in base: UnsafeMutablePointer<UInt8>, textCapacity: Int, tableCapacity: Int
+        ) -> ScratchOutcome {
             guard
                 Base64URL.decode(signatureSegment, into: UnsafeMutableBufferPointer(start: base, count: signatureCount))
                     != nil
             else {
-                return failure("the signature segment is not canonical base64url")
+                return .failed("the signature segment is not canonical base64url")
             }
             let headerStart = signatureCount
-            guard
-                Base64URL.decode(
-                    headerSegment, into: UnsafeMutableBufferPointer(start: base + headerStart, count: headerCount))
-                    != nil
-            else {
-                return failure("the header segment is not canonical base64url")
+            let recalled = headerMemo?.recall(headerSegment, into: base + headerStart, headerStart: headerStart)
+            if recalled == nil {
+                guard
+                    Base64URL.decode(
+                        headerSegment, into: UnsafeMutableBufferPointer(start: base + headerStart, count: headerCount))
+                        != nil
+                else {
+                    return .failed("the header segment is not canonical base64url")
+                }
             }
             let payloadStart = headerStart + headerCount
             guard
@@ -65,38 +127,51 @@ extension ParsedToken {
                     payloadSegment, into: UnsafeMutableBufferPointer(start: base + payloadStart, count: payloadCount))
                     != nil
             else {
-                return failure("the payload segment is not canonical base64url")
+                return .failed("the payload segment is not canonical base64url")
             }
+            let decodedCount = self.decodedCount
             var builder = JSONBuilder(
                 text: UnsafeMutableBufferPointer(start: base + decodedCount, count: textCapacity),
                 textStart: decodedCount,
                 table: UnsafeMutableRawBufferPointer(start: base + decodedCount + textCapacity, count: tableCapacity))
             var header = HeaderFields()
-            do throws(JSONError) {
-                header = try builder.readHeader(
-                    UnsafeBufferPointer(start: base + headerStart, count: headerCount), at: headerStart)
-            } catch {
-                return failure("the header is not a valid JSON object: \(error.description)")
+            var supportedAlgorithm: SignatureAlgorithm?
+            if let recalled {
+                (header, supportedAlgorithm) = recalled
+            } else {
+                let headerJSON = UnsafeBufferPointer(start: base + headerStart, count: headerCount)
+                do throws(JSONError) {
+                    header = try builder.readHeader(headerJSON, at: headerStart)
+                } catch {
+                    if builder.overflowed { return .overflowed }
+                    return .failed("the header is not a valid JSON object: \(error.description)")
+                }
+                // The scratch is laid out as the storage, so a range of one is a range of the other.
+                supportedAlgorithm = header.algorithm.flatMap {
+                    SignatureAlgorithm(bytes: UnsafeBufferPointer(start: base + Int($0.start), count: $0.count))
+                }
+                if builder.textCount == 0 {
+                    headerMemo?.keep(
+                        headerSegment, decoded: headerJSON, headerStart: headerStart, fields: header,
+                        supportedAlgorithm: supportedAlgorithm)
+                }
             }
             let claims: ClaimFields
             do throws(JSONError) {
                 claims = try builder.readClaims(
                     UnsafeBufferPointer(start: base + payloadStart, count: payloadCount), at: payloadStart)
             } catch {
-                return failure("the claims are not valid: \(error.description)")
-            }
-            // The scratch is laid out as the storage, so a range of one is a range of the other.
-            let supportedAlgorithm = header.algorithm.flatMap {
-                SignatureAlgorithm(bytes: UnsafeBufferPointer(start: base + Int($0.start), count: $0.count))
+                if builder.overflowed { return .overflowed }
+                return .failed("the claims are not valid: \(error.description)")
             }
             let textCount = builder.textCount
             let storage = storage(
                 from: base, fixedCount: decodedCount, textCount: textCount, textCapacity: textCapacity,
                 tableBytes: builder.tableCount * 8)
-            return .success(
+            return .parsed(
                 ParsedToken(
                     storage: storage, tableStart: UInt32(decodedCount + textCount),
-                    signature: Text(start: 0, end: UInt32(signatureCount)), signingInputLength: secondDot,
+                    signature: Text(start: 0, end: UInt32(signatureCount)), signingInputLength: signingInputLength,
                     algorithm: header.algorithm, keyID: header.keyID, type: header.type,
                     hasAlgorithmMember: header.hasAlgorithmMember, hasKeyIDMember: header.hasKeyIDMember,
                     hasTypeMember: header.hasTypeMember, hasCritical: header.hasCritical,
@@ -110,17 +185,17 @@ extension ParsedToken {
     }
 
     /// The storage made from a scratch buffer laid out as `fixedCount` bytes, `textCount` bytes
-    /// of texts in room for `textCapacity`, then the item table: one allocation, the gap dropped.
+    /// of texts in room for `textCapacity`, then the item table: the table is moved next to the
+    /// texts and the whole copied into one allocation (`Array` of a buffer: its allocation is
+    /// specialised, unlike `Array(unsafeUninitializedCapacity:)`'s).
     static func storage(
         from base: UnsafeMutablePointer<UInt8>, fixedCount: Int, textCount: Int, textCapacity: Int,
         tableBytes: Int
     ) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: max(1, fixedCount + textCount + tableBytes)) { out, initialized in
-            let target = out.baseAddress!
-            target.update(from: base, count: fixedCount + textCount)
-            (target + fixedCount + textCount).update(from: base + fixedCount + textCapacity, count: tableBytes)
-            initialized = fixedCount + textCount + tableBytes
+        if textCount < textCapacity, tableBytes > 0 {
+            (base + fixedCount + textCount).update(from: base + fixedCount + textCapacity, count: tableBytes)
         }
+        return Array(UnsafeBufferPointer(start: base, count: fixedCount + textCount + tableBytes))
     }
 
 }
@@ -149,27 +224,33 @@ extension TokenClaims {
 extension SignatureAlgorithm {
     /// The algorithm named exactly by `bytes`.
     init?(bytes: UnsafeBufferPointer<UInt8>) {
-        guard
-            let match = Self.allCases.first(where: { algorithm in
-                withUTF8(of: algorithm.rawValue) { bytesEqual($0, bytes) }
-            })
-        else {
+        if bytesEqual(bytes, "Ed25519") {
+            self = .ed25519
+        } else if bytesEqual(bytes, "EdDSA") {
+            self = .edDSA
+        } else if bytesEqual(bytes, "ES256") {
+            self = .es256
+        } else {
             return nil
         }
-        self = match
     }
 }
 
 extension Environment {
     /// The environment named exactly by `bytes`.
     init?(bytes: UnsafeBufferPointer<UInt8>) {
-        guard
-            let match = Self.allCases.first(where: { environment in
-                withUTF8(of: environment.rawValue) { bytesEqual($0, bytes) }
-            })
-        else {
+        if bytesEqual(bytes, "int") {
+            self = .integration
+        } else if bytesEqual(bytes, "prod") {
+            self = .production
+        } else {
             return nil
         }
-        self = match
     }
+}
+
+/// Whether `bytes` are exactly the UTF-8 of `literal`.
+@inline(__always)
+private func bytesEqual(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+    literal.withUTF8Buffer { bytesEqual(bytes, $0) }
 }

@@ -12,6 +12,8 @@ public final class VerificationWorker {
     /// most 32,768 entries, made on first use; a parse is kept from a token's second sighting
     /// on (see ``ParsedTokenCache``). Parsing does not depend on the live state.
     @exclusivity(unchecked) private(set) var parsedTokens: ParsedTokenCache?
+    /// The last JWS header read, for the next token with the same header segment.
+    private let headerMemo = JWSHeaderMemo()
 
     init(core: VerifierCore) {
         self.core = core
@@ -120,7 +122,7 @@ public final class VerificationWorker {
         _ token: UnsafeBufferPointer<UInt8>, cache: SignatureCache?, _ prepared: inout Prepared
     ) -> ParsedToken? {
         func parseFresh() -> ParsedToken? {
-            switch ParsedToken.parse(token) {
+            switch ParsedToken.parse(token, headerMemo: headerMemo) {
             case .success(let token): return token
             case .failure(let error):
                 prepared.failures.add(.malformedToken, error.description)
