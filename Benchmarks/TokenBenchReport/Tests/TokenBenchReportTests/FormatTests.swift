@@ -154,4 +154,42 @@ final class FormatTests: XCTestCase {
                 inFunctionsPrefixed: ["tv_order_", "tv_p256_table_"], outsideObjectsNamed: ["libcrypto"]), 600)
         XCTAssertEqual(profile.instructions(inFunctionsPrefixed: ["main"], outsideObjectsNamed: []), 100)
     }
+
+    func testCallgrindProfileCountsCallsIntoTheCLibraryByCaller() throws {
+        // main and libcrypto's EC_POINT_mul both call malloc; only the library's calls are its own.
+        let text = """
+            events: Ir
+            ob=(1) /usr/bin/tokenverify
+            fn=(1) main
+            0 100
+            cob=(2) /usr/lib/x86_64-linux-gnu/libc.so.6
+            cfn=(2) malloc
+            calls=2 0
+            0 80
+            cob=(3) /usr/lib/x86_64-linux-gnu/libcrypto.so.3
+            cfn=(3) EC_POINT_mul
+            calls=1 0
+            0 1150
+            ob=(3)
+            fn=(3)
+            0 1000
+            cob=(2)
+            cfn=(2)
+            calls=3 0
+            0 150
+            ob=(2)
+            fn=(2)
+            0 230
+            """
+        let profile = try CallgrindProfile(parsing: text)
+        XCTAssertEqual(profile.total, 1330)
+        let isLibrary = { (file: String, _: String) in file.hasPrefix("libcrypto") }
+        let isLibc = { (file: String, _: String) in file.hasPrefix("libc.so") }
+        XCTAssertEqual(profile.instructions(calledFrom: isLibrary, into: isLibc), 150)
+        let isMain = { (_: String, function: String) in function == "main" }
+        XCTAssertEqual(profile.instructions(calledFrom: isMain, into: isLibc), 80)
+        let isPointMultiplication = { (_: String, function: String) in function == "EC_POINT_mul" }
+        XCTAssertEqual(profile.instructions(calledFrom: isMain, into: isPointMultiplication), 1150)
+        XCTAssertEqual(profile.instructions(calledFrom: isLibrary, into: { file, _ in file.hasPrefix("libsodium") }), 0)
+    }
 }
