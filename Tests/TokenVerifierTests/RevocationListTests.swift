@@ -116,6 +116,9 @@ import Testing
         #expect(NumericDate.rfc3339(1_767_225_600) == "2026-01-01T00:00:00Z")
         #expect(NumericDate.rfc3339(1_709_208_000.5) == "2024-02-29T12:00:00.500Z")
         #expect(NumericDate.rfc3339(-1) == "1969-12-31T23:59:59Z")
+        // A hair under a whole second: its fraction computes as 1.0, and is written as .999.
+        #expect(NumericDate.rfc3339(-1e-20) == "1969-12-31T23:59:59.999Z")
+        #expect(NumericDate.rfc3339(1_800_000_000 - 1e-6) == "2027-01-15T07:59:59.999Z")
         for value in stride(from: -5_000_000_000.0, through: 5_000_000_000, by: 123_456_789) {
             #expect(NumericDate.parse(NumericDate.rfc3339(value)) == value)
         }

@@ -76,7 +76,8 @@ public enum NumericDate {
     public static func rfc3339(_ value: Double) -> String {
         guard value.isFinite, value > -62_135_596_800, value < 253_402_300_800 else { return formatNumericDate(value) }
         let whole = value.rounded(.down)
-        let milliseconds = Int(((value - whole) * 1000).rounded(.down))
+        // Below 1,000: a value a hair under a whole second (−1e-20, say) has a fraction of 1.0.
+        let milliseconds = min(999, Int(((value - whole) * 1000).rounded(.down)))
         let seconds = Int(whole)
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let secondOfDay = seconds - days * 86400
