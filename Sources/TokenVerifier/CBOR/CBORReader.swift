@@ -245,23 +245,30 @@ struct CBORReader {
         case otherInteger
     }
 
-    /// Reads a map, calling `body` for each entry with the key read and the reader at the value,
-    /// which `body` must consume. Refuses a key that is not an integer or a text string, and a
-    /// key that appears twice: keys are compared by value (an integer's sign and argument, a
-    /// text's bytes), whatever the width of their heads.
-    mutating func readMap(_ body: (inout CBORReader, Key) throws(CBORError) -> Void) throws(CBORError) {
+    /// Reads a map's head and enters it (one level deeper; the caller leaves it): the number of
+    /// its entries. Refuses another item, a length past the end of the CBOR, and nesting deeper
+    /// than ``maximumDepth``.
+    private mutating func enterMap() throws(CBORError) -> Int {
         let start = position
         let head = try readHead()
         guard head.major == .map else { throw error("expected a map", at: start) }
         guard head.argument <= UInt64(bytes.count - position) / 2 else {
             throw error("a map's declared length runs past the end of the CBOR", at: start)
         }
-        depth += 1
-        defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else {
+        guard depth < Self.maximumDepth else {
             throw error("CBOR nested deeper than \(Self.maximumDepth) levels", at: start)
         }
-        let count = Int(head.argument)
+        depth += 1
+        return Int(head.argument)
+    }
+
+    /// Reads a map, calling `body` for each entry with the key read and the reader at the value,
+    /// which `body` must consume. Refuses a key that is not an integer or a text string, and a
+    /// key that appears twice: keys are compared by value (an integer's sign and argument, a
+    /// text's bytes), whatever the width of their heads.
+    mutating func readMap(_ body: (inout CBORReader, Key) throws(CBORError) -> Void) throws(CBORError) {
+        let count = try enterMap()
+        defer { depth -= 1 }
         try withUnsafeTemporaryAllocation(of: KeyValue.self, capacity: max(1, count)) { (keys) throws(CBORError) in
             for index in 0..<count {
                 let keyStart = position
@@ -309,18 +316,8 @@ struct CBORReader {
     mutating func readMap<Name: KnownMapKey>(
         knowing _: Name.Type, _ body: (inout CBORReader, Name?) throws(CBORError) -> Void
     ) throws(CBORError) {
-        let start = position
-        let head = try readHead()
-        guard head.major == .map else { throw error("expected a map", at: start) }
-        guard head.argument <= UInt64(bytes.count - position) / 2 else {
-            throw error("a map's declared length runs past the end of the CBOR", at: start)
-        }
-        depth += 1
+        let count = try enterMap()
         defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else {
-            throw error("CBOR nested deeper than \(Self.maximumDepth) levels", at: start)
-        }
-        let count = Int(head.argument)
         try withUnsafeTemporaryAllocation(of: KeyValue.self, capacity: max(1, count)) { (others) throws(CBORError) in
             var otherCount = 0
             var knownSeen: UInt64 = 0

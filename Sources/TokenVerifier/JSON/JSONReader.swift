@@ -230,34 +230,18 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
         }
     }
 
-    /// Reads what follows a member's value: true after the closing brace, false after a comma.
+    /// Reads what follows a member's value or an array's element: true after `closing` (the
+    /// closing brace or bracket), false after a comma.
     @inline(__always)
     @inlinable
-    mutating func endOfMember() throws(JSONError) -> Bool {
+    mutating func endOfItem(closedBy closing: UInt8) throws(JSONError) -> Bool {
         skipWhitespace()
         guard position < bytes.count else { throw unexpected() }
         if bytes[position] == UInt8(ascii: ",") {
             position += 1
             return false
         }
-        if bytes[position] == UInt8(ascii: "}") {
-            position += 1
-            return true
-        }
-        throw unexpected()
-    }
-
-    /// Reads what follows an array's element: true after the closing bracket, false after a comma.
-    @inline(__always)
-    @inlinable
-    mutating func endOfElement() throws(JSONError) -> Bool {
-        skipWhitespace()
-        guard position < bytes.count else { throw unexpected() }
-        if bytes[position] == UInt8(ascii: ",") {
-            position += 1
-            return false
-        }
-        if bytes[position] == UInt8(ascii: "]") {
+        if bytes[position] == closing {
             position += 1
             return true
         }
@@ -330,7 +314,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
             let before = position
             try body(&self, known)
             if position == before { throw error("internal error: member value not consumed") }
-            if try endOfMember() { return }
+            if try endOfItem(closedBy: UInt8(ascii: "}")) { return }
         }
     }
 
@@ -352,7 +336,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
                 let before = position
                 try body(&self)
                 if position == before { throw error("internal error: array element not consumed") }
-                if try endOfElement() { break }
+                if try endOfItem(closedBy: UInt8(ascii: "]")) { break }
             }
         }
         depth -= 1

@@ -93,7 +93,7 @@ extension ParsedToken {
                 guard reader.nextIs(UInt8(ascii: "\"")) else { throw wrong() }
                 let scanned = try reader.scanString()
                 try append(try text(reader, scanned.content, hasEscapes: scanned.hasEscapes, offset: offset))
-            } while try !reader.endOfElement()
+            } while try !reader.endOfItem(closedBy: UInt8(ascii: "]"))
             return List(first: UInt32(first), count: UInt32(tableCount - first))
         }
 
