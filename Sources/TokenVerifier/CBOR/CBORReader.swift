@@ -248,6 +248,7 @@ struct CBORReader {
     /// Reads a map's head and enters it (one level deeper; the caller leaves it): the number of
     /// its entries. Refuses another item, a length past the end of the CBOR, and nesting deeper
     /// than ``maximumDepth``.
+    @inline(__always)
     private mutating func enterMap() throws(CBORError) -> Int {
         let start = position
         let head = try readHead()
