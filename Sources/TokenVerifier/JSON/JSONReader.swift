@@ -110,6 +110,18 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     /// (with one of the `read…` methods or ``skipValue()``).
     @inlinable
     mutating func readObject(_ body: (inout JSONReader, MemberName) throws(JSONError) -> Void) throws(JSONError) {
+        try withObject { (reader: inout JSONReader, seen: UnsafeMutableBufferPointer<SeenName>) throws(JSONError) in
+            try reader.readMembers(seen: seen, body)
+        }
+    }
+
+    /// Reads an object's opening brace, then calls `members` (unless the object is empty) with
+    /// room for the names seen, to read its members up to and including the closing brace.
+    @inline(__always)
+    @inlinable
+    mutating func withObject(
+        _ members: (inout JSONReader, UnsafeMutableBufferPointer<SeenName>) throws(JSONError) -> Void
+    ) throws(JSONError) {
         skipWhitespace()
         guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else {
             throw JSONError("expected a JSON object", at: position)
@@ -123,7 +135,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
         } else {
             try withUnsafeTemporaryAllocation(of: SeenName.self, capacity: Self.inlineNameCount) {
                 (seen: UnsafeMutableBufferPointer<SeenName>) throws(JSONError) in
-                try readMembers(seen: seen, body)
+                try members(&self, seen)
             }
         }
         depth -= 1
@@ -257,23 +269,9 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     mutating func readObject<Name: KnownMemberName>(
         knowing _: Name.Type, _ body: (inout JSONReader, Name?) throws(JSONError) -> Void
     ) throws(JSONError) {
-        skipWhitespace()
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else {
-            throw JSONError("expected a JSON object", at: position)
+        try withObject { (reader: inout JSONReader, seen: UnsafeMutableBufferPointer<SeenName>) throws(JSONError) in
+            try reader.readMembers(knowing: Name.self, seen: seen, body)
         }
-        position += 1
-        depth += 1
-        if depth > Self.maximumDepth { throw error("JSON nested deeper than \(Self.maximumDepth) levels") }
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-            position += 1
-        } else {
-            try withUnsafeTemporaryAllocation(of: SeenName.self, capacity: Self.inlineNameCount) {
-                (seen: UnsafeMutableBufferPointer<SeenName>) throws(JSONError) in
-                try readMembers(knowing: Name.self, seen: seen, body)
-            }
-        }
-        depth -= 1
     }
 
     /// The members of ``readObject(knowing:_:)``, up to and including the closing brace.
