@@ -101,6 +101,7 @@ let package = Package(
             dependencies: ["COpenSSL", "CTokenCrypto"],
             linkerSettings: [.linkedLibrary("crypto")]
         ),
+        .target(name: "CTokenPrefetch"),
         .target(
             name: "TokenConcurrency",
             dependencies: [.product(name: "Atomics", package: "swift-atomics")]
@@ -112,6 +113,7 @@ let package = Package(
                 "CSodium",
                 "CTokenCrypto",
                 "CTokenEd25519",
+                "CTokenPrefetch",
                 "CZlib",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],

@@ -108,7 +108,9 @@ def stages(inc, outside, signature):
     signature_check = f(r'(specialized )?SignatureCheck\.check\(_:_:_:(_:)?\)')
     base64 = f(r'(specialized )?static Base64URL\.decode\(_:into:\)')
     digest = inc.get(DIGEST, 0)
-    token_cache = f(r'VerificationWorker\.parse\(_:cache:_:\)') - parse - digest
+    # The batch's look-ahead makes the digests (and asks for the caches' memory) before `prepare`.
+    lookahead = f(r'(specialized )?VerificationWorker\.lookAhead(<A>)?\(_:_:_:cache:\)')
+    token_cache = f(r'VerificationWorker\.parse\(_:cache:_:\)') - parse + lookahead - digest
     checks = prepare - f(r'VerificationWorker\.parse\(_:cache:_:\)')
     # The key tables are built on another thread, and may be cut short when a run ends early.
     tables = (f(r'closure #1 in Ed25519PublicKey\.requestTable\(\)')
@@ -128,12 +130,12 @@ def stages(inc, outside, signature):
         ('base64url (Base64URL.decode)', base64),
         ('header and claims (ParsedToken.parse without base64url)', parse - base64),
         ('keyed digest (SipHash-2-4 in libsodium, counted inside the signature library)', digest),
-        ('parse cache (lookup, note)', token_cache),
+        ('parse cache (look-ahead, lookup, note)', token_cache),
         ('checks and lookups 3-11b', checks),
         ('signature check outside the library (key, message, cache)', signature_glue),
         ('answer writing', answer),
         ('batch engine rest (LineAnswerer.answer)',
-         answerer - request - prepare - signature_check - answer),
+         answerer - request - lookahead - prepare - signature_check - answer),
         ('worker loop, answer sink, pipeline (worker)', worker - answerer),
     ]
     listed = sum(cost for name, cost in rows if not name.startswith('keyed digest'))

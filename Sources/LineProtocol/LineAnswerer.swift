@@ -83,7 +83,8 @@ public final class LineAnswerer {
                     defer { batch.deinitialize() }
                     worker.verify(batch: batch, against: snapshot) { index, result in
                         let number = batch.entries[range.lowerBound + index].number
-                        guard let result else {
+                        // The verdict is read where it lies (`result!`): a `let` binding would copy it.
+                        guard result != nil else {
                             AnswerWriter.writeMalformed(
                                 line: number, batch.problems[index]!, audit: audit, to: &writer)
                             reasons[index] = .malformedRequest
@@ -91,9 +92,9 @@ public final class LineAnswerer {
                         }
                         let line = batch.line(index)
                         let id = batch.requests[index].idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
-                        AnswerWriter.write(line: number, id: id, result: result, audit: audit, to: &writer)
-                        reasons[index] = result.reason
-                        if skipsStatusLists && result.namesStatusListEntry { statusUnchecked += 1 }
+                        AnswerWriter.write(line: number, id: id, result: result!, audit: audit, to: &writer)
+                        reasons[index] = result!.reason
+                        if skipsStatusLists && result!.namesStatusListEntry { statusUnchecked += 1 }
                     }
                 }
             }

@@ -101,4 +101,36 @@ import TokenTools
             #expect(error.file == "/nonexistent/keys.jwks")
         }
     }
+
+    @Test func theChecksFactsAreEachKeysMembers() throws {
+        let other = SigningKey.generate(algorithm: .ed25519, keyID: "c", environment: .integration)
+        let set = try KeySet(keys: [ed, es, other].map { try Fixtures.publicKey($0) })
+        for (index, key) in set.keys.enumerated() {
+            let facts = set.facts.facts[index]
+            #expect(facts.type == key.type)
+            #expect(facts.algorithm == key.algorithm)
+            #expect(facts.environment == key.environment)
+            #expect(Array(facts.keyID) == Array(key.keyID.utf8))
+            #expect(facts.issuer.map(Array.init) == key.issuer.map { Array($0.utf8) })
+            #expect((facts.ed25519 != nil) == (key.type == .ed25519))
+            if let ed25519 = facts.ed25519 { #expect(ed25519.takeUnretainedValue() === key.ed25519) }
+        }
+    }
+
+    @Test func everyKidIsFoundAtItsPlaceInSetsOfEverySize() throws {
+        // Scanned up to eight keys, hashed beyond; a kid is matched by all its bytes, no fewer.
+        for count in [0, 1, 8, 9, 64, 300] {
+            let kids = (0..<count).map { $0 == 0 ? "k" : "key-\($0)" }
+            let keys = try kids.map { try Fixtures.publicKey(SigningKey.generate(algorithm: .ed25519, keyID: $0)) }
+            let set = try KeySet(keys: keys)
+            for (position, kid) in kids.enumerated() {
+                #expect(withUTF8(of: kid) { set.index(of: $0) } == position)
+                for absent in [kid + "x", "x" + kid, String(kid.dropLast()), String(kid.dropLast()) + "?"]
+                where !kids.contains(absent) {
+                    #expect(withUTF8(of: absent) { set.index(of: $0) } == nil)
+                }
+            }
+            #expect(withUTF8(of: "key-\(count)") { set.index(of: $0) } == nil)
+        }
+    }
 }

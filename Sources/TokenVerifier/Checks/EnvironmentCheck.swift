@@ -7,12 +7,11 @@ struct EnvironmentCheck: TokenCheck {
     ) {
         let required = input.options.environment
         let tokenEnvironment = token.environment
-        let keys = input.state.keys.keys
-        let keyEnvironment = findings.keyIndex.flatMap { keys[$0].environment }
+        let keyEnvironment = findings.keyIndex.flatMap { input.keys.facts[$0].environment }
         if let tokenEnvironment, let keyEnvironment, tokenEnvironment != keyEnvironment {
             failures.add(
                 .wrongEnvironment,
-                "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(keys[findings.keyIndex!].keyID)\" is for \"\(keyEnvironment.rawValue)\""
+                "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(input.state.keys.keys[findings.keyIndex!].keyID)\" is for \"\(keyEnvironment.rawValue)\""
             )
         } else if let required, let tokenEnvironment, tokenEnvironment != required {
             failures.add(
@@ -21,7 +20,7 @@ struct EnvironmentCheck: TokenCheck {
         } else if let required, let keyEnvironment, keyEnvironment != required {
             failures.add(
                 .wrongEnvironment,
-                "key \"\(keys[findings.keyIndex!].keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\""
+                "key \"\(input.state.keys.keys[findings.keyIndex!].keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\""
             )
         }
     }

@@ -5,12 +5,13 @@ struct IssuerCheck: TokenCheck {
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        if let index = findings.keyIndex, let keyIssuer = input.state.keys.keys[index].issuer,
+        if let index = findings.keyIndex, let keyIssuer = input.keys.facts[index].issuer,
             !token.equals(token.issuer, keyIssuer)
         {
+            let key = input.state.keys.keys[index]
             failures.add(
                 .wrongIssuer,
-                "iss \"\(token.string(token.issuer))\" differs from key \"\(input.state.keys.keys[index].keyID)\"'s issuer \"\(keyIssuer)\""
+                "iss \"\(token.string(token.issuer))\" differs from key \"\(key.keyID)\"'s issuer \"\(key.issuer!)\""
             )
         } else if let required = input.options.issuer, !token.equals(token.issuer, required) {
             failures.add(

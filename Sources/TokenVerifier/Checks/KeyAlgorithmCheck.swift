@@ -6,10 +6,9 @@ struct KeyAlgorithmCheck: TokenCheck {
         _ failures: inout FailureList
     ) {
         guard let index = findings.keyIndex, let algorithm = findings.algorithm else { return }
-        let keys = input.state.keys.keys
-        // The key's type and declared alg read in place: `accepts` on the element copied the key.
-        guard VerificationKey.accepts(algorithm, type: keys[index].type, declared: keys[index].algorithm) else {
-            let key = keys[index]
+        let facts = input.keys.facts[index]
+        guard VerificationKey.accepts(algorithm, type: facts.type, declared: facts.algorithm) else {
+            let key = input.state.keys.keys[index]
             let declared = key.algorithm.map { " with alg \($0.rawValue)" } ?? ""
             failures.add(
                 .keyAlgorithmMismatch,

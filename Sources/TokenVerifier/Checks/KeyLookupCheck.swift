@@ -7,8 +7,7 @@ struct KeyLookupCheck: TokenCheck {
         _ failures: inout FailureList
     ) {
         guard let keyID = header.keyID else { return }
-        let keys = input.state.keys
-        guard let index = header.withBytes(keyID, keys.index(of:)) else {
+        guard let index = header.withBytes(keyID, input.keys.index(of:)) else {
             failures.add(.unknownKey, "no key with kid \"\(header.string(keyID))\" is configured")
             return
         }

@@ -5,8 +5,13 @@ struct RevocationCheck: TokenCheck {
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        let revocations = input.state.revocations
-        let time = input.time
+        input.withState { check(token, $0.revocations, at: input.time, &failures) }
+    }
+
+    /// The check against `revocations` (lent by the snapshot for the call).
+    private func check(
+        _ token: borrowing ParsedToken, _ revocations: RevocationList, at time: Double, _ failures: inout FailureList
+    ) {
         guard revocations.count > 0 else { return }
         let issuedAt = token.issuedAt
         func revokes(_ kind: RevocationList.Kind, _ text: ParsedToken.Text) -> Bool {

@@ -9,24 +9,27 @@ struct SignatureCheck: TokenCheck {
         _ failures: inout FailureList
     ) {
         guard findings.keyFits, let keyIndex = findings.keyIndex else { return }
-        let state = input.state
-        let cacheKey = input.digest.map { state.signatureCacheKey(token: $0, keyIndex: keyIndex) }
-        if let cacheKey, let cache = state.signatureCache, cache.contains(cacheKey) { return }
-        let keys = state.keys.keys
-        let type = keys[keyIndex].type
+        let cacheKey = input.signatureCacheKey
+        if let cacheKey, input.withState({ $0.signatureCache!.contains(cacheKey) }) { return }
+        let facts = input.keys.facts[keyIndex]
         let verified = parsed.withSignedMessage(compact: input.compact) { message in
             parsed.withBytes(parsed.signature) { signature in
-                switch type {
+                switch facts.type {
                 case .ed25519:
-                    return keys[keyIndex].ed25519!.verify(signature: signature, message: message)
+                    // Borrowed from the key set for the call: no reference count taken.
+                    return facts.ed25519!._withUnsafeGuaranteedRef {
+                        $0.verify(signature: signature, message: message)
+                    }
                 case .p256:
-                    return input.crypto.p256Context(for: keyIndex, in: state).verify(
+                    return input.crypto.p256Context(for: keyIndex, in: input.state).verify(
                         signature: signature, message: message)
                 }
             }
         }
+        let type = facts.type
+        let keys = input.state.keys.keys
         if verified {
-            if let cacheKey { state.signatureCache?.insert(cacheKey) }
+            if let cacheKey { input.withState { $0.signatureCache!.insert(cacheKey) } }
         } else {
             let expected = type == .ed25519 ? "a 64-byte Ed25519 signature" : "a 64-byte r‖s ES256 signature"
             if parsed.signature.count != 64 {

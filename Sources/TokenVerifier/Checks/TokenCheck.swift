@@ -1,6 +1,6 @@
 /// One check of SPEC §5, as a value: it reads the parsed token (borrowed: never copied) and a
 /// ``CheckInput`` and adds what fails to a ``FailureList``. Outside audit mode a check may stop at its own first failure; the list it
-/// belongs to (``CheckList``) stops after any check that ended the run.
+/// belongs to (``StandardChecks``) stops after any check that ended the run.
 ///
 /// A check that finds something later checks need (the algorithm, the key) records it in the
 /// ``CheckFindings``. Checks are stateless: what they are configured with comes from
@@ -25,14 +25,26 @@ struct CheckInput {
     let time: Double
     /// The request's device, object, channel and command.
     let context: ContextBytes
-    /// The token's cache key (a keyed hash of the whole token), when the signature cache is on.
-    let digest: KeyedHash.Digest?
+    /// The signature cache's key for the token and its key (a keyed hash of the whole token and
+    /// the key's identity), for check 12 when the signature cache is on.
+    let signatureCacheKey: KeyedHash.Digest?
     /// The worker's per-thread crypto contexts (the worker runs the checks, so it outlives the input).
     unowned(unsafe) let crypto: VerificationWorker
 
     /// How tokens are checked.
     @inline(__always)
     var options: VerificationOptions { _read { yield core.options } }
+
+    /// What the checks read of each key of `state` (plain values: no reference counts).
+    @inline(__always)
+    var keys: KeyFactsTable { withState { $0.keys.facts } }
+
+    /// `body` on the snapshot, lent: no reference count is taken on it (one that every thread
+    /// shares) for the call.
+    @inline(__always)
+    func withState<R>(_ body: (VerifierSnapshot) -> R) -> R {
+        Unmanaged.passUnretained(state)._withUnsafeGuaranteedRef(body)
+    }
 }
 
 /// What the checks found for the checks after them.
@@ -45,23 +57,13 @@ struct CheckFindings {
     var keyFits = false
 }
 
-/// Checks run in order, as one check: concrete generic composition (a parameter pack), so the
-/// compiler sees every check and nothing is boxed on the hot path.
-struct CheckList<each Check: TokenCheck>: TokenCheck, Sendable {
-    let checks: (repeat each Check)
-
-    init(_ checks: repeat each Check) {
-        self.checks = (repeat each checks)
-    }
-
-    @inline(__always)
-    func check(
-        _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
-        _ failures: inout FailureList
-    ) {
-        for check in repeat each checks {
-            check.check(token, input, &findings, &failures)
-            if failures.isDone { return }
-        }
-    }
+/// Runs `check` unless an earlier check ended the run (outside audit mode, the first failure
+/// does): the step of every list of checks.
+@inline(__always)
+func runCheck(
+    _ check: some TokenCheck, _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+    _ failures: inout FailureList
+) {
+    if failures.isDone { return }
+    check.check(token, input, &findings, &failures)
 }

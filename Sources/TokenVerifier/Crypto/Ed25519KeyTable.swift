@@ -60,7 +60,9 @@ package final class Ed25519PublicKey: Sendable, KeyWithTable {
     /// until then (both give the same verdict on every input); the first use asks for the table.
     @inline(__always)
     package func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
-        if let table { return table.verify(signature: signature, message: message) }
+        if let verified = lazyTable.withTable({ $0.verify(signature: signature, message: message) }) {
+            return verified
+        }
         if !lazyTable.isRequested { requestTable() }
         return verifyWithSodium(signature: signature, message: message)
     }

@@ -60,16 +60,30 @@ final class TableBudget: Sendable {
 
 /// A key's precomputed table: asked for on the key's first use without one, built in the
 /// background within the key set's budget, then published once and read with one atomic load.
-final class LazyKeyTable<Table: AnyObject & Sendable>: Sendable {
+/// (Every stored property is an atomic or immutable: shared between threads as it is.)
+final class LazyKeyTable<Table: AnyObject & Sendable>: @unchecked Sendable {
     private let ready = ManagedAtomicLazyReference<Table>()
     private let requested = ManagedAtomic<Bool>(false)
     private let budget = ManagedAtomicLazyReference<TableBudget>()
+    /// The table `ready` holds, unretained, once it is published: read per token without taking
+    /// a reference count on the table that every thread shares.
+    private let published = UnsafeAtomic<UnsafeRawPointer?>.create(nil)
 
     init() {}
+
+    deinit { published.destroy() }
 
     /// The table, once it is built.
     @inline(__always)
     var table: Table? { ready.load() }
+
+    /// `body` on the table, once it is built (nil before); the table is lent, not retained (it
+    /// lives as long as this).
+    @inline(__always)
+    func withTable<R>(_ body: (Table) -> R) -> R? {
+        guard let table = published.load(ordering: .acquiring) else { return nil }
+        return Unmanaged<Table>.fromOpaque(table)._withUnsafeGuaranteedRef(body)
+    }
 
     /// Whether the table was asked for (once asked, never again).
     @inline(__always)
@@ -92,7 +106,9 @@ final class LazyKeyTable<Table: AnyObject & Sendable>: Sendable {
     /// Builds and publishes the table now, unless there is one; true when a table was built here.
     func buildNow(_ make: () -> Table?) -> Bool {
         guard ready.load() == nil, let table = make() else { return false }
-        return ready.storeIfNilThenLoad(table) === table
+        let stored = ready.storeIfNilThenLoad(table)
+        published.store(UnsafeRawPointer(Unmanaged.passUnretained(stored).toOpaque()), ordering: .releasing)
+        return stored === table
     }
 }
 

@@ -3,9 +3,8 @@ public final class KeySet: Sendable {
     /// The keys in the order they were loaded.
     public let keys: [VerificationKey]
     private let indexByKeyID: [String: Int]
-    /// The `kid`s' UTF-8, for lookups by bytes: a scan in a small set, a table in a large one.
-    private let keyIDBytes: [[UInt8]]
-    private let indexByKeyIDBytes: [[UInt8]: Int]
+    /// What the checks read of each key, and the index by `kid` bytes.
+    let facts: KeyFactsTable
 
     /// A key set from keys whose `kid`s are unique.
     public init(keys: [VerificationKey]) throws(KeySetError) {
@@ -17,11 +16,10 @@ public final class KeySet: Sendable {
         }
         self.keys = keys
         self.indexByKeyID = index
-        self.keyIDBytes = keys.map { Array($0.keyID.utf8) }
-        self.indexByKeyIDBytes =
-            keys.count > 8
-            ? Dictionary(keyIDBytes.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) : [:]
+        self.facts = KeyFactsTable(keys: keys)
     }
+
+    deinit { facts.deallocate() }
 
     /// The position in ``keys`` of the key with this `kid`.
     @inline(__always)
@@ -31,15 +29,9 @@ public final class KeySet: Sendable {
 
     /// The position in ``keys`` of the key whose `kid` is exactly these UTF-8 bytes (compared
     /// byte for byte, as every string of a token is: no Unicode normalisation).
+    @inline(__always)
     func index(of keyID: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard keyIDBytes.count > 8 else {
-            for (index, bytes) in keyIDBytes.enumerated() where bytes.withUnsafeBufferPointer({ bytesEqual($0, keyID) })
-            {
-                return index
-            }
-            return nil
-        }
-        return indexByKeyIDBytes[Array(keyID)]
+        facts.index(of: keyID)
     }
 
     /// The key with this `kid`.

@@ -42,25 +42,54 @@ extension VerificationWorker {
         withUnsafeTemporaryAllocation(of: Prepared.self, capacity: count) { buffer in
             withUnsafeTemporaryAllocation(of: Bool.self, capacity: count) { isRequest in
                 let states = buffer.baseAddress!
-                for index in 0..<count {
+                for index in 0..<count { (states + index).initialize(to: Prepared(audit: audit)) }
+                let lookingAhead = snapshot.signatureCache != nil && parsedTokens != nil
+                if lookingAhead { lookAhead(requests, states, isRequest, cache: snapshot.signatureCache!) }
+                for index in 0..<count where !lookingAhead || isRequest[index] {
                     let state = states + index
-                    state.initialize(to: Prepared(audit: audit))
-                    isRequest[index] = requests.withRequest(index) { token, context in
+                    let isItem = requests.withRequest(index) { token, context in
                         prepare(token: token, context: context, snapshot: snapshot, into: &state.pointee)
                     }
+                    if !lookingAhead { isRequest[index] = isItem }
                 }
                 for index in 0..<count where isRequest[index] && states[index].signatureKey != nil {
                     let state = states + index
                     requests.withToken(index) { checkSignature(&state.pointee, token: $0, snapshot: snapshot) }
                 }
                 for index in 0..<count {
-                    let prepared = (states + index).move()
-                    answer(
-                        index,
-                        isRequest[index]
-                            ? VerificationResult(failures: prepared.failures.failures, parsed: prepared.parsed) : nil)
+                    // The slot's state moves into the verdict: its references are handed on, not copied.
+                    let result = isRequest[index] ? (states + index).move().result() : nil
+                    if !isRequest[index] { (states + index).deinitialize(count: 1) }
+                    answer(index, result)
                 }
             }
+        }
+    }
+}
+
+extension VerificationWorker {
+    /// The batch's digests and parse cache lookups, made ahead of its checks: every token's
+    /// digest first, asking for its parse cache slot; then each slot read (by now in the
+    /// processor's caches), asking for the parse it keeps, then for that parse's bytes;
+    /// `prepare` then finds them at hand instead of waiting on memory several times a token.
+    /// Fills `isRequest`.
+    private func lookAhead(
+        _ requests: some BatchRequests, _ states: UnsafeMutablePointer<Prepared>,
+        _ isRequest: UnsafeMutableBufferPointer<Bool>, cache: SignatureCache
+    ) {
+        let parsedTokens = parsedTokens!
+        for index in 0..<isRequest.count {
+            isRequest[index] = requests.withRequest(index) { token, _ in
+                let digest = cache.digest(of: token)
+                states[index].digest = digest
+                parsedTokens.prefetch(digest)
+            }
+        }
+        for index in 0..<isRequest.count where isRequest[index] {
+            parsedTokens.prefetchToken(states[index].digest!)
+        }
+        for index in 0..<isRequest.count where isRequest[index] {
+            parsedTokens.prefetchTokenBytes(states[index].digest!)
         }
     }
 }

@@ -9,14 +9,16 @@ public final class VerificationWorker {
     @exclusivity(unchecked) private var contextsKeys: KeySet?
     @exclusivity(unchecked) private var p256Contexts: [P256VerifyContext?] = []
     /// Parsed tokens by digest, while the signature cache is on: one eighth of its slots, at
-    /// most 32,768 entries, made on first use; a parse is kept from a token's second sighting
-    /// on (see ``ParsedTokenCache``). Parsing does not depend on the live state.
-    @exclusivity(unchecked) private(set) var parsedTokens: ParsedTokenCache?
+    /// most 32,768 entries, its tables made on first use; a parse is kept from a token's second
+    /// sighting on (see ``ParsedTokenCache``). Parsing does not depend on the live state.
+    let parsedTokens: ParsedTokenCache?
     /// The last JWS header read, for the next token with the same header segment.
     private let headerMemo = JWSHeaderMemo()
 
     init(core: VerifierCore) {
         self.core = core
+        let slots = core.options.signatureCacheSlots
+        parsedTokens = slots > 0 ? ParsedTokenCache(entries: min(32768, max(1, slots / 8))) : nil
     }
 
     /// How this worker's verifier checks tokens.
@@ -42,7 +44,7 @@ public final class VerificationWorker {
         var prepared = Prepared(audit: core.options.audit)
         prepare(token: token, context: context, snapshot: snapshot, into: &prepared)
         checkSignature(&prepared, token: token, snapshot: snapshot)
-        return prepared.result
+        return prepared.result()
     }
 
     /// The snapshot of the live state in force, for one line or one batch of lines.
@@ -71,13 +73,16 @@ public final class VerificationWorker {
         var signatureKey: Int?
         /// The token's digest, when the signature cache is on.
         var digest: KeyedHash.Digest?
+        /// The signature cache's key for the token and its key, when the signature still has to
+        /// be checked and the cache is on.
+        var signatureCacheKey: KeyedHash.Digest?
 
         init(audit: Bool) {
             failures = FailureList(audit: audit)
         }
 
         /// The verdict.
-        var result: VerificationResult {
+        consuming func result() -> VerificationResult {
             VerificationResult(failures: failures.failures, parsed: parsed)
         }
     }
@@ -96,10 +101,18 @@ public final class VerificationWorker {
         let input = CheckInput(
             compact: token, state: snapshot, core: core,
             time: context.checkTime ?? options.checkTime ?? currentNumericDate(),
-            context: context, digest: prepared.digest, crypto: self)
+            context: context, signatureCacheKey: nil, crypto: self)
         var findings = CheckFindings()
         StandardChecks.beforeSignature.check(parsed, input, &findings, &prepared.failures)
-        if !prepared.failures.isDone, findings.keyFits { prepared.signatureKey = findings.keyIndex }
+        if !prepared.failures.isDone, findings.keyFits, let keyIndex = findings.keyIndex {
+            prepared.signatureKey = keyIndex
+            if let digest = prepared.digest {
+                // The cache's set is fetched while the batch's other tokens are checked.
+                let key = snapshot.signatureCacheKey(token: digest, keyIndex: keyIndex)
+                prepared.signatureCacheKey = key
+                snapshot.signatureCache!.prefetch(key)
+            }
+        }
         prepared.parsed = consume parsed
     }
 
@@ -109,11 +122,12 @@ public final class VerificationWorker {
         prepared.signatureKey = nil
         let input = CheckInput(
             compact: token, state: snapshot, core: core, time: 0,
-            context: ContextBytes(), digest: prepared.digest, crypto: self)
+            context: ContextBytes(), signatureCacheKey: prepared.signatureCacheKey, crypto: self)
         var findings = CheckFindings(keyIndex: keyIndex, keyFits: true)
-        var failures = prepared.failures
-        StandardChecks.signature.check(prepared.parsed!, input, &findings, &failures)
-        prepared.failures = failures
+        // Taken out of the slot for the check and put back: moved, never copied.
+        let parsed = prepared.parsed.take()!
+        StandardChecks.signature.check(parsed, input, &findings, &prepared.failures)
+        prepared.parsed = consume parsed
     }
 
     /// Check 2: the token parsed, or taken from the parse cache (when the signature cache is on,
@@ -129,12 +143,11 @@ public final class VerificationWorker {
                 return nil
             }
         }
-        guard let cache else { return parseFresh() }
-        let digest = cache.digest(of: token)
+        // Read through `!` where they lie: a `let` binding of either would take a reference count.
+        guard cache != nil, parsedTokens != nil else { return parseFresh() }
+        // The batch's look-ahead may have made the digest already.
+        let digest = prepared.digest ?? cache!.digest(of: token)
         prepared.digest = digest
-        if parsedTokens == nil {
-            parsedTokens = ParsedTokenCache(entries: min(32768, max(1, core.options.signatureCacheSlots / 8)))
-        }
         if let known = parsedTokens!.lookup(digest) { return known }
         guard let fresh = parseFresh() else { return nil }
         parsedTokens!.note(fresh, for: digest)
