@@ -47,10 +47,9 @@ final class ParsedTokenCache {
     /// Starts bringing the memory of this digest's slot into the processor's caches.
     @inline(__always)
     func prefetch(_ digest: KeyedHash.Digest) {
-        guard let seen, let kept else { return }
         let index = slot(digest)
-        tv_prefetch(seen + index)
-        tv_prefetch(kept + index)
+        if let seen { tv_prefetch(seen + index) }
+        if let kept { tv_prefetch(kept + index) }
     }
 
     /// Starts bringing the parse kept for this digest into the processor's caches, if there is
