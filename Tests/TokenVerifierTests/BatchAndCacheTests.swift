@@ -126,6 +126,20 @@ import TokenTools
         #expect(cache.lookup(digest) == nil, "and evicts the kept parse")
     }
 
+    @Test func aParseLargerThanTheCapIsNeverKept() throws {
+        let cache = ParsedTokenCache(entries: 4)
+        let long = String(repeating: "p", count: ParsedTokenCache.maxKeptStorageBytes)
+        let claims = Fixtures.claims(["sub": "\"\(long)\""])
+        let token = try Array(Fixtures.token(fixtures.ed, claims: claims).utf8).withUnsafeBufferPointer {
+            try ParsedToken.parse($0).get()
+        }
+        #expect(token.storage.count > ParsedTokenCache.maxKeptStorageBytes)
+        let digest = KeyedHash.Digest(low: 1, high: 2)
+        #expect(!cache.note(token, for: digest))
+        #expect(!cache.note(token, for: digest), "not at its second sighting either")
+        #expect(cache.lookup(digest) == nil)
+    }
+
     @Test func cacheCanBeTurnedOff() {
         let verifier = fixtures.verifier(options: VerificationOptions(checkTime: Fixtures.now, signatureCacheSlots: 0))
         #expect(verifier.core.snapshot.signatureCache == nil)

@@ -98,13 +98,18 @@ final class ParsedTokenCache {
         return kept[index].token?.takeUnretainedValue()
     }
 
+    /// The most bytes a kept parse's storage may hold: the cache's memory stays bounded
+    /// (entries × this) whatever the tokens' length; a longer token is parsed each time.
+    static let maxKeptStorageBytes = 4096
+
     /// Notes a token just parsed: keeps its parse when its digest was the last one noted in its
-    /// slot, else notes the digest. Returns whether the parse was kept.
+    /// slot (and its storage is at most ``maxKeptStorageBytes``), else notes the digest. Returns
+    /// whether the parse was kept.
     @discardableResult
     func note(_ token: ParsedToken, for digest: KeyedHash.Digest) -> Bool {
         let seen = self.seen ?? makeSeen()
         let index = slot(digest)
-        guard seen[index] == digest.low else {
+        guard seen[index] == digest.low, token.storage.count <= Self.maxKeptStorageBytes else {
             seen[index] = digest.low
             return false
         }
