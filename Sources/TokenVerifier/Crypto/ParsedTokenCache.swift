@@ -61,24 +61,8 @@ final class ParsedTokenCache {
         for line in 0..<Self.objectLines { tv_prefetch(object + line * 64) }
     }
 
-    /// Starts bringing the bytes of the parse kept for this digest into the processor's caches,
-    /// if there is one (its object should be in the caches by now: ``prefetchToken(_:)``).
-    @inline(__always)
-    func prefetchTokenBytes(_ digest: KeyedHash.Digest) {
-        guard let token = peek(digest) else { return }
-        token._withUnsafeGuaranteedRef { token in
-            token.storage.withUnsafeBytes { bytes in
-                guard let base = bytes.baseAddress else { return }
-                for offset in stride(from: 0, to: min(bytes.count, Self.bytesLines * 64), by: 64) {
-                    tv_prefetch(base + offset)
-                }
-            }
-        }
-    }
-
-    /// The lines of a parsed token's object, and of its bytes, asked for ahead.
+    /// The lines of a parsed token's object asked for ahead.
     private static let objectLines = 4
-    private static let bytesLines = 8
 
     /// The parse kept for this digest, lent (not retained: it stays valid until the slot's next
     /// ``note(_:for:)``), if there is one.

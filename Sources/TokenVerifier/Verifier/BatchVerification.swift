@@ -70,9 +70,8 @@ extension VerificationWorker {
 extension VerificationWorker {
     /// The batch's digests and parse cache lookups, made ahead of its checks: every token's
     /// digest first, asking for its parse cache slot; then each slot read (by now in the
-    /// processor's caches), asking for the parse it keeps, then for that parse's bytes;
-    /// `prepare` then finds them at hand instead of waiting on memory several times a token.
-    /// Fills `isRequest`.
+    /// processor's caches), asking for the parse it keeps; `prepare` then finds both at hand
+    /// instead of waiting on memory twice a token. Fills `isRequest`.
     private func lookAhead(
         _ requests: some BatchRequests, _ states: UnsafeMutablePointer<Prepared>,
         _ isRequest: UnsafeMutableBufferPointer<Bool>, cache: SignatureCache
@@ -87,9 +86,6 @@ extension VerificationWorker {
         }
         for index in 0..<isRequest.count where isRequest[index] {
             parsedTokens.prefetchToken(states[index].digest!)
-        }
-        for index in 0..<isRequest.count where isRequest[index] {
-            parsedTokens.prefetchTokenBytes(states[index].digest!)
         }
     }
 }
