@@ -26,16 +26,16 @@ struct SignatureCheck: TokenCheck {
                 }
             }
         }
-        let type = facts.type
-        let keys = input.state.keys.keys
         if verified {
             if let cacheKey { input.withState { $0.signatureCache!.insert(cacheKey) } }
         } else {
-            let expected = type == .ed25519 ? "a 64-byte Ed25519 signature" : "a 64-byte r‖s ES256 signature"
+            let expected =
+                facts.type == .ed25519 ? "a 64-byte Ed25519 signature" : "a 64-byte r‖s ES256 signature"
             if parsed.signature.count != 64 {
                 failures.add(.badSignature, "the signature is \(parsed.signature.count) bytes; expected \(expected)")
             } else {
-                failures.add(.badSignature, "the signature does not verify with key \"\(keys[keyIndex].keyID)\"")
+                let keyID = input.state.keys.keys[keyIndex].keyID
+                failures.add(.badSignature, "the signature does not verify with key \"\(keyID)\"")
             }
         }
     }
