@@ -273,37 +273,11 @@ struct CBORReader {
         try withUnsafeTemporaryAllocation(of: KeyValue.self, capacity: max(1, count)) { (keys) throws(CBORError) in
             for index in 0..<count {
                 let keyStart = position
-                let key: Key
-                let value: KeyValue
-                switch peekMajor() {
-                case .unsigned?, .negative?:
-                    let integer = try readHead()
-                    value = KeyValue(major: integer.major.rawValue, argument: integer.argument, text: 0..<0)
-                    if integer.argument <= UInt64(Int64.max) {
-                        key = .integer(
-                            integer.major == .unsigned ? Int64(integer.argument) : -1 - Int64(integer.argument))
-                    } else {
-                        key = .otherInteger
-                    }
-                case .text?:
-                    let text = try readTextString()
-                    value = KeyValue(major: Major.text.rawValue, argument: UInt64(text.count), text: text)
-                    key = .text(text)
-                default:
-                    throw error("a map key is not an integer or a text string", at: keyStart)
-                }
-                for earlier in 0..<index
-                where keys[earlier].major == value.major && keys[earlier].argument == value.argument {
-                    if value.major == Major.text.rawValue,
-                        !bytesEqual(
-                            UnsafeBufferPointer(rebasing: bytes[keys[earlier].text]),
-                            UnsafeBufferPointer(rebasing: bytes[value.text]))
-                    {
-                        continue
-                    }
-                    throw error("a map key appears twice", at: keyStart)
-                }
+                let value = try readKey()
+                try refuseRepeat(value, among: UnsafeMutableBufferPointer(rebasing: keys[0..<index]), at: keyStart)
                 (keys.baseAddress! + index).initialize(to: value)
+                let key: Key =
+                    value.isText ? .text(value.text) : value.integer.map { .integer($0) } ?? .otherInteger
                 try body(&self, key)
             }
         }
@@ -324,41 +298,18 @@ struct CBORReader {
             var knownSeen: UInt64 = 0
             for _ in 0..<count {
                 let keyStart = position
-                let known: Name?
-                let value: KeyValue
-                switch peekMajor() {
-                case .unsigned?, .negative?:
-                    let integer = try readHead()
-                    value = KeyValue(major: integer.major.rawValue, argument: integer.argument, text: 0..<0)
-                    known =
-                        integer.argument <= UInt64(Int64.max)
-                        ? Name(
-                            integer: integer.major == .unsigned ? Int64(integer.argument) : -1 - Int64(integer.argument)
-                        )
-                        : nil
-                case .text?:
-                    let text = try readTextString()
-                    value = KeyValue(major: Major.text.rawValue, argument: UInt64(text.count), text: text)
-                    known = Name(text: UnsafeBufferPointer(rebasing: bytes[text]))
-                default:
-                    throw error("a map key is not an integer or a text string", at: keyStart)
-                }
+                let value = try readKey()
+                let known: Name? =
+                    value.isText
+                    ? Name(text: UnsafeBufferPointer(rebasing: bytes[value.text]))
+                    : value.integer.flatMap { Name(integer: $0) }
                 if let known {
                     let bit: UInt64 = 1 &<< UInt64(known.bit)
                     if knownSeen & bit != 0 { throw error("a map key appears twice", at: keyStart) }
                     knownSeen |= bit
                 } else {
-                    for earlier in 0..<otherCount
-                    where others[earlier].major == value.major && others[earlier].argument == value.argument {
-                        if value.major == Major.text.rawValue,
-                            !bytesEqual(
-                                UnsafeBufferPointer(rebasing: bytes[others[earlier].text]),
-                                UnsafeBufferPointer(rebasing: bytes[value.text]))
-                        {
-                            continue
-                        }
-                        throw error("a map key appears twice", at: keyStart)
-                    }
+                    try refuseRepeat(
+                        value, among: UnsafeMutableBufferPointer(rebasing: others[0..<otherCount]), at: keyStart)
                     (others.baseAddress! + otherCount).initialize(to: value)
                     otherCount += 1
                 }
@@ -373,6 +324,47 @@ struct CBORReader {
         var major: UInt8
         var argument: UInt64
         var text: Range<Int>
+
+        var isText: Bool { major == Major.text.rawValue }
+
+        /// An integer key's value, when it fits an `Int64`.
+        var integer: Int64? {
+            guard !isText, argument <= UInt64(Int64.max) else { return nil }
+            return major == Major.unsigned.rawValue ? Int64(argument) : -1 - Int64(argument)
+        }
+    }
+
+    /// Reads a map key: an integer or a text string, anything else refused.
+    @inline(__always)
+    private mutating func readKey() throws(CBORError) -> KeyValue {
+        let keyStart = position
+        switch peekMajor() {
+        case .unsigned?, .negative?:
+            let integer = try readHead()
+            return KeyValue(major: integer.major.rawValue, argument: integer.argument, text: 0..<0)
+        case .text?:
+            let text = try readTextString()
+            return KeyValue(major: Major.text.rawValue, argument: UInt64(text.count), text: text)
+        default:
+            throw error("a map key is not an integer or a text string", at: keyStart)
+        }
+    }
+
+    /// Refuses `value`, a key read at `keyStart`, when one of `earlier` is the same key (compared
+    /// by value: a text's bytes, an integer's sign and argument).
+    @inline(__always)
+    private func refuseRepeat(
+        _ value: KeyValue, among earlier: UnsafeMutableBufferPointer<KeyValue>, at keyStart: Int
+    ) throws(CBORError) {
+        for key in earlier where key.major == value.major && key.argument == value.argument {
+            if value.isText,
+                !bytesEqual(
+                    UnsafeBufferPointer(rebasing: bytes[key.text]), UnsafeBufferPointer(rebasing: bytes[value.text]))
+            {
+                continue
+            }
+            throw error("a map key appears twice", at: keyStart)
+        }
     }
 
     /// Reads and checks one item of any kind, and everything nested in it.

@@ -182,19 +182,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
             skipWhitespace()
             let nameOffset = position
             let name = try readMemberName()
-            if manyNames == nil, name.decoded == nil, seenCount < seen.count {
-                let print = fingerprint(name.rawRange)
-                for index in 0..<seenCount
-                where seen[index].fingerprint == print
-                    && bytesEqual(UnsafeBufferPointer(rebasing: bytes[seen[index].range]), name.raw)
-                {
-                    throw JSONError("duplicate member \"\(name.string)\"", at: nameOffset)
-                }
-                seen.initializeElement(at: seenCount, to: SeenName(range: name.rawRange, fingerprint: print))
-                seenCount += 1
-            } else {
-                try note(name, at: nameOffset, seen: seen, count: &seenCount, manyNames: &manyNames)
-            }
+            try note(name, at: nameOffset, seen: seen, count: &seenCount, manyNames: &manyNames)
             try expect(UInt8(ascii: ":"))
             let before = position
             try body(&self, name)
