@@ -1,6 +1,6 @@
 import TokenVerifier
 
-/// Writes the answer line of SPEC §6 for one input line: the only writer of answers. It writes
+/// Writes the JSON answer line of SPEC §6 for one input line: the only writer of answer lines. It writes
 /// `{"line":N,"id":…` and the verifier appends the verdict's members
 /// (``VerificationResult/appendAnswerMembers(audit:to:)`` in TokenVerifier).
 enum AnswerWriter {
@@ -18,16 +18,6 @@ enum AnswerWriter {
                 out.minified(id)
             }
         }
-    }
-
-    /// Appends the answer to a line that is not a well-formed request.
-    static func writeMalformed(line: Int, _ malformed: RequestLine.Malformed, audit: Bool, to writer: inout JSONWriter)
-    {
-        let result = VerificationResult(failures: [VerificationFailure(.malformedRequest, malformed.detail)])
-        guard let id = malformed.id else {
-            return write(line: line, id: nil, result: result, audit: audit, to: &writer)
-        }
-        id.withUnsafeBufferPointer { write(line: line, id: $0, result: result, audit: audit, to: &writer) }
     }
 }
 

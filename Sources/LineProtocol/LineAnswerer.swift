@@ -19,24 +19,27 @@ public final class LineAnswerer {
     private let verifier: TokenVerifier
     private let worker: VerificationWorker
     private let audit: Bool
+    private let format: AnswerFormat
     private let skipsStatusLists: Bool
     private let oversizeDetail: String
     /// Tokens answered that name a status list entry left unchecked (`--skip-status-lists`), since
     /// this count was last taken.
     @exclusivity(unchecked) private var statusUnchecked = 0
 
-    /// An answerer verifying with `verifier` (its options decide audit mode); lines longer than
-    /// `maxLineBytes` are expected to arrive as nil bytes.
-    public init(verifier: TokenVerifier, maxLineBytes: Int) {
+    /// An answerer verifying with `verifier` (its options decide audit mode) and answering in
+    /// `format`; lines longer than `maxLineBytes` are expected to arrive as nil bytes.
+    public init(verifier: TokenVerifier, maxLineBytes: Int, format: AnswerFormat = .json) {
         self.verifier = verifier
         worker = verifier.makeWorker()
         audit = verifier.options.audit
+        self.format = format
         skipsStatusLists = verifier.options.skipStatusLists
         oversizeDetail = "the line is longer than the limit of \(maxLineBytes) bytes"
     }
 
     /// Answers `lines` (each trimmed or not; a blank line must not be given) and appends one
-    /// answer line per input line to `output`, in order. Returns each line's reason (nil: valid).
+    /// answer line per input line to `output`, in order (in the Arrow format: a record batch of
+    /// one row per line). Returns each line's reason (nil: valid).
     ///
     /// The request lines are parsed here; the worker's batch engine verifies them against one
     /// snapshot of the live state (the one in force), with the signatures back to back, and
@@ -68,10 +71,26 @@ public final class LineAnswerer {
         _ block: LineBlock, lines range: Range<Int>, against snapshot: VerifierSnapshot,
         to output: inout [UInt8]
     ) -> [Reason?] {
-        var writer = JSONWriter(reservingCapacity: 0)
-        swap(&writer.bytes, &output)
-        defer { swap(&writer.bytes, &output) }
-        writer.bytes.reserveCapacity(writer.bytes.count + range.count * 200)
+        switch format {
+        case .json:
+            var rows = JSONAnswerRows(audit: audit)
+            swap(&rows.writer.bytes, &output)
+            defer { swap(&rows.writer.bytes, &output) }
+            rows.writer.bytes.reserveCapacity(rows.writer.bytes.count + range.count * 200)
+            return answer(block, lines: range, against: snapshot, into: &rows)
+        case .arrow:
+            var rows = ArrowAnswerRows(audit: audit)
+            swap(&rows.output, &output)
+            defer { swap(&rows.output, &output) }
+            let reasons = answer(block, lines: range, against: snapshot, into: &rows)
+            rows.finish()
+            return reasons
+        }
+    }
+
+    private func answer<Rows: AnswerRows>(
+        _ block: LineBlock, lines range: Range<Int>, against snapshot: VerifierSnapshot, into rows: inout Rows
+    ) -> [Reason?] {
         var reasons = [Reason?](repeating: nil, count: range.count)
         guard !range.isEmpty else { return reasons }
         block.bytes.withUnsafeBufferPointer { bytes in
@@ -85,14 +104,13 @@ public final class LineAnswerer {
                         let number = batch.entries[range.lowerBound + index].number
                         // The verdict is read where it lies (`result!`): a `let` binding would copy it.
                         guard result != nil else {
-                            AnswerWriter.writeMalformed(
-                                line: number, batch.problems[index]!, audit: audit, to: &writer)
+                            rows.addMalformed(line: number, batch.problems[index]!)
                             reasons[index] = .malformedRequest
                             return
                         }
                         let line = batch.line(index)
                         let id = batch.requests[index].idRange.map { UnsafeBufferPointer(rebasing: line[$0]) }
-                        AnswerWriter.write(line: number, id: id, result: result!, audit: audit, to: &writer)
+                        rows.add(line: number, id: id, result: result!)
                         reasons[index] = result!.reason
                         if skipsStatusLists && result!.namesStatusListEntry { statusUnchecked += 1 }
                     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LineProtocol
 import TokenVerifier
 
 #if canImport(Glibc)
@@ -73,3 +74,4 @@ extension ConfigurationError {
 
 extension Environment: ExpressibleByArgument {}
 extension SignatureAlgorithm: ExpressibleByArgument {}
+extension AnswerFormat: ExpressibleByArgument {}

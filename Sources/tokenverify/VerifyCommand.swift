@@ -1,4 +1,5 @@
 import ArgumentParser
+import LineProtocol
 import TokenConcurrency
 import TokenStream
 import TokenTools
@@ -109,6 +110,13 @@ extension TokenVerify {
 
         @Flag(name: .long, help: "Answer each line as soon as it is ready instead of in input order.")
         var unordered = false
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "json: one JSON answer a line; arrow: an Arrow IPC stream, one row an answer, with the answer's members as columns (line, id, valid, reason, detail, jti, sub, aud, kid, alg, exp, role, format; with --audit also reasons, details).",
+                valueName: "format"))
+        var outputFormat: AnswerFormat = .json
 
         @Option(name: .long, help: ArgumentHelp("Signature cache slots (0 turns the cache off).", valueName: "count"))
         var cacheSlots: Int = 1 << 18
@@ -243,7 +251,8 @@ extension TokenVerify {
 
             let showProgress = !quiet && isatty(2) == 1
             var configuration = VerifyPipeline.Configuration(
-                threads: threads ?? activeProcessorCount(), maxLineBytes: maxLineBytes, unordered: unordered)
+                threads: threads ?? activeProcessorCount(), maxLineBytes: maxLineBytes, unordered: unordered,
+                format: outputFormat)
             if showProgress {
                 configuration.progress = Self.printProgress
             }

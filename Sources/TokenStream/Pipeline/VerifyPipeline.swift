@@ -40,16 +40,20 @@ public final class VerifyPipeline: @unchecked Sendable {
         public var maxChunkLines: Int
         /// Called about once a second with the running totals (a progress line).
         public var progress: (@Sendable (RunSummary, Double) -> Void)?
+        /// JSON lines, or an Arrow IPC stream (a record batch a chunk).
+        public var format: AnswerFormat
 
         public init(
             threads: Int = activeProcessorCount(), maxLineBytes: Int = 64 * 1024, unordered: Bool = false,
-            maxChunkLines: Int = 256, progress: (@Sendable (RunSummary, Double) -> Void)? = nil
+            maxChunkLines: Int = 256, progress: (@Sendable (RunSummary, Double) -> Void)? = nil,
+            format: AnswerFormat = .json
         ) {
             self.threads = max(1, threads)
             self.maxLineBytes = max(1, maxLineBytes)
             self.unordered = unordered
             self.maxChunkLines = max(1, maxChunkLines)
             self.progress = progress
+            self.format = format
         }
     }
 
@@ -86,7 +90,9 @@ public final class VerifyPipeline: @unchecked Sendable {
     }
 
     /// Reads every input descriptor to its end (in order, line numbers running on across them),
-    /// and writes one answer per non-blank line to `output`.
+    /// and writes one answer per non-blank line to `output` (in the Arrow format: the schema
+    /// first, then a record batch for each chunk, and the end-of-stream marker once every line
+    /// is answered).
     public func run(
         inputs: [Int32], output: Int32, stopRequested: @escaping @Sendable () -> Bool = { ProcessSignals.stopRequested }
     ) -> Outcome {
@@ -101,13 +107,18 @@ public final class VerifyPipeline: @unchecked Sendable {
             output: output, unordered: configuration.unordered, capacity: maxInFlight, inFlight: inFlight,
             progress: configuration.progress, start: start)
         let finished = DispatchGroup()
+        let format = configuration.format
+        if !OutputChannel.writeAll(format.streamStart(audit: verifier.options.audit), to: output) {
+            sink.closed.store(true, ordering: .relaxed)
+        }
 
         for index in 0..<configuration.threads {
             let queue = DispatchQueue(label: "tokenverify.worker.\(index)", qos: .userInitiated)
             queue.async(group: finished) { [self] in
                 // Signals are for the reader, whose blocked read(2) they interrupt.
                 ProcessSignals.blockInCurrentThread()
-                let answerer = LineAnswerer(verifier: verifier, maxLineBytes: configuration.maxLineBytes)
+                let answerer = LineAnswerer(
+                    verifier: verifier, maxLineBytes: configuration.maxLineBytes, format: format)
                 while let chunk = work.pop() {
                     sink.deliver(Self.answer(chunk, with: answerer))
                 }
@@ -116,7 +127,8 @@ public final class VerifyPipeline: @unchecked Sendable {
 
         var chunker = LineChunker(maxLineBytes: configuration.maxLineBytes)
         var sequence = 0
-        let inlineAnswerer = LineAnswerer(verifier: verifier, maxLineBytes: configuration.maxLineBytes)
+        let inlineAnswerer = LineAnswerer(
+            verifier: verifier, maxLineBytes: configuration.maxLineBytes, format: format)
         var inlineSummary = RunSummary()
         // The reader answers inline only while input does not pile up behind it: once a read
         // brings more than ``inlineLines`` lines, they go to the workers.
@@ -191,6 +203,9 @@ public final class VerifyPipeline: @unchecked Sendable {
         dispatchPending()
         work.close()
         finished.wait()
+        if !sink.closed.load(ordering: .relaxed), !OutputChannel.writeAll(format.streamEnd, to: output) {
+            sink.closed.store(true, ordering: .relaxed)
+        }
         var summary = sink.summary
         summary.add(inlineSummary)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

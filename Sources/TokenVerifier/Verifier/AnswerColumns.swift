@@ -1,0 +1,154 @@
+/// Answers as Arrow columns, one row an answer: the record batches of `verify --output-format
+/// arrow`. The columns are the answer line's members (SPEC §6), null where a line lacks one:
+/// `line`, `id` (its JSON text), `valid`, `reason`, `detail`, `jti`, `sub`, `aud` (the string, or
+/// an array as its JSON text), `kid`, `alg`, `exp`, `role`, `format` (`cwt` for a CWT), and with
+/// audit `reasons` and `details`. A text holds the same characters as the answer line's string.
+package struct AnswerColumns {
+    /// The columns' fields, in order.
+    package static func fields(audit: Bool) -> [ArrowField] {
+        var fields = [ArrowField("line", .int64, nullable: false), ArrowField("id", .utf8)]
+        fields.append(ArrowField("valid", .bool, nullable: false))
+        for name in ["reason", "detail", "jti", "sub", "aud", "kid", "alg"] { fields.append(ArrowField(name, .utf8)) }
+        fields.append(ArrowField("exp", .float64))
+        fields.append(ArrowField("role", .utf8))
+        fields.append(ArrowField("format", .utf8))
+        if audit {
+            fields.append(ArrowField("reasons", .list(ArrowField("item", .utf8, nullable: false))))
+            fields.append(ArrowField("details", .list(ArrowField("item", .utf8, nullable: false))))
+        }
+        return fields
+    }
+
+    /// The stream's first message: the schema of these columns.
+    package static func schemaMessage(audit: Bool) -> [UInt8] {
+        ArrowIPC.schemaMessage(fields(audit: audit))
+    }
+
+    /// The rows are written once one of the texts' columns passes this many bytes, so that the
+    /// 32-bit offsets never overflow (a line holds at most a few hundred megabytes): 1 GiB.
+    private let fullBytes: Int
+    private let audit: Bool
+    private var line = ArrowInt64Column()
+    private var id = ArrowTextColumn()
+    private var valid = ArrowBoolColumn()
+    private var reason = ArrowTextColumn()
+    private var detail = ArrowTextColumn()
+    private var tokenID = ArrowTextColumn()
+    private var subject = ArrowTextColumn()
+    private var audience = ArrowTextColumn()
+    private var keyID = ArrowTextColumn()
+    private var algorithm = ArrowTextColumn()
+    private var expiresAt = ArrowFloat64Column()
+    private var role = ArrowTextColumn()
+    private var format = ArrowTextColumn()
+    private var reasons = ArrowTextListColumn()
+    private var details = ArrowTextListColumn()
+    /// The rows so far.
+    package private(set) var count = 0
+
+    package init(audit: Bool, fullBytes: Int = 1 << 30) {
+        self.audit = audit
+        self.fullBytes = fullBytes
+    }
+
+    /// Whether the rows should be written before more are added: one of the texts' columns
+    /// holds more than `fullBytes`.
+    package var isFull: Bool {
+        // Only the columns whose texts come from the line can grow without bound.
+        max(id.data.count, tokenID.data.count, subject.data.count, audience.data.count, keyID.data.count)
+            > fullBytes
+            || max(algorithm.data.count, role.data.count, detail.data.count, details.dataCount) > fullBytes
+    }
+
+    /// Adds the answer to input line `number` (`id`: the request's `id`, JSON text).
+    package mutating func append(line number: Int, id idText: UnsafeBufferPointer<UInt8>?, result: VerificationResult) {
+        count += 1
+        line.append(Int64(number))
+        if let idText {
+            id.append { bytes in JSONWriter.forEachMinifiedRun(idText) { bytes.append(contentsOf: $0) } }
+        } else {
+            id.appendNull()
+        }
+        // Through optional chaining the token is read in place; `if let` would copy it.
+        if result.failures.isEmpty, result.parsed?.appendValidRow(to: &self) != nil { return }
+        valid.append(false)
+        reason.append(result.failures.first?.reason.rawValue ?? "")
+        detail.append(result.failures.first?.detail ?? "")
+        tokenID.appendNull()
+        subject.appendNull()
+        audience.appendNull()
+        keyID.appendNull()
+        algorithm.appendNull()
+        role.appendNull()
+        expiresAt.append(nil)
+        appendFormat(result.parsed?.format)
+        if audit {
+            reasons.append(result.failures.lazy.map(\.reason.rawValue))
+            details.append(result.failures.lazy.map(\.detail))
+        }
+    }
+
+    fileprivate mutating func appendValid(_ token: ParsedToken, storage: UnsafeBufferPointer<UInt8>) {
+        func text(_ text: ParsedToken.Text) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: storage[Int(text.start)..<Int(text.end)])
+        }
+        valid.append(true)
+        reason.appendNull()
+        detail.appendNull()
+        tokenID.append(text(token.tokenID))
+        subject.append(text(token.subject))
+        if token.audienceIsArray {
+            audience.append { bytes in
+                var writer = JSONWriter(reservingCapacity: 0)
+                swap(&writer.bytes, &bytes)
+                defer { swap(&writer.bytes, &bytes) }
+                writer.raw("[")
+                for index in 0..<Int(token.audience.count) {
+                    if index > 0 { writer.raw(",") }
+                    writer.string(utf8: text(token.item(token.audience, index)))
+                }
+                writer.raw("]")
+            }
+        } else {
+            audience.append(text(token.item(token.audience, 0)))
+        }
+        if let keyID = token.keyID { self.keyID.append(text(keyID)) } else { keyID.append("") }
+        if let algorithm = token.algorithm { self.algorithm.append(text(algorithm)) } else { algorithm.append("") }
+        expiresAt.append(token.expiresAt)
+        if let role = token.role { self.role.append(text(role)) } else { role.appendNull() }
+        appendFormat(token.format)
+        if audit {
+            reasons.appendNull()
+            details.appendNull()
+        }
+    }
+
+    private mutating func appendFormat(_ tokenFormat: TokenFormat?) {
+        if tokenFormat == .cwt { format.append("cwt") } else { format.appendNull() }
+    }
+
+    /// Appends the rows as one record batch message to `output` and starts an empty batch.
+    package mutating func appendRecordBatch(to output: inout [UInt8]) {
+        var body = ArrowBody()
+        line.add(to: &body)
+        id.add(to: &body)
+        valid.add(to: &body)
+        for column in [reason, detail, tokenID, subject, audience, keyID, algorithm] { column.add(to: &body) }
+        expiresAt.add(to: &body)
+        role.add(to: &body)
+        format.add(to: &body)
+        if audit {
+            reasons.add(to: &body)
+            details.add(to: &body)
+        }
+        ArrowIPC.appendRecordBatch(length: count, body: body, to: &output)
+        self = AnswerColumns(audit: audit, fullBytes: fullBytes)
+    }
+}
+
+extension ParsedToken {
+    /// Adds this token's valid answer row to `columns`.
+    fileprivate func appendValidRow(to columns: inout AnswerColumns) {
+        storage.withUnsafeBufferPointer { columns.appendValid(self, storage: $0) }
+    }
+}
