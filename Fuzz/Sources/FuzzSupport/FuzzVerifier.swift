@@ -5,7 +5,7 @@ import TokenVerifier
 /// One verifier for every fuzz input, with the demo keys and revocations of `Data/demo`, so
 /// that fuzzed tokens grown from the demo corpus reach every check, signature included.
 public enum FuzzVerifier {
-    static func answerer(audit: Bool) -> LineAnswerer {
+    static func answerer(audit: Bool, format: AnswerFormat = .json) -> LineAnswerer {
         let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../Data/demo").standardized.path
         let keys = try! KeySet.load(files: [demo + "/keys.jwks"]).0
@@ -13,11 +13,12 @@ public enum FuzzVerifier {
         let verifier = TokenVerifier(
             keys: keys, revocations: revocations,
             options: VerificationOptions(checkTime: 1_800_000_000, audit: audit, signatureCacheSlots: 64))
-        return LineAnswerer(verifier: verifier, maxLineBytes: 1 << 20)
+        return LineAnswerer(verifier: verifier, maxLineBytes: 1 << 20, format: format)
     }
 
     nonisolated(unsafe) static let plain = answerer(audit: false)
     nonisolated(unsafe) static let audit = answerer(audit: true)
+    nonisolated(unsafe) static let arrowAudit = answerer(audit: true, format: .arrow)
 
     /// Answers `bytes` split at newlines as one batch of protocol lines (the path of `verify`'s
     /// workers; every seventh line stands for one over the limit): exactly one answer line per
@@ -36,6 +37,12 @@ public enum FuzzVerifier {
         for (answer, line) in zip(answers, lines) {
             precondition(answer.starts(with: Array("{\"line\":\(line.number),".utf8)), "answers in input order")
         }
+        // The same lines as Arrow columns: one record batch message (or none for no line).
+        var columns: [UInt8] = []
+        precondition(arrowAudit.answer(lines, to: &columns) == reasons, "the same verdicts as Arrow columns")
+        precondition(lines.isEmpty == columns.isEmpty, "a record batch for lines")
+        precondition(columns.isEmpty || columns.starts(with: [0xFF, 0xFF, 0xFF, 0xFF]), "an IPC message")
+        precondition(columns.count % 8 == 0, "a message padded to 8 bytes")
     }
 
     /// Answers `bytes` as one protocol line (nothing for a blank line or one holding a newline)
