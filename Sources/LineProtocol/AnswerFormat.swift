@@ -52,14 +52,11 @@ struct JSONAnswerRows: AnswerRows {
 }
 
 /// Answers as Arrow record batches appended to `output`: one for the batch, or more where a
-/// batch's texts outgrow one record batch.
+/// batch's texts outgrow one record batch. An answerer keeps one, so that the columns' memory
+/// serves batch after batch.
 struct ArrowAnswerRows: AnswerRows {
     var output: [UInt8] = []
-    private var columns: AnswerColumns
-
-    init(audit: Bool) {
-        columns = AnswerColumns(audit: audit)
-    }
+    var columns: AnswerColumns
 
     mutating func add(line: Int, id: UnsafeBufferPointer<UInt8>?, result: VerificationResult) {
         columns.append(line: line, id: id, result: result)

@@ -22,6 +22,9 @@ public final class LineAnswerer {
     private let format: AnswerFormat
     private let skipsStatusLists: Bool
     private let oversizeDetail: String
+    /// Where the Arrow format's rows are written: its columns are emptied after each record
+    /// batch and kept for their memory.
+    @exclusivity(unchecked) private var arrowRows: ArrowAnswerRows
     /// Tokens answered that name a status list entry left unchecked (`--skip-status-lists`), since
     /// this count was last taken.
     @exclusivity(unchecked) private var statusUnchecked = 0
@@ -33,6 +36,7 @@ public final class LineAnswerer {
         worker = verifier.makeWorker()
         audit = verifier.options.audit
         self.format = format
+        arrowRows = ArrowAnswerRows(columns: AnswerColumns(audit: audit))
         skipsStatusLists = verifier.options.skipStatusLists
         oversizeDetail = "the line is longer than the limit of \(maxLineBytes) bytes"
     }
@@ -79,11 +83,10 @@ public final class LineAnswerer {
             rows.writer.bytes.reserveCapacity(rows.writer.bytes.count + range.count * 200)
             return answer(block, lines: range, against: snapshot, into: &rows)
         case .arrow:
-            var rows = ArrowAnswerRows(audit: audit)
-            swap(&rows.output, &output)
-            defer { swap(&rows.output, &output) }
-            let reasons = answer(block, lines: range, against: snapshot, into: &rows)
-            rows.finish()
+            swap(&arrowRows.output, &output)
+            defer { swap(&arrowRows.output, &output) }
+            let reasons = answer(block, lines: range, against: snapshot, into: &arrowRows)
+            arrowRows.finish()
             return reasons
         }
     }

@@ -5,6 +5,13 @@ struct ArrowValidity {
     private(set) var count = 0
     private(set) var nullCount = 0
 
+    /// Empties the bitmap, keeping its memory.
+    mutating func removeAll() {
+        bits.removeAll(keepingCapacity: true)
+        count = 0
+        nullCount = 0
+    }
+
     mutating func append(_ isValid: Bool) {
         if count % 8 == 0 { bits.append(0) }
         if isValid { bits[bits.count - 1] |= 1 << (count % 8) } else { nullCount += 1 }
@@ -27,6 +34,8 @@ struct ArrowInt64Column {
 
     mutating func append(_ value: Int64) { values.append(value) }
 
+    mutating func removeAll() { values.removeAll(keepingCapacity: true) }
+
     func add(to body: inout ArrowBody) {
         body.addNode(length: values.count, nullCount: 0)
         body.addBuffer(UnsafeRawBufferPointer(start: nil, count: 0))
@@ -39,6 +48,8 @@ struct ArrowBoolColumn {
     private var values = ArrowValidity()
 
     mutating func append(_ value: Bool) { values.append(value) }
+
+    mutating func removeAll() { values.removeAll() }
 
     func add(to body: inout ArrowBody) {
         body.addNode(length: values.count, nullCount: 0)
@@ -55,6 +66,11 @@ struct ArrowFloat64Column {
     mutating func append(_ value: Double?) {
         validity.append(value != nil)
         values.append(value ?? 0)
+    }
+
+    mutating func removeAll() {
+        validity.removeAll()
+        values.removeAll(keepingCapacity: true)
     }
 
     func add(to body: inout ArrowBody) {
@@ -96,6 +112,14 @@ struct ArrowTextColumn {
 
     mutating func appendNull() { close(isValid: false) }
 
+    /// Empties the column, keeping its memory.
+    mutating func removeAll() {
+        validity.removeAll()
+        offsets.removeAll(keepingCapacity: true)
+        offsets.append(0)
+        data.removeAll(keepingCapacity: true)
+    }
+
     private mutating func close(isValid: Bool) {
         validity.append(isValid)
         offsets.append(Int32(data.count))
@@ -127,6 +151,13 @@ struct ArrowTextListColumn {
     mutating func appendNull() {
         validity.append(false)
         offsets.append(Int32(items.count))
+    }
+
+    mutating func removeAll() {
+        validity.removeAll()
+        offsets.removeAll(keepingCapacity: true)
+        offsets.append(0)
+        items.removeAll()
     }
 
     func add(to body: inout ArrowBody) {

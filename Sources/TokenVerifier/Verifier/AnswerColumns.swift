@@ -127,7 +127,8 @@ package struct AnswerColumns {
         if tokenFormat == .cwt { format.append("cwt") } else { format.appendNull() }
     }
 
-    /// Appends the rows as one record batch message to `output` and starts an empty batch.
+    /// Appends the rows as one record batch message to `output` and empties the columns (their
+    /// memory is kept for the next rows).
     package mutating func appendRecordBatch(to output: inout [UInt8]) {
         var body = ArrowBody()
         line.add(to: &body)
@@ -142,7 +143,26 @@ package struct AnswerColumns {
             details.add(to: &body)
         }
         ArrowIPC.appendRecordBatch(length: count, body: body, to: &output)
-        self = AnswerColumns(audit: audit, fullBytes: fullBytes)
+        removeAll()
+    }
+
+    private mutating func removeAll() {
+        line.removeAll()
+        id.removeAll()
+        valid.removeAll()
+        reason.removeAll()
+        detail.removeAll()
+        tokenID.removeAll()
+        subject.removeAll()
+        audience.removeAll()
+        keyID.removeAll()
+        algorithm.removeAll()
+        expiresAt.removeAll()
+        role.removeAll()
+        format.removeAll()
+        reasons.removeAll()
+        details.removeAll()
+        count = 0
     }
 }
 
