@@ -7,7 +7,8 @@ Usage:
       --input PATH [--input PATH …] [--input-format lines|parquet|csv] --output DIR
 
 Each partition is piped through one `tokenverify verify` process on its executor; the answers
-are written to DIR (Parquet or JSON lines) with the counts by reason in DIR/_summary.json.
+are written to DIR (Parquet or JSON lines) with the counts by reason in DIR/_summary.json. Local
+files of lines written as Parquet take the direct path (--direct auto|on|off; see README.md).
 """
 
 import os

@@ -3,11 +3,13 @@
 local[N] on the same N cores; prints both rates, their ratio, and Spark's start-up apart.
 
     .venv-spark/bin/python Integrations/spark/bench/bench.py [--count 1000000] [--cores N] [--files K] [--rounds R]
+        [--direct auto|on|off]
 
 The single process is `tokenverify verify --threads N` writing its answers to a file; the job
-runs N tasks at a time, each piping its partition through `tokenverify verify --threads 1`, and
-writes Parquet. Both check the same set at the same --at. The job's time is everything
-`job.run` does (driver check, line-count pass, verify and write, counts read back); Spark's
+runs N tasks at a time, each piping its partition (on the direct path: its byte range of a
+file) through `tokenverify verify --threads 1`, and writes Parquet. Both check the same set at
+the same --at. The job's time is everything `job.run` does (driver check and plan, verify and
+write, the counts: read back on Spark's path, added up from the tasks' on the direct one); Spark's
 start-up (JVM, session) is timed separately, and the first job (on a JVM whose compiler has not yet
 seen the hot paths) is reported apart from the warm rounds after it. The two alternate for R
 rounds so that both see the same load; figures on a shared machine are noisy: compare the ratios
@@ -58,6 +60,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--jvm-options", default="-XX:+UseParallelGC",
                    help="the JVM's options (spark.driver.extraJavaOptions; in local mode the driver runs the tasks); "
                         "the throughput collector suits a batch job (default: %(default)s)")
+    p.add_argument("--direct", choices=options.DIRECT_MODES, default="auto",
+                   help="the job's --direct: auto takes the direct path where it can (default: %(default)s)")
     p.add_argument("--workdir", default="/tmp/tokenverify-spark-bench")
     p.add_argument("--json", help="also write the figures to this file")
     return p.parse_args()
@@ -204,7 +208,7 @@ def main() -> int:
     single_out, output = work / "single-answers.jsonl", work / "spark-out"
     job_options = options.parse(["--tokenverify", args.tokenverify, "--keys", keys, "--revocations", revocations,
                                  "--at", AT, "--input", str(inputs[0].parent if args.files > 1 else source),
-                                 "--output", str(output), "--overwrite"])
+                                 "--output", str(output), "--overwrite", "--direct", args.direct])
     for number in range(1, args.rounds + 1):  # alternating, so that both see the same load
         with single_out.open("wb") as out, TreeCPU() as cpu:
             single = timed([binary, "verify", "--quiet", "--threads", str(args.cores), "--keys", keys,
@@ -219,7 +223,7 @@ def main() -> int:
                   f"({single_valid} valid)", file=sys.stderr)
             return 1
         figures = {
-            "round": number, "single_seconds": round(single, 2), "single_rate": round(lines / single),
+            "round": number, "execution": summary.execution, "single_seconds": round(single, 2), "single_rate": round(lines / single),
             "spark_job_seconds": round(summary.seconds, 2),
             "spark_phases_seconds": {name: round(value, 2) for name, value in summary.phases.items()},
             "spark_rate": round(lines / summary.seconds), "ratio": round(single / summary.seconds, 3),
@@ -233,7 +237,7 @@ def main() -> int:
         rounds.append(figures)
         print(f"round {number}: single process (verify --threads {args.cores}): {single:.2f} s, "
               f"{figures['single_rate']} tokens/s ({figures['single_rate_per_core']} per core); "
-              f"spark local[{args.cores}]: {summary.seconds:.2f} s, {figures['spark_rate']} tokens/s "
+              f"spark local[{args.cores}] ({summary.execution} path): {summary.seconds:.2f} s, {figures['spark_rate']} tokens/s "
               f"({figures['spark_rate_per_core']} per core), phases {figures['spark_phases_seconds']}; "
               f"ratio spark/single {figures['ratio']:.3f}; CPU seconds single {single_cpu:.1f}, spark {spark_cpu:.1f} "
               f"({figures['single_tokens_per_cpu_second']} vs {figures['spark_tokens_per_cpu_second']} tokens per "
@@ -241,7 +245,9 @@ def main() -> int:
     spark.stop()
     warm = rounds[1:] or rounds  # after the first job, the JVM has compiled the hot paths
     ratios = sorted(r["ratio"] for r in warm)
-    print(f"{lines} tokens ({source.name}, {args.files} file(s)), {args.cores} cores, {args.rounds} rounds: "
+    executions = "/".join(sorted({r["execution"] for r in rounds}))
+    print(f"{lines} tokens ({source.name}, {args.files} file(s)), {args.cores} cores, {args.rounds} rounds, "
+          f"{executions} path: "
           f"first job (cold JVM) ratio spark/single {rounds[0]['ratio']:.3f}; warm (rounds 2-{len(rounds)}) "
           f"median {statistics.median(ratios):.3f} (range {ratios[0]:.3f}-{ratios[-1]:.3f}), "
           f"by CPU seconds median {statistics.median(r['cpu_ratio'] for r in warm):.3f}; "
@@ -250,7 +256,7 @@ def main() -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"tokens": lines, "cores": args.cores, "input": source.name,
                                                "files": args.files, "spark_startup_seconds": round(startup, 2),
-                                               "jvm_options": args.jvm_options,
+                                               "jvm_options": args.jvm_options, "direct": args.direct,
                                                "rounds": rounds}, indent=2) + "\n")
     return 0
 

@@ -13,8 +13,13 @@ import pytest
 from conftest import AT, REPO, SPARK_DIR, DataSet, missing, verify_file
 from fail_once import FailOnce, after_each_batch
 
-from tvspark import job, options, partitions
+from tvspark import direct, job, options, partitions
 from tvspark.protocol import ANSWER_FIELDS
+
+# The lines tests run on both paths: the direct one (Spark schedules, each task streams a byte
+# range through its child and writes Parquet itself) and Spark's (Spark reads and writes).
+PATHS = pytest.mark.parametrize("direct_mode", ["on", "off"])
+EXECUTION = {"on": "direct", "off": "spark"}
 
 
 def job_options(dataset: DataSet, tool: str, output: Path, *extra: str) -> options.JobOptions:
@@ -55,10 +60,12 @@ def summary_of(rows: list[Any]) -> dict[str, int]:
     return counts
 
 
+@PATHS
 def test_lines_equal_the_single_process_answers(spark: Any, tool: str, binary: str, dataset: DataSet,
-                                                tmp_path: Path) -> None:
+                                                tmp_path: Path, direct_mode: str) -> None:
     expected = dataset.expected(binary)
-    summary = job.run(spark, job_options(dataset, tool, tmp_path / "out"))
+    summary = job.run(spark, job_options(dataset, tool, tmp_path / "out", "--direct", direct_mode))
+    assert summary.execution == EXECUTION[direct_mode]
     rows = spark.read.parquet(str(tmp_path / "out")).collect()
     assert_same_answers(rows, expected)
     reasons = {answer.get("reason") for answer in expected.values()}
@@ -70,7 +77,9 @@ def test_lines_equal_the_single_process_answers(spark: Any, tool: str, binary: s
     assert summary.reasons == summary_of(rows)
     written = json.loads((tmp_path / "out" / "_summary.json").read_text())
     assert written["answered"] == len(expected) and written["reasons"] == summary.reasons
-    assert written["at"] == AT
+    assert written["at"] == AT and written["execution"] == EXECUTION[direct_mode]
+    assert set(written["phases_seconds"]) == {"check_and_plan", "verify_and_write", "count"}
+    assert (tmp_path / "out" / "_SUCCESS").exists()
     assert_plain_where_unique(tmp_path / "out", unique={"line", "jti", "sub", "aud"})
 
 
@@ -95,28 +104,37 @@ def assert_plain_where_unique(output: Path, unique: set[str]) -> None:
     assert dictionary["reason"] == {True}
 
 
+@PATHS
 def test_a_retried_task_yields_each_row_once(spark: Any, tool: str, binary: str, dataset: DataSet,
-                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direct_mode: str) -> None:
     marker_dir = tmp_path / "fail-once"
     marker_dir.mkdir()
     fail = FailOnce(str(marker_dir))
-    # job.py's partition lambdas look these names up in its module when Spark pickles them.
+    # The partition lambdas of job.py and direct.py look these names up in their modules when
+    # Spark pickles them. On the direct path, partition 0 fails after its part file is in place
+    # and its counts were handed over: the retry replaces the file, and counts once.
     monkeypatch.setattr(job, "lines_partition", after_each_batch(partitions.lines_partition, fail))
     monkeypatch.setattr(job, "table_partition", after_each_batch(partitions.table_partition, fail))
-    job.run(spark, job_options(dataset, tool, tmp_path / "out"))
+    monkeypatch.setattr(direct, "range_partition", after_each_batch(direct.range_partition, fail))
+    summary = job.run(spark, job_options(dataset, tool, tmp_path / "out", "--direct", direct_mode))
+    assert summary.execution == EXECUTION[direct_mode]
     assert (marker_dir / "failed-once").exists(), "partition 0 did not fail, so nothing was retried"
     rows = spark.read.parquet(str(tmp_path / "out")).collect()
-    assert_same_answers(rows, dataset.expected(binary))
+    expected = dataset.expected(binary)
+    assert_same_answers(rows, expected)
+    assert summary.answered == len(expected) and summary.reasons == summary_of(rows)
 
 
+@PATHS
 def test_a_bad_key_file_fails_before_any_task_with_tokenverifys_message(
-        spark: Any, tool: str, binary: str, dataset: DataSet, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        spark: Any, tool: str, binary: str, dataset: DataSet, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        direct_mode: str) -> None:
     bad = tmp_path / "bad.jwks"
     bad.write_text('{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"k1","x":"not base64url!"}]}')
     own = subprocess.run([binary, "verify", "--keys", str(bad)], capture_output=True, input=b"")
     assert own.returncode == 2 and own.stderr
     argv = ["--tokenverify", tool, "--keys", str(bad), "--at", AT, "--input", dataset.files[0],
-            "--output", str(tmp_path / "out")]
+            "--output", str(tmp_path / "out"), "--direct", direct_mode]
     group = "tokenverify-bad-keys"
     spark.sparkContext.setJobGroup(group, "bad key file")
     try:
@@ -188,7 +206,9 @@ def test_a_csv_table_to_json_lines(spark: Any, tool: str, binary: str, dataset: 
         assert {name: row[name] for name in ANSWER_FIELDS if name in row} == want, row["ref"]
 
 
-def test_step_files_are_forwarded(spark: Any, tool: str, binary: str, dataset: DataSet, tmp_path: Path) -> None:
+@PATHS
+def test_step_files_are_forwarded(spark: Any, tool: str, binary: str, dataset: DataSet, tmp_path: Path,
+                                  direct_mode: str) -> None:
     policy = tmp_path / "policy.json"
     policy.write_text('{"unlock":["trustedPhone","deviceActivation"],"*":["trustedPhone"]}')
     steps = tmp_path / "steps.jsonl"
@@ -197,7 +217,8 @@ def test_step_files_are_forwarded(spark: Any, tool: str, binary: str, dataset: D
     flags = ("--step-policy", str(policy), "--device-steps", str(steps))
     expected = dataset.expected(binary, *flags)
     assert any(answer.get("reason") == "step_required" for answer in expected.values())
-    job.run(spark, job_options(dataset, tool, tmp_path / "out", *flags))
+    summary = job.run(spark, job_options(dataset, tool, tmp_path / "out", *flags, "--direct", direct_mode))
+    assert summary.execution == EXECUTION[direct_mode]
     assert_same_answers(spark.read.parquet(str(tmp_path / "out")).collect(), expected)
 
 
@@ -217,20 +238,24 @@ def test_spark_submit_runs_the_script(tool: str, binary: str, dataset: DataSet, 
     expected = dataset.expected(binary)
     want = [answer for (path, _), answer in expected.items() if path == dataset.files[1]]
     summary = json.loads((out / "_summary.json").read_text())
+    assert summary["execution"] == "spark"  # JSON lines out: not the direct path's
     assert summary["answered"] == len(want)
     assert summary["valid"] == sum(1 for answer in want if answer["valid"])
     # spark-submit runs the script under the JVM, which passes its stderr on to its stdout
     assert f"tokenverify-spark: {len(want)} answered" in result.stdout + result.stderr
 
 
-def test_the_demo_stream_with_an_audience_list(spark: Any, tool: str, binary: str, tmp_path: Path) -> None:
+@PATHS
+def test_the_demo_stream_with_an_audience_list(spark: Any, tool: str, binary: str, tmp_path: Path, direct_mode: str) -> None:
     """Data/demo: two key types, a retired key, an `aud` array (kept as JSON text)."""
     demo = REPO / "Data" / "demo"
     flags = ["--keys", str(demo / "keys.jwks"), "--revocations", str(demo / "revocations.jsonl"), "--at", AT]
     source = str(demo / "requests.jsonl")
     expected = {(source, answer["line"]): answer for answer in verify_file(binary, source, *flags)}
     assert any(isinstance(answer.get("aud"), list) for answer in expected.values())
-    assert job.main(["--tokenverify", tool, *flags, "--input", source, "--output", str(tmp_path / "out")]) == 0
+    assert job.main(["--tokenverify", tool, *flags, "--input", source, "--output", str(tmp_path / "out"),
+                     "--direct", direct_mode]) == 0
+    assert json.loads((tmp_path / "out" / "_summary.json").read_text())["execution"] == EXECUTION[direct_mode]
     rows = spark.read.parquet(str(tmp_path / "out")).collect()
     assert_same_answers(rows, expected)
     assert any(row["aud"] and row["aud"].startswith("[") for row in rows)

@@ -13,7 +13,7 @@ import os
 import queue
 import subprocess
 import threading
-from typing import Any, Generic, Iterable, Iterator, Sequence, TypeVar
+from typing import IO, Any, Generic, Iterable, Iterator, Sequence, TypeVar
 
 from .answer_batch import AnswerBatch, AnswerError, AnswerReader, first_mismatch
 from .request_batch import RequestBatch
@@ -58,10 +58,9 @@ class VerifyProcess(Generic[Meta]):
         stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
         assert stdin is not None and stdout is not None and stderr is not None
         for pipe in (stdin, stdout):
-            _widen(pipe)
+            widen(pipe)
         pending: queue.Queue[Any] = queue.Queue()
         feed_error: list[BaseException] = []
-        stderr_tail = bytearray()
 
         def feed() -> None:
             seq = 0
@@ -82,22 +81,15 @@ class VerifyProcess(Generic[Meta]):
                     pass
                 pending.put(_DONE)
 
-        def drain_stderr() -> None:
-            for chunk in iter(lambda: stderr.read(4096), b""):
-                stderr_tail.extend(chunk)
-                del stderr_tail[:-_STDERR_KEEP]
-
         feeder = threading.Thread(target=feed, name="tokenverify-feed", daemon=True)
-        drainer = threading.Thread(target=drain_stderr, name="tokenverify-stderr", daemon=True)
         feeder.start()
-        drainer.start()
+        stderr_tail = StderrTail(stderr)
 
         def fail(message: str) -> VerifyError:
             if process.poll() is None:
                 process.kill()
             process.wait()
-            drainer.join(timeout=5)
-            stderr = stderr_tail.decode("utf-8", "replace").strip()
+            stderr = stderr_tail.text()
             detail = f"; exit status {process.returncode}" + (f"; its stderr: {stderr}" if stderr else "")
             cause = f"; feeding it failed: {feed_error[0]!r}" if feed_error else ""
             return VerifyError(f"tokenverify verify ({' '.join(self.argv)}): {message}{detail}{cause}")
@@ -130,7 +122,7 @@ class VerifyProcess(Generic[Meta]):
             if extra:
                 raise fail(f"answered more lines than the {answered} requests sent: {extra[:200]!r}")
             status = process.wait()
-            drainer.join(timeout=5)
+            stderr_tail.text()
             if status != 0:
                 raise fail(f"exited with status {status} after answering all {answered} requests")
         finally:
@@ -141,7 +133,28 @@ class VerifyProcess(Generic[Meta]):
                 stream.close()
 
 
-def _widen(pipe: Any, size: int = 1 << 20) -> None:
+class StderrTail:
+    """Drains a child's stderr on a thread of its own (so that the child never blocks on it),
+    keeping its last bytes for an error message."""
+
+    def __init__(self, stream: IO[bytes], keep: int = _STDERR_KEEP) -> None:
+        self.tail = bytearray()
+        self.keep = keep
+        self.thread = threading.Thread(target=self._drain, args=(stream,), name="tokenverify-stderr", daemon=True)
+        self.thread.start()
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        for chunk in iter(lambda: stream.read(4096), b""):
+            self.tail.extend(chunk)
+            del self.tail[:-self.keep]
+
+    def text(self, timeout: float = 5) -> str:
+        """What the child wrote last, once it closed its stderr (or after `timeout` seconds)."""
+        self.thread.join(timeout=timeout)
+        return self.tail.decode("utf-8", "replace").strip()
+
+
+def widen(pipe: Any, size: int = 1 << 20) -> None:
     """Asks for a larger pipe buffer (Linux; up to /proc/sys/fs/pipe-max-size), so that the child
     and the task move their data in fewer, larger reads and writes. Best effort."""
     try:

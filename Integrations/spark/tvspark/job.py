@@ -1,19 +1,24 @@
-"""The Spark job: read the input, check the configuration on the driver, pipe every partition
-through `tokenverify verify` (mapInArrow), write the answers, and count them by reason."""
+"""The Spark job: check the configuration on the driver, then either the direct path (lines to
+Parquet on local files, direct.py) or Spark's: read the input, pipe every partition through
+`tokenverify verify` (mapInArrow), write the answers, and count them by reason."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
 import sys
 import time
 from typing import TYPE_CHECKING, Sequence
 
+from . import direct
 from . import options as options_module
+from .arrow_child import ARROW_FLAGS, empty_stream_problem
 from .child import run_once
-from .options import JobOptions
+from .options import ConfigError, JobOptions
 from .partitions import TaskPlan, lines_partition, table_partition
 from .protocol import ANSWER_FIELDS, ANSWER_SCHEMA, CONTEXT_COLUMNS
+from .ranges import NotDirect
 from .ship import Shipment, is_archive, ship, unpack_locally
 from .sizing import input_sizes, line_offsets, local_line_offsets, single_split_size, split_size
 from .summary import Summary, count_answers, write_summary
@@ -22,13 +27,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
-class ConfigError(Exception):
-    """The job cannot start; the message is for the user (tokenverify's own where it has one)."""
-
-
-def check_configuration(options: JobOptions, at: str) -> None:
-    """Runs the binary once on the driver with the job's flags and no input: a bad key file, a
-    bad flag or a binary that does not run fails here, before any task, with its own message."""
+def _run_check(options: JobOptions, at: str, extra: Sequence[str] = ()) -> subprocess.CompletedProcess[bytes]:
+    """The binary run once on the driver with the job's flags (and `extra`) on empty input."""
     binary = options.tokenverify
     if not os.path.isfile(binary):
         raise ConfigError(f"--tokenverify {binary}: no such file")
@@ -41,12 +41,60 @@ def check_configuration(options: JobOptions, at: str) -> None:
         if not os.path.isfile(path):
             raise ConfigError(f"{path}: no such file")
     try:
-        result = run_once(options.verify_argv(os.path.abspath(binary), os.path.abspath, at, 1))
+        return run_once([*options.verify_argv(os.path.abspath(binary), os.path.abspath, at, 1), *extra])
     except OSError as error:
         raise ConfigError(f"cannot run {binary}: {error}") from error
+
+
+def check_configuration(options: JobOptions, at: str) -> None:
+    """Runs the binary once on the driver with the job's flags and no input: a bad key file, a
+    bad flag or a binary that does not run fails here, before any task, with its own message."""
+    result = _run_check(options, at)
     if result.returncode != 0 or result.stdout:
         message = result.stderr.decode("utf-8", "replace").strip()
-        raise ConfigError(message or f"{binary} verify exited with status {result.returncode} on empty input")
+        raise ConfigError(message or f"{options.tokenverify} verify exited with status {result.returncode} on empty input")
+
+
+def check_arrow_output(options: JobOptions, at: str) -> str | None:
+    """The configuration check with `--output-format arrow` (the direct path's children): None
+    when the binary answers empty input with an empty Arrow stream of the expected columns; else
+    why it cannot serve the direct path, once check_configuration has passed (it raises
+    ConfigError where the configuration itself is bad)."""
+    result = _run_check(options, at, ARROW_FLAGS)
+    problem = empty_stream_problem(result.stdout) if result.returncode == 0 else None
+    if result.returncode == 0 and problem is None:
+        return None
+    check_configuration(options, at)
+    if problem is None:
+        message = result.stderr.decode("utf-8", "replace").strip()
+        problem = f"exit status {result.returncode}" + (f": {message}" if message else "")
+    return f"{options.tokenverify} cannot answer with --output-format arrow ({problem})"
+
+
+def direct_input(spark: SparkSession, options: JobOptions, at: str) -> direct.DirectInput | None:
+    """Runs the configuration check and picks the path: the direct path's input where it runs
+    the job, None where Spark reads and writes (--direct off; auto where the direct path cannot
+    run, said on stderr for lines to Parquet). With --direct on, ConfigError saying why not."""
+    if options.direct == "off":
+        check_configuration(options, at)
+        return None
+    try:
+        found: direct.DirectInput | None = direct.inspect(spark, options)
+        reason = None
+    except NotDirect as error:
+        found, reason = None, str(error)
+        if options.direct == "on":
+            raise ConfigError(f"--direct on: the direct path cannot run this job: {reason}") from None
+        check_configuration(options, at)
+    if found is not None:
+        reason = check_arrow_output(options, at)
+    if reason is None:
+        return found
+    if options.direct == "on":
+        raise ConfigError(f"--direct on: the direct path cannot run this job: {reason}")
+    if options.input_format == "lines" and options.output_format == "parquet":
+        print(f"tokenverify-spark: Spark reads and writes (the direct path cannot: {reason})", file=sys.stderr)
+    return None
 
 
 def read_lines(spark: SparkSession, inputs: Sequence[str]) -> DataFrame:
@@ -66,15 +114,16 @@ def read_table(spark: SparkSession, options: JobOptions) -> DataFrame:
     return spark.read.option("header", True).csv(list(options.inputs))
 
 
-def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
-    """The answers DataFrame (lazy) and the check time every task uses."""
-    at = options.at or str(int(time.time()))
-    check_configuration(options, at)
-    threads = options.child_threads or int(spark.conf.get("spark.task.cpus", "1") or "1")
+def verify(spark: SparkSession, options: JobOptions, at: str | None = None) -> tuple[DataFrame, str]:
+    """The answers DataFrame (lazy) and the check time every task uses; runs the configuration
+    check first unless given the check time (then the caller has checked)."""
+    if at is None:
+        at = options.at or str(int(time.time()))
+        check_configuration(options, at)
+    threads = child_threads(spark, options)
     if options.input_format == "lines":
         lines = read_lines(spark, options.inputs)
-        shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
-        shipment = _keyed_by_given_paths(shipment, options)
+        shipment = shipped(spark, options)
         offsets = _line_offsets(spark, lines)
         plan = TaskPlan(options, shipment, at, threads, offsets)
         answers = lines.select("file_path", "block_start", "value").mapInArrow(
@@ -87,8 +136,7 @@ def verify(spark: SparkSession, options: JobOptions) -> tuple[DataFrame, str]:
     clash = [name for name in ANSWER_FIELDS if name in table.columns]
     if clash:
         raise ConfigError(f"the input already has columns named like the answer's: {', '.join(clash)}")
-    shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
-    shipment = _keyed_by_given_paths(shipment, options)
+    shipment = shipped(spark, options)
     context = tuple(name for name in CONTEXT_COLUMNS if name in table.columns)
     plan = TaskPlan(options, shipment, at, threads, {}, options.token_column, context)
     from pyspark.sql.types import BooleanType, DoubleType, StringType, StructField, StructType
@@ -111,8 +159,15 @@ def _line_offsets(spark: SparkSession, lines: DataFrame) -> dict[tuple[str, int]
     return local if local is not None else line_offsets(lines, single_split)
 
 
-def _keyed_by_given_paths(shipment: Shipment, options: JobOptions) -> Shipment:
-    """The shipment keyed by the paths as the options give them (what verify_argv resolves)."""
+def child_threads(spark: SparkSession, options: JobOptions) -> int:
+    """The verify threads of each child: --child-threads, else spark.task.cpus."""
+    return options.child_threads or int(spark.conf.get("spark.task.cpus", "1") or "1")
+
+
+def shipped(spark: SparkSession, options: JobOptions) -> Shipment:
+    """The binary and the state files shipped with the job, keyed by the paths as the options
+    give them (what verify_argv resolves)."""
+    shipment = ship(spark, os.path.abspath(options.tokenverify), [os.path.abspath(p) for p in options.shipped_files()])
     names = {path: shipment.names[os.path.abspath(path)] for path in options.shipped_files()}
     return Shipment(names, shipment.tokenverify_name, shipment.tokenverify_is_archive)
 
@@ -123,16 +178,25 @@ def _keyed_by_given_paths(shipment: Shipment, options: JobOptions) -> Shipment:
 UNIQUE_COLUMNS = ("jti", "sub", "aud")
 
 
+def plain_columns(options: JobOptions) -> tuple[str, ...]:
+    """The output columns written without a Parquet dictionary (on either path)."""
+    return UNIQUE_COLUMNS + (("line",) if options.input_format == "lines" else ())
+
+
 def parquet_options(options: JobOptions) -> dict[str, str]:
     """The Parquet writer's options (Hadoop settings; `#column` for one column)."""
-    columns = UNIQUE_COLUMNS + (("line",) if options.input_format == "lines" else ())
-    return {f"parquet.enable.dictionary#{name}": "false" for name in columns}
+    return {f"parquet.enable.dictionary#{name}": "false" for name in plain_columns(options)}
 
 
 def run(spark: SparkSession, options: JobOptions) -> Summary:
     """Runs the whole job; raises ConfigError before any task when the configuration is bad."""
     started = time.monotonic()
-    answers, at = verify(spark, options)
+    at = options.at or str(int(time.time()))
+    found = direct_input(spark, options, at)
+    if found is not None:
+        return direct.run(spark, options, found, shipped(spark, options), at, child_threads(spark, options),
+                          plain_columns(options), started)
+    answers, at = verify(spark, options, at)
     planned = time.monotonic()
     writer = answers.write.mode("overwrite" if options.overwrite else "error")  # Connect knows "error", not "errorifexists"
     if options.output_format == "parquet":

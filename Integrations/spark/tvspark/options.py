@@ -11,6 +11,11 @@ from .protocol import DEFAULT_MAX_LINE_BYTES
 
 INPUT_FORMATS = ("lines", "parquet", "csv")
 OUTPUT_FORMATS = ("parquet", "json")
+DIRECT_MODES = ("auto", "on", "off")
+
+
+class ConfigError(Exception):
+    """The job cannot start; the message is for the user (tokenverify's own where it has one)."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,7 @@ class JobOptions:
     overwrite: bool = False
     child_threads: int | None = None
     remote: str | None = None
+    direct: str = "auto"
 
     def status_list_files(self) -> list[str]:
         """The Status List Token files: each file given, and each folder's regular files (names
@@ -130,6 +136,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--remote", metavar="sc://HOST:PORT",
                    help="run over Spark Connect at this address (default: $SPARK_REMOTE; without either, "
                         "the session spark-submit or PySpark starts)")
+    p.add_argument("--direct", choices=DIRECT_MODES, default="auto",
+                   help="lines to Parquet on local files: Spark only schedules, each task streams a byte range of "
+                        "a file through its child and writes the child's Arrow answers as Parquet itself. auto: "
+                        "where possible (default); on: or fail saying why not; off: Spark reads and writes")
     return p
 
 
@@ -142,4 +152,5 @@ def parse(argv: Sequence[str]) -> JobOptions:
         max_line_bytes=args.max_line_bytes, input_format=args.input_format,
         token_column=args.token_column, output_format=args.output_format, overwrite=args.overwrite,
         child_threads=args.child_threads, remote=args.remote or os.environ.get("SPARK_REMOTE") or None,
+        direct=args.direct,
     )

@@ -63,6 +63,11 @@ def split_size(spark: SparkSession, sizes: Mapping[str, int] | None) -> int | No
     return min(max_partition, max(open_cost, total // max(1, parallelism)))
 
 
+def conf_bytes(spark: SparkSession, key: str, default: str) -> int:
+    """A size setting of the session (`128m`, `4m`, a number of bytes) in bytes."""
+    return _bytes(spark.conf.get(key, default) or default)
+
+
 def _bytes(text: str) -> int:
     units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
     text = text.strip().lower().removesuffix("b")

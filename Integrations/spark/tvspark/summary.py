@@ -1,11 +1,12 @@
-"""The job's summary: answers counted by reason, read back from the written output."""
+"""The job's summary: answers counted by reason (read back from the written output, or, on the
+direct path, added up from the tasks' counts)."""
 
 from __future__ import annotations
 
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .options import JobOptions
 
@@ -31,6 +32,7 @@ class Summary:
     seconds: float
     at: str
     phases: dict[str, float] = field(default_factory=dict)
+    execution: str = "spark"  # "direct" where the direct path ran the job (job.py)
 
     def line(self) -> str:
         reasons = ", ".join(f"{reason} {count}" for reason, count in self.reasons.items())
@@ -42,7 +44,8 @@ class Summary:
     def as_json(self) -> dict[str, Any]:
         return {"answered": self.answered, "valid": self.valid, "invalid": self.answered - self.valid,
                 "reasons": self.reasons, "seconds": round(self.seconds, 3), "at": self.at,
-                "phases_seconds": {name: round(value, 3) for name, value in self.phases.items()}}
+                "phases_seconds": {name: round(value, 3) for name, value in self.phases.items()},
+                "execution": self.execution}
 
 
 def count_answers(spark: SparkSession, options: JobOptions, seconds: float, at: str) -> Summary:
@@ -52,17 +55,21 @@ def count_answers(spark: SparkSession, options: JobOptions, seconds: float, at: 
     else:
         written = spark.read.schema("valid boolean, reason string").json(options.output)
     rows = written.groupBy("valid", "reason").count().collect()
-    counts: dict[str, int] = {}
+    return tally(((row["valid"], row["reason"], row["count"]) for row in rows), seconds, at)
+
+
+def tally(counts: Iterable[tuple[bool | None, str | None, int]], seconds: float, at: str) -> Summary:
+    """The summary of (valid, reason, count) triples (a reason may come more than once)."""
+    by_reason: dict[str, int] = {}
     valid = 0
-    for row in rows:
-        if row["valid"]:
-            valid += row["count"]
-        else:
-            reason = row["reason"] or "unknown"
-            counts[reason] = counts.get(reason, 0) + row["count"]
-    ordered = {reason: counts[reason] for reason in REASON_ORDER if reason in counts}
-    ordered.update({reason: count for reason, count in sorted(counts.items()) if reason not in ordered})
-    return Summary(answered=valid + sum(counts.values()), valid=valid, reasons=ordered, seconds=seconds, at=at)
+    for is_valid, reason, count in counts:
+        if is_valid:
+            valid += count
+        elif count:
+            by_reason[reason or "unknown"] = by_reason.get(reason or "unknown", 0) + count
+    ordered = {reason: by_reason[reason] for reason in REASON_ORDER if reason in by_reason}
+    ordered.update({reason: count for reason, count in sorted(by_reason.items()) if reason not in ordered})
+    return Summary(answered=valid + sum(by_reason.values()), valid=valid, reasons=ordered, seconds=seconds, at=at)
 
 
 def write_summary(options: JobOptions, summary: Summary, spark: SparkSession) -> None:

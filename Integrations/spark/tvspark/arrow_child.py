@@ -1,0 +1,213 @@
+"""One `tokenverify verify --output-format arrow` child over a byte range of a file (the direct
+path): a feeder thread streams the range unchanged into the child's stdin (sendfile, no copy
+through Python), and the caller reads the child's answers from its stdout as an Arrow IPC stream,
+one record batch at a time. The stream is whole only when it ends with Arrow's end-of-stream
+marker, nothing follows it, every byte of the range went in and the child exits 0; anything
+else raises VerifyError with the child's exit status and the tail of its stderr.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import subprocess
+import threading
+from typing import IO, Any, Iterator, Sequence
+
+import pyarrow as pa
+
+from .child import StderrTail, VerifyError, child_environment, widen
+from .ranges import ByteRange
+
+# What `verify --output-format arrow` writes: the JSON answer's members as columns, in this order
+# (`id` as its JSON text, `aud` as a string or an array's compact JSON text, `format` "cwt" for a
+# CWT); null where the JSON answer lacks the member.
+CHILD_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
+    ("line", pa.int64()), ("id", pa.string()), ("valid", pa.bool_()), ("reason", pa.string()),
+    ("detail", pa.string()), ("jti", pa.string()), ("sub", pa.string()), ("aud", pa.string()),
+    ("kid", pa.string()), ("alg", pa.string()), ("exp", pa.float64()), ("role", pa.string()),
+    ("format", pa.string()),
+)
+ARROW_FLAGS = ("--output-format", "arrow")
+
+_END_OF_STREAM = b"\xff\xff\xff\xff\x00\x00\x00\x00"
+_COPY_CHUNK = 1 << 20
+_SENDFILE_CHUNK = 1 << 30
+
+
+def schema_problem(schema: Any) -> str | None:
+    """What is wrong with the child's Arrow schema, or None when it has CHILD_FIELDS' names and
+    types in their order (nullability aside)."""
+    got = [(field.name, field.type) for field in schema]
+    if got == list(CHILD_FIELDS):
+        return None
+    return ("its Arrow columns are " + ", ".join(f"{name} {kind}" for name, kind in got)
+            + "; expected " + ", ".join(f"{name} {kind}" for name, kind in CHILD_FIELDS))
+
+
+def empty_stream_problem(data: bytes) -> str | None:
+    """What is wrong with the child's output on empty input (the driver's check), or None when
+    it is a whole Arrow stream of CHILD_FIELDS without a row."""
+    stream = _TailTracking(io.BytesIO(data))
+    try:
+        reader = pa.ipc.open_stream(stream)
+        rows = sum(batch.num_rows for batch in reader)
+    except (pa.ArrowInvalid, OSError) as error:
+        return f"its output is not an Arrow stream ({error})"
+    if not stream.ended_whole():
+        return "its Arrow stream has no end-of-stream marker"
+    if stream.stream.read(1):
+        return "it wrote more after the end of its Arrow stream"
+    if rows:
+        return f"it answered {rows} rows to empty input"
+    return schema_problem(reader.schema)
+
+
+class _TailTracking:
+    """A binary stream that remembers the last bytes read from it and whether a read met its
+    end: the Arrow reader stops right after the end-of-stream marker, or when its input ends
+    (a stream cut off between two messages, which it takes for a whole one)."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+        self.tail = b""
+        self.met_end = False
+        self.closed = False
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        if size < 0 or len(data) < size:
+            self.met_end = True
+        self.tail = (self.tail + data[-len(_END_OF_STREAM):])[-len(_END_OF_STREAM):]
+        return data
+
+    def ended_whole(self) -> bool:
+        """True when the reader stopped at the end-of-stream marker, not at the input's end."""
+        return self.tail == _END_OF_STREAM and not self.met_end
+
+
+class AnswerStream:
+    """The child for one range: `with AnswerStream(argv, byte_range) as answers:` starts it and
+    its feeder; `answers.batches()` yields its record batches; `answers.finish()` checks that
+    the stream and the child ended well. Leaving the block any other way kills the child."""
+
+    def __init__(self, argv: Sequence[str], byte_range: ByteRange, env: dict[str, str] | None = None) -> None:
+        self.argv = [*argv, *ARROW_FLAGS]
+        self.range = byte_range
+        self.env = child_environment() if env is None else env
+        self.feed_error: BaseException | None = None
+
+    def __enter__(self) -> AnswerStream:
+        self.process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, env=self.env)
+        stdin, stdout, stderr = self.process.stdin, self.process.stdout, self.process.stderr
+        assert stdin is not None and stdout is not None and stderr is not None
+        for pipe in (stdin, stdout):
+            widen(pipe)
+        self.stdout = _TailTracking(stdout)
+        self.stderr = StderrTail(stderr)
+        self.feeder = threading.Thread(target=self._feed, args=(stdin,), name="tokenverify-feed", daemon=True)
+        self.feeder.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.feeder.join(timeout=5)
+        self.stderr.text()
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+
+    def _feed(self, stdin: IO[bytes]) -> None:
+        try:
+            with open(self.range.file.path, "rb") as source:
+                info = os.fstat(source.fileno())
+                if (info.st_size, info.st_mtime_ns) != (self.range.file.size, self.range.file.mtime_ns):
+                    raise VerifyError(f"{self.range.file.path} changed since the job was planned "
+                                      f"({info.st_size} bytes, {self.range.file.size} planned)")
+                send_range(source.fileno(), stdin.fileno(), self.range.start, self.range.end)
+        except BaseException as error:  # noqa: BLE001 - reported by finish() or the failure it causes
+            self.feed_error = error
+        finally:
+            try:
+                stdin.close()
+            except OSError:
+                pass
+
+    def fail(self, message: str) -> VerifyError:
+        """The error for the task: `message`, the child's exit status, its stderr, and why
+        feeding it failed, if it did (the child is stopped first)."""
+        if self.process.poll() is None:
+            self.process.kill()
+        status = self.process.wait()
+        self.feeder.join(timeout=5)
+        stderr = self.stderr.text()
+        where = f"{self.range.file.path} bytes {self.range.start}-{self.range.end}"
+        detail = f"; exit status {status}" + (f"; its stderr: {stderr}" if stderr else "")
+        cause = f"; feeding it failed: {self.feed_error!r}" if self.feed_error is not None else ""
+        return VerifyError(f"tokenverify verify ({' '.join(self.argv)}) on {where}: {message}{detail}{cause}")
+
+    def batches(self) -> Iterator[Any]:
+        """The child's record batches, in order, each checked to have CHILD_FIELDS."""
+        try:
+            reader = pa.ipc.open_stream(self.stdout)
+        except (pa.ArrowInvalid, OSError) as error:
+            raise self.fail(f"no Arrow stream on its stdout ({error})") from error
+        problem = schema_problem(reader.schema)
+        if problem:
+            raise self.fail(problem)
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                return
+            except (pa.ArrowInvalid, OSError) as error:
+                raise self.fail(f"its Arrow stream broke off ({error})") from error
+            yield batch
+
+    def finish(self) -> None:
+        """Checks, after the last batch, that the stream ended with its marker, that nothing
+        follows, that the whole range went in and that the child exited 0."""
+        if not self.stdout.ended_whole():
+            raise self.fail("its Arrow stream ended without the end-of-stream marker")
+        extra = self.stdout.stream.read(256)
+        if extra:
+            raise self.fail(f"it wrote more after the end of its Arrow stream: {extra[:64]!r}")
+        status = self.process.wait()
+        self.feeder.join()
+        if self.feed_error is not None:
+            raise self.fail("its input did not go in whole")
+        if status != 0:
+            raise self.fail(f"exited with status {status} after a whole Arrow stream")
+
+
+def send_range(source: int, pipe: int, start: int, end: int) -> None:
+    """Writes bytes `start` to `end` of the file `source` into `pipe`: with sendfile where the
+    kernel can (no copy through this process), else in large reads and writes. ValueError when
+    the file ends first."""
+    position = start
+    while position < end:
+        try:
+            sent = os.sendfile(pipe, source, position, min(end - position, _SENDFILE_CHUNK))
+        except OSError as error:
+            if error.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                raise
+            _copy_range(source, pipe, position, end)
+            return
+        if not sent:
+            raise ValueError(f"the file ends at byte {position}, before byte {end}")
+        position += sent
+
+
+def _copy_range(source: int, pipe: int, position: int, end: int) -> None:
+    while position < end:
+        data = os.pread(source, min(end - position, _COPY_CHUNK), position)
+        if not data:
+            raise ValueError(f"the file ends at byte {position}, before byte {end}")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(pipe, view):]
+        position += len(data)

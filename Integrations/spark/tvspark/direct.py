@@ -1,0 +1,189 @@
+"""The direct path (`--direct`): files of lines to Parquet with Spark only scheduling.
+
+The driver cuts every input file into byte ranges at line starts (ranges.py), one Spark task a
+range (`spark.range(n, numPartitions=n)`: partition i holds exactly the row i); each task streams
+its range unchanged through a `tokenverify verify --output-format arrow` child and writes the
+child's Arrow batches as Parquet itself (range_writer.py), returning only its counts by reason.
+No line passes through the JVM, and nothing is read back: the driver adds up the counts of the
+one successful attempt Spark keeps per task, writes `_SUCCESS` and the summary.
+
+Possible in classic mode (not Spark Connect) when every input and the output are local paths
+(the driver lists and reads the inputs; the tasks write into the output folder), the inputs are
+uncompressed regular files or folders of them, and Spark's Parquet codec is one pyarrow writes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
+
+from .options import ConfigError, JobOptions
+from .range_writer import COUNTS_DDL, OUTPUT_SCHEMA, TEMPORARY, ParquetChoices, part_name, write_range
+from .ranges import ByteRange, LocalFile, NotDirect, input_files, local_path, plan_ranges, range_size
+from .ship import Shipment
+from .worker_imports import keep_spark_archive_directories
+from .sizing import conf_bytes
+from .summary import Summary, tally, write_summary
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+# Spark's spark.sql.parquet.compression.codec values that pyarrow writes the same way.
+_CODECS = {"none": "none", "uncompressed": "none", "snappy": "snappy", "gzip": "gzip", "zstd": "zstd",
+           "brotli": "brotli"}
+
+
+@dataclass(frozen=True)
+class DirectInput:
+    """What the driver found the direct path possible with: the input files in order, the
+    output folder's local path, and the Parquet codec."""
+
+    files: list[LocalFile]
+    output: str
+    compression: str
+
+
+@dataclass(frozen=True)
+class DirectPlan:
+    """Everything a direct task needs, pickled with the task function."""
+
+    options: JobOptions
+    shipment: Shipment
+    at: str
+    threads: int
+    ranges: tuple[ByteRange, ...]
+    output: str
+    parquet: ParquetChoices
+
+    def argv(self) -> list[str]:
+        return self.options.verify_argv(self.shipment.binary(), self.shipment.resolve, self.at, self.threads)
+
+
+def inspect(spark: SparkSession, options: JobOptions) -> DirectInput:
+    """The direct path's input for this job; NotDirect saying why where it cannot run it."""
+    if options.input_format != "lines":
+        raise NotDirect(f"--input-format {options.input_format}: it reads files of lines only")
+    if options.output_format != "parquet":
+        raise NotDirect(f"--output-format {options.output_format}: it writes Parquet only")
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        raise NotDirect("over Spark Connect (it needs classic mode)")
+    output = local_path(options.output)
+    if output is None:
+        raise NotDirect(f"--output {options.output} is not a local path")
+    files = input_files(options.inputs)
+    compressed = _compressed(spark, files)
+    if compressed:
+        raise NotDirect(f"{compressed} is compressed (Spark's text source decompresses it)")
+    codec = (spark.conf.get("spark.sql.parquet.compression.codec", "snappy") or "snappy").lower()
+    if codec not in _CODECS:
+        raise NotDirect(f"spark.sql.parquet.compression.codec {codec} is not one it writes ({', '.join(_CODECS)})")
+    return DirectInput(files, output, _CODECS[codec])
+
+
+def _compressed(spark: SparkSession, files: list[LocalFile]) -> str | None:
+    """The first file that Hadoop finds a compression codec for (by its name, as Spark's text
+    source does), asked once per file name extension; None when there is none."""
+    jvm: Any = spark.sparkContext._jvm  # type: ignore[attr-defined]
+    factory = jvm.org.apache.hadoop.io.compress.CompressionCodecFactory(
+        spark.sparkContext._jsc.hadoopConfiguration())  # type: ignore[attr-defined]
+    asked: dict[str, bool] = {}
+    for file in files:
+        name = os.path.basename(file.path)
+        extension = name[name.rfind("."):] if "." in name else ""
+        if extension not in asked:
+            asked[extension] = factory.getCodec(jvm.org.apache.hadoop.fs.Path("file:/x" + extension)) is not None
+        if asked[extension]:
+            return file.path
+    return None
+
+
+def range_partition(plan: DirectPlan, batches: Iterable[Any]) -> Iterator[Any]:
+    """The task (mapInArrow over range_rows): range indexes in, each range's counts out."""
+    keep_spark_archive_directories()
+    for batch in batches:
+        for index in batch.column(0).to_pylist():
+            yield write_range(plan.argv(), plan.ranges[index], plan.output, plan.parquet)
+
+
+def range_rows(spark: SparkSession, count: int) -> DataFrame:
+    """The rows 0 … count - 1, each alone in its partition (partition i holds row i), so that
+    every range is a task of its own."""
+    return spark.range(0, count, 1, count)
+
+
+def run(spark: SparkSession, options: JobOptions, found: DirectInput, shipment: Shipment, at: str, threads: int,
+        plain_columns: tuple[str, ...], started: float) -> Summary:
+    """Runs the job on the direct path (its configuration already checked); `started` is when
+    the job began, for the phases' times."""
+    output = found.output
+    size = range_size(sum(file.size for file in found.files), int(spark.sparkContext.defaultParallelism),
+                      conf_bytes(spark, "spark.sql.files.maxPartitionBytes", "128m"),
+                      conf_bytes(spark, "spark.sql.files.openCostInBytes", "4m"))
+    try:
+        ranges = tuple(plan_ranges(found.files, size))
+    except (OSError, ValueError) as error:
+        raise ConfigError(str(error)) from error
+    _prepare_output(output, options, found.files)
+    os.makedirs(os.path.join(output, TEMPORARY))
+    plan = DirectPlan(options, shipment, at, threads, ranges, output,
+                      ParquetChoices(found.compression, plain_columns))
+    planned = time.monotonic()
+    try:
+        if ranges:
+            rows = range_rows(spark, len(ranges)).mapInArrow(lambda batches: range_partition(plan, batches), COUNTS_DDL).collect()
+        else:  # no line at all: one empty file, as Spark writes for an empty result
+            _empty_part(output, plan.parquet)
+            rows = []
+        heard = {row["range"] for row in rows}
+        if heard != set(range(len(ranges))):
+            raise RuntimeError(f"the ranges {sorted(set(range(len(ranges))) - heard)[:10]} did not report")
+    except BaseException:
+        _remove_partial(output)
+        raise
+    shutil.rmtree(os.path.join(output, TEMPORARY), ignore_errors=True)
+    with open(os.path.join(output, "_SUCCESS"), "wb"):
+        pass
+    written = time.monotonic()
+    summary = tally(((row["valid"], row["reason"], row["count"]) for row in rows), 0.0, at)
+    ended = time.monotonic()
+    summary = replace(summary, seconds=ended - started, execution="direct", phases={
+        "check_and_plan": planned - started, "verify_and_write": written - planned, "count": ended - written})
+    write_summary(options, summary, spark)
+    return summary
+
+
+def _prepare_output(output: str, options: JobOptions, files: list[LocalFile]) -> None:
+    """The output folder as Spark's writer treats it: an error where it exists, unless
+    --overwrite, which removes it (never when it holds an input)."""
+    if not os.path.lexists(output):
+        return
+    if not options.overwrite:
+        raise ConfigError(f"--output {options.output} already exists (--overwrite replaces it)")
+    inside = [file.path for file in files if os.path.commonpath([output, file.path]) == output]
+    if inside:
+        raise ConfigError(f"--overwrite would remove --output {options.output}, which holds the input {inside[0]}")
+    if os.path.isdir(output) and not os.path.islink(output):
+        shutil.rmtree(output)
+    else:
+        os.unlink(output)
+
+
+def _empty_part(output: str, parquet: ParquetChoices) -> None:
+    import pyarrow.parquet as pq
+
+    pq.write_table(OUTPUT_SCHEMA.empty_table(), os.path.join(output, part_name(0)), compression=parquet.compression)
+
+
+def _remove_partial(output: str) -> None:
+    """After a failed job: the part files and the temporary folder removed, the output folder
+    left empty (as Spark's writer leaves it)."""
+    shutil.rmtree(os.path.join(output, TEMPORARY), ignore_errors=True)
+    for name in os.listdir(output) if os.path.isdir(output) else []:
+        if name.startswith("part-") and name.endswith(".parquet"):
+            try:
+                os.unlink(os.path.join(output, name))
+            except OSError:
+                pass

@@ -1,0 +1,151 @@
+"""A direct-path task's work on one byte range: the range through its child (arrow_child), the
+child's Arrow answers written as one Parquet file with the lines output's schema, and the
+answers counted by (valid, reason) for the summary.
+
+The file is written under `DIR/_temporary/` and renamed to `DIR/part-NNNNN.parquet` (NNNNN the
+range's index) only once the child exited 0 after a whole stream, so that a retried or
+speculative attempt of the task replaces it with the same rows and a failed one leaves nothing
+behind. Every batch's `line` values must rise strictly and stay within the range's lines; they
+become the file's line numbers by adding the lines before the range. Python touches columns and
+row groups only, never a row.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .answer_batch import ANSWER_ARROW_FIELDS
+from .arrow_child import AnswerStream
+from .protocol import ANSWER_FIELDS
+from .ranges import ByteRange
+
+# The output of `lines` input, as the Spark path writes it: the file, the line, the answer.
+OUTPUT_SCHEMA = pa.schema([pa.field("source", pa.string()), pa.field("line", pa.int64()), *ANSWER_ARROW_FIELDS])
+# What a task returns to the driver: its answers counted by (valid, reason); a range without
+# answers returns one row with count 0, so that every range is heard from.
+COUNTS_DDL = "range bigint, valid boolean, reason string, count bigint"
+COUNTS_SCHEMA = pa.schema([pa.field("range", pa.int64()), pa.field("valid", pa.bool_()),
+                           pa.field("reason", pa.string()), pa.field("count", pa.int64())])
+TEMPORARY = "_temporary"
+
+
+@dataclass(frozen=True)
+class ParquetChoices:
+    """How the part files are written: the codec (pyarrow's name for Spark's
+    spark.sql.parquet.compression.codec), the columns written without a dictionary, and the
+    Arrow bytes gathered into one row group."""
+
+    compression: str
+    plain_columns: tuple[str, ...]
+    row_group_bytes: int = 64 << 20
+
+
+def part_name(index: int) -> str:
+    return f"part-{index:05d}.parquet"
+
+
+def write_range(argv: Sequence[str], byte_range: ByteRange, output: str, parquet: ParquetChoices) -> Any:
+    """Runs `argv` (`tokenverify verify …`, without the output format) over the range, writes
+    OUTPUT_DIR/part-NNNNN.parquet, and returns the range's counts (a COUNTS_SCHEMA batch)."""
+    final = os.path.join(output, part_name(byte_range.index))
+    temporary = os.path.join(output, TEMPORARY, f"{part_name(byte_range.index)[:-8]}-{uuid.uuid4().hex}.parquet")
+    dictionary = [name for name in OUTPUT_SCHEMA.names if name not in parquet.plain_columns]
+    try:
+        with pq.ParquetWriter(temporary, OUTPUT_SCHEMA, compression=parquet.compression,
+                              use_dictionary=dictionary) as writer, AnswerStream(argv, byte_range) as answers:
+            groups = _RowGroups(byte_range, answers, writer, parquet.row_group_bytes)
+            for batch in answers.batches():
+                groups.add(batch)
+            answers.finish()
+            groups.flush()
+        os.replace(temporary, final)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    return groups.counts.batch(byte_range.index)
+
+
+class _RowGroups:
+    """The child's batches (often small) gathered until they hold `limit` Arrow bytes, then
+    checked, given the file's line numbers and `source`, counted, and written as one row group:
+    Python's work is per row group, not per batch, and Parquet gets large row groups."""
+
+    def __init__(self, byte_range: ByteRange, answers: AnswerStream, writer: Any, limit: int) -> None:
+        self.range = byte_range
+        self.answers = answers
+        self.writer = writer
+        self.limit = limit
+        self.batches: list[Any] = []
+        self.bytes = 0
+        self.last = 0  # the range's last line number written
+        self.source = pa.array([byte_range.file.path], pa.string())
+        self.counts = _Counts()
+
+    def add(self, batch: Any) -> None:
+        if batch.num_rows:
+            self.batches.append(batch)
+            self.bytes += batch.get_total_buffer_size()  # nbytes is ten times slower
+            if self.bytes >= self.limit:
+                self.flush()
+
+    def flush(self) -> None:
+        if not self.batches:
+            return
+        table = pa.Table.from_batches(self.batches)
+        self.batches, self.bytes = [], 0
+        rows = table.num_rows
+        sources = self.source.take(np.zeros(rows, np.int64))
+        out = pa.Table.from_arrays([sources, self._renumbered(table.column("line")),
+                                    *(table.column(name) for name in ANSWER_FIELDS)], schema=OUTPUT_SCHEMA)
+        self.counts.add(out)
+        self.writer.write_table(out, row_group_size=rows)
+
+    def _renumbered(self, lines: Any) -> Any:
+        """The range's line numbers, checked to rise strictly within its lines, as the file's."""
+        if lines.null_count:
+            raise self.answers.fail("an answer has no line number")
+        values = lines.to_numpy()
+        rising = values[0] > self.last and bool(np.all(values[1:] > values[:-1]))
+        if not rising or values[-1] > self.range.lines:
+            raise self.answers.fail(
+                f"line numbers {values[0]}…{values[-1]} after line {self.last} do not rise strictly within the "
+                f"range's {self.range.lines} lines")
+        self.last = int(values[-1])
+        return pc.add(lines, pa.scalar(self.range.first_line, pa.int64()))
+
+
+class _Counts:
+    """Answers counted by (valid, reason), a table at a time."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[bool, str | None], int] = {}
+
+    def add(self, table: Any) -> None:
+        valid = table.column("valid")
+        valid_rows = int(pc.sum(valid).as_py() or 0)
+        if valid_rows:
+            self.counts[(True, None)] = self.counts.get((True, None), 0) + valid_rows
+        if valid_rows < table.num_rows:
+            reasons = pc.value_counts(pc.filter(table.column("reason"), pc.invert(valid)))
+            for reason, count in zip(reasons.field("values").to_pylist(), reasons.field("counts").to_pylist()):
+                self.counts[(False, reason)] = self.counts.get((False, reason), 0) + count
+
+    def batch(self, index: int) -> Any:
+        """The counts as rows of COUNTS_SCHEMA for range `index` (one row of count 0 if none)."""
+        rows: list[tuple[bool | None, str | None, int]] = [(valid, reason, count) for (valid, reason), count in self.counts.items()]
+        rows = rows or [(None, None, 0)]
+        return pa.RecordBatch.from_arrays(
+            [pa.array([index] * len(rows), pa.int64()), pa.array([row[0] for row in rows], pa.bool_()),
+             pa.array([row[1] for row in rows], pa.string()), pa.array([row[2] for row in rows], pa.int64())],
+            schema=COUNTS_SCHEMA)
