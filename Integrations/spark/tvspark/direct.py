@@ -24,7 +24,7 @@ from .options import ConfigError, JobOptions
 from .range_writer import COUNTS_DDL, OUTPUT_SCHEMA, TEMPORARY, ParquetChoices, part_name, write_range
 from .ranges import ByteRange, LocalFile, NotDirect, input_files, local_path, plan_ranges, range_size
 from .ship import Shipment
-from .worker_imports import keep_spark_archive_directories
+from .worker_setup import lighten_worker
 from .sizing import conf_bytes
 from .summary import Summary, tally, write_summary
 
@@ -102,7 +102,7 @@ def _compressed(spark: SparkSession, files: list[LocalFile]) -> str | None:
 
 def range_partition(plan: DirectPlan, batches: Iterable[Any]) -> Iterator[Any]:
     """The task (mapInArrow over range_rows): range indexes in, each range's counts out."""
-    keep_spark_archive_directories()
+    lighten_worker()
     for batch in batches:
         for index in batch.column(0).to_pylist():
             yield write_range(plan.argv(), plan.ranges[index], plan.output, plan.parquet)

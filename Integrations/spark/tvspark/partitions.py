@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from .child import VerifyError, VerifyProcess
 from .options import JobOptions
 from .ship import Shipment
-from .worker_imports import keep_spark_archive_directories
+from .worker_setup import lighten_worker
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -45,7 +45,7 @@ def source_name(file_path: str) -> str:
 def lines_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """file_path, block_start, value (one row per line of a file split, in file order) in;
     source, line and the answer's columns out, one row per non-blank line."""
-    keep_spark_archive_directories()
+    lighten_worker()
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -98,7 +98,7 @@ def lines_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterat
 
 def table_partition(plan: TaskPlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """A table's rows in; the same rows with the answer's columns added out."""
-    keep_spark_archive_directories()
+    lighten_worker()
     import pyarrow as pa
 
     from .answer_batch import ANSWER_ARROW_FIELDS, answer_columns

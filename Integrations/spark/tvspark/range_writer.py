@@ -45,7 +45,7 @@ class ParquetChoices:
 
     compression: str
     plain_columns: tuple[str, ...]
-    row_group_bytes: int = 64 << 20
+    row_group_bytes: int = 16 << 20
 
 
 def part_name(index: int) -> str:

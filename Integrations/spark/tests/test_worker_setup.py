@@ -1,13 +1,16 @@
-"""worker_imports: only the importers of Spark's own archives keep their directories."""
+"""worker_setup: only the importers of Spark's own archives keep their directories; the objects
+alive at a worker's first task are frozen once."""
 
 from __future__ import annotations
 
+import gc
 import sys
 import zipfile
 import zipimport
 from pathlib import Path
 
-from tvspark.worker_imports import keep_spark_archive_directories
+from tvspark import worker_setup
+from tvspark.worker_setup import keep_spark_archive_directories, lighten_worker
 
 
 def _archive(path: Path, module: str = "first_module") -> str:
@@ -22,15 +25,33 @@ def test_spark_archives_keep_their_directory_and_other_zips_do_not(tmp_path: Pat
     py4j_zip = _archive(tmp_path / "python" / "lib" / "py4j-0.10.9.9-src.zip")
     user_zip = _archive(tmp_path / "files" / "pyspark.zip")  # a job's own zip, not in Spark's lib
     importers = {path: zipimport.zipimporter(path) for path in (spark_zip, py4j_zip, user_zip)}
+    package = zipimport.zipimporter(spark_zip + "/package")  # a package's importer inside Spark's zip
     sys.path_importer_cache.update(importers)
+    sys.path_importer_cache[spark_zip + "/package"] = package
     try:
-        assert keep_spark_archive_directories() >= 2
+        assert keep_spark_archive_directories() >= 3
         for path, importer in importers.items():
             _archive(Path(path), "second_module")  # the archive changes on disk
             importer.invalidate_caches()
             kept = path != user_zip  # Spark's archives keep the directory they read; others read it again
             assert (importer.find_spec("first_module") is not None) is kept
             assert (importer.find_spec("second_module") is not None) is not kept
+        assert package.invalidate_caches is importers[spark_zip].invalidate_caches
     finally:
+        sys.path_importer_cache.pop(spark_zip + "/package", None)
         for path in importers:
             sys.path_importer_cache.pop(path, None)
+
+
+def test_the_first_task_freezes_what_is_alive_then_and_later_ones_do_not() -> None:
+    worker_setup._frozen = False
+    try:
+        lighten_worker()
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        made_later = [[index] for index in range(1000)]  # tracked by the collector, made after the freeze
+        lighten_worker()
+        assert gc.get_freeze_count() == frozen and made_later
+    finally:
+        gc.unfreeze()
+        worker_setup._frozen = False
