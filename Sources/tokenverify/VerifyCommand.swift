@@ -157,6 +157,11 @@ extension TokenVerify {
                 throw ValidationError("--threads must be between 1 and 512")
             }
             if maxLineBytes < 16 { throw ValidationError("--max-line-bytes must be at least 16") }
+            if outputFormat == .arrow, maxLineBytes > AnswerColumns.maxLineBytes {
+                throw ValidationError(
+                    "--output-format arrow answers lines of at most \(AnswerColumns.maxLineBytes) bytes (--max-line-bytes)"
+                )
+            }
             if !reloadInterval.isFinite || reloadInterval < 0 {
                 throw ValidationError("--reload-interval must be a non-negative number of seconds")
             }

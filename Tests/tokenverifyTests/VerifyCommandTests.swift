@@ -178,6 +178,18 @@ import TokenVerifier
         #expect(small.answers.map { $0["reason"] as? String } == ["malformed_request", "malformed_token"])
     }
 
+    @Test func arrowOutputBoundsTheLineLengthItAnswers() throws {
+        let space = try Workspace()
+        let token = space.token()
+        let tooLong = try Tool.run(
+            space.verifyArguments + ["--output-format", "arrow", "--max-line-bytes", "268435457"], input: token)
+        #expect(tooLong.status == 2 && tooLong.stdout.isEmpty)
+        #expect(tooLong.stderr.contains("--output-format arrow answers lines of at most 268435456 bytes"))
+        let atTheBound = try Tool.run(
+            space.verifyArguments + ["--output-format", "arrow", "--max-line-bytes", "268435456"], input: token)
+        #expect(atTheBound.status == 0 && !atTheBound.stdout.isEmpty && !atTheBound.stdout.hasPrefix("{"))
+    }
+
     @Test func auditListsEveryFailure() throws {
         let space = try Workspace()
         try space.write("revocations.jsonl", #"{"jti":"t-1"}"#)

@@ -24,8 +24,14 @@ package struct AnswerColumns {
         ArrowIPC.schemaMessage(fields(audit: audit))
     }
 
-    /// The rows are written once one of the texts' columns passes this many bytes, so that the
-    /// 32-bit offsets never overflow (a line holds at most a few hundred megabytes): 1 GiB.
+    /// The longest line the Arrow format answers (`--max-line-bytes` at most): 256 MiB. A text
+    /// of its answer holds at most 4.5 bytes a byte of the line (three quarters of the line
+    /// decoded, each byte escaped in at most six in `aud`'s JSON text), so at most 1.125 GiB.
+    package static let maxLineBytes = 256 << 20
+
+    /// The rows are written once one of the texts' columns holds more than this many bytes:
+    /// 768 MiB, so that with one more answer's text a column stays below 2 GiB and its 32-bit
+    /// offsets never overflow.
     private let fullBytes: Int
     private let audit: Bool
     private var line = ArrowInt64Column()
@@ -46,7 +52,7 @@ package struct AnswerColumns {
     /// The rows so far.
     package private(set) var count = 0
 
-    package init(audit: Bool, fullBytes: Int = 1 << 30) {
+    package init(audit: Bool, fullBytes: Int = 768 << 20) {
         self.audit = audit
         self.fullBytes = fullBytes
     }
