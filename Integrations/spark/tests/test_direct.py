@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import AT, ODD_LINES, REPO, SPARK_DIR, DataSet, verify_file
@@ -346,17 +345,16 @@ def test_odd_lines_across_many_ranges(spark: Any, tool: str, binary: str, datase
 
 
 def test_each_range_is_a_task_of_its_own(spark: Any) -> None:
-    def where(batches: Iterator[Any]) -> Iterator[Any]:
+    def where(indexes: Iterator[int]) -> Iterator[tuple[int, int]]:
         from pyspark import TaskContext
 
-        ids = [value for batch in batches for value in batch.column(0).to_pylist()]
         context = TaskContext.get()
         assert context is not None
-        yield pa.RecordBatch.from_pydict({"partition": [context.partitionId()] * len(ids), "id": ids},
-                                         schema=pa.schema([("partition", pa.int64()), ("id", pa.int64())]))
+        for index in indexes:
+            yield context.partitionId(), index
 
-    rows = direct.range_rows(spark, 9).mapInArrow(where, "partition bigint, id bigint").collect()
-    assert sorted((row["partition"], row["id"]) for row in rows) == [(index, index) for index in range(9)]
+    rows = direct.range_indexes(spark, 9).mapPartitions(where).collect()
+    assert sorted(rows) == [(index, index) for index in range(9)]
 
 
 DIES_ONCE = '''#!{python}

@@ -31,7 +31,6 @@ from .ranges import ByteRange
 OUTPUT_SCHEMA = pa.schema([pa.field("source", pa.string()), pa.field("line", pa.int64()), *ANSWER_ARROW_FIELDS])
 # What a task returns to the driver: its answers counted by (valid, reason); a range without
 # answers returns one row with count 0, so that every range is heard from.
-COUNTS_DDL = "range bigint, valid boolean, reason string, count bigint"
 COUNTS_SCHEMA = pa.schema([pa.field("range", pa.int64()), pa.field("valid", pa.bool_()),
                            pa.field("reason", pa.string()), pa.field("count", pa.int64())])
 TEMPORARY = "_temporary"
