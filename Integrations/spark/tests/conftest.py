@@ -83,6 +83,19 @@ def spark() -> Iterator[Any]:
     session.stop()
 
 
+def main_in_job_group(spark: Any, argv: list[str], group: str) -> tuple[int, list[int]]:
+    """Runs the job's main with `argv` inside Spark job group `group`: its exit status, and the
+    Spark jobs it started (none, for a job refused before any task)."""
+    from tvspark import job
+
+    spark.sparkContext.setJobGroup(group, f"tokenverify-spark test: {group}")
+    try:
+        status = job.main(argv)
+    finally:
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    return status, list(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
+
+
 def verify_file(binary: str, path: str, *flags: str) -> list[dict[str, Any]]:
     """The single-process answers for one file."""
     result = subprocess.run([binary, "verify", "--quiet", *flags, path], capture_output=True, check=True)

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import AT, ODD_LINES, REPO, SPARK_DIR, DataSet, verify_file
+from conftest import AT, ODD_LINES, REPO, SPARK_DIR, DataSet, main_in_job_group, verify_file
 from test_job import assert_same_answers, job_options
 
 from tvspark import direct, job, options, ranges
@@ -470,15 +470,10 @@ def test_direct_on_fails_before_any_task_saying_why(spark: Any, tool: str, tmp_p
                                                     argv_tail: list[str], message: str) -> None:
     argv = ["--tokenverify", tool, *DEMO_FLAGS, "--input", str(DEMO / "requests.jsonl"), "--output", str(tmp_path / "out"),
             "--direct", "on", *argv_tail]
-    group = "tokenverify-direct-on"
-    spark.sparkContext.setJobGroup(group, "--direct on that cannot be")
-    try:
-        status = job.main(argv)
-    finally:
-        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    status, jobs = main_in_job_group(spark, argv, "tokenverify-direct-on")
     assert status == 2
     assert f"tokenverify-spark: --direct on: the direct path cannot run this job: {message}" in capsys.readouterr().err
-    assert list(spark.sparkContext.statusTracker().getJobIdsForGroup(group)) == []
+    assert jobs == []
     assert not (tmp_path / "out").exists()
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import AT, REPO, SPARK_DIR, DataSet, missing, verify_file
+from conftest import AT, REPO, SPARK_DIR, DataSet, main_in_job_group, missing, verify_file
 from fail_once import FailOnce, after_each_batch
 
 from tvspark import direct, job, options, partitions
@@ -135,15 +135,10 @@ def test_a_bad_key_file_fails_before_any_task_with_tokenverifys_message(
     assert own.returncode == 2 and own.stderr
     argv = ["--tokenverify", tool, "--keys", str(bad), "--at", AT, "--input", dataset.files[0],
             "--output", str(tmp_path / "out"), "--direct", direct_mode]
-    group = "tokenverify-bad-keys"
-    spark.sparkContext.setJobGroup(group, "bad key file")
-    try:
-        status = job.main(argv)
-    finally:
-        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    status, jobs = main_in_job_group(spark, argv, "tokenverify-bad-keys")
     assert status == 2
     assert own.stderr.decode().strip() in capsys.readouterr().err
-    assert list(spark.sparkContext.statusTracker().getJobIdsForGroup(group)) == []
+    assert jobs == []
     assert not (tmp_path / "out").exists()
 
 

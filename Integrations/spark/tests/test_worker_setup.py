@@ -45,6 +45,8 @@ def test_spark_archives_keep_their_directory_and_other_zips_do_not(tmp_path: Pat
 
 def test_the_first_task_freezes_what_is_alive_then_and_later_ones_do_not() -> None:
     worker_setup._frozen = False
+    gc.unfreeze()
+    assert gc.get_freeze_count() == 0
     try:
         lighten_worker()
         frozen = gc.get_freeze_count()
