@@ -23,17 +23,20 @@ def _archive(path: Path, module: str = "first_module") -> str:
 def test_spark_archives_keep_their_directory_and_other_zips_do_not(tmp_path: Path) -> None:
     spark_zip = _archive(tmp_path / "python" / "lib" / "pyspark.zip")
     py4j_zip = _archive(tmp_path / "python" / "lib" / "py4j-0.10.9.9-src.zip")
+    core_jar = _archive(tmp_path / "jars" / "spark-core_2.13-4.1.4.jar")
     user_zip = _archive(tmp_path / "files" / "pyspark.zip")  # a job's own zip, not in Spark's lib
-    importers = {path: zipimport.zipimporter(path) for path in (spark_zip, py4j_zip, user_zip)}
+    user_jar = _archive(tmp_path / "files" / "spark-core_2.13-4.1.4.jar")  # nor in Spark's jars
+    other_jar = _archive(tmp_path / "jars" / "library.jar")  # in Spark's jars, not its core
+    importers = {path: zipimport.zipimporter(path) for path in (spark_zip, py4j_zip, core_jar, user_zip, user_jar, other_jar)}
     package = zipimport.zipimporter(spark_zip + "/package")  # a package's importer inside Spark's zip
     sys.path_importer_cache.update(importers)
     sys.path_importer_cache[spark_zip + "/package"] = package
     try:
-        assert keep_spark_archive_directories() >= 3
+        assert keep_spark_archive_directories() >= 4
         for path, importer in importers.items():
             _archive(Path(path), "second_module")  # the archive changes on disk
             importer.invalidate_caches()
-            kept = path != user_zip  # Spark's archives keep the directory they read; others read it again
+            kept = path in (spark_zip, py4j_zip, core_jar)  # Spark's archives keep the directory they read; others read it again
             assert (importer.find_spec("first_module") is not None) is kept
             assert (importer.find_spec("second_module") is not None) is not kept
         assert package.invalidate_caches is importers[spark_zip].invalidate_caches

@@ -3,10 +3,11 @@
 
 - Before each task, PySpark's worker calls `importlib.invalidate_caches()` (`setup_spark_files`),
   which makes every zip importer on `sys.path` read its archive's directory again. The worker's
-  path holds Spark's own `pyspark.zip` and py4j's source zip (`$SPARK_HOME/python/lib`), and each
-  package imported from them has an importer of its own that reads the whole archive again:
-  thousands of entries a dozen times, about 0.1 CPU seconds a task here. Those two archives never
-  change while a worker lives, so their importers are told to keep their directories; any other
+  path holds Spark's own `pyspark.zip` and py4j's source zip (`$SPARK_HOME/python/lib`) and the
+  jar of Spark's core classes (`$SPARK_HOME/jars/spark-core_*.jar`, put there by PySpark), and
+  each package looked up in them has an importer of its own that reads the whole archive again:
+  tens of thousands of entries, about 0.1 CPU seconds a task here. Those archives never change
+  while a worker lives, so their importers are told to keep their directories; any other
   importer (a zip the job adds with addPyFile, a folder) is left as it is.
 - After each task, the worker runs a full garbage collection, which walks every object of
   pyspark, pyarrow and numpy the worker imported. The first task in a worker moves the objects
@@ -21,8 +22,9 @@ import os
 import sys
 import zipimport
 
-# Spark's own archives on a worker's path: `pyspark.zip` and `py4j-<version>-src.zip`.
-_SPARK_ARCHIVES = ("pyspark.zip", "py4j-")
+# Spark's own archives on a worker's path, by folder: `pyspark.zip` and `py4j-<version>-src.zip`
+# in `python/lib`, the core jar (`spark-core_<scala>-<version>.jar`) in `jars`.
+_SPARK_ARCHIVES = {"lib": (("pyspark.zip", "py4j-"), ".zip"), "jars": (("spark-core_",), ".jar")}
 _frozen = False
 
 
@@ -47,7 +49,8 @@ def keep_spark_archive_directories() -> int:
             continue
         archive = importer.archive  # the zip file, also for a package's importer inside it
         name = os.path.basename(archive)
-        if name.endswith(".zip") and name.startswith(_SPARK_ARCHIVES) and os.path.basename(os.path.dirname(archive)) == "lib":
+        prefixes, suffix = _SPARK_ARCHIVES.get(os.path.basename(os.path.dirname(archive)), ((), ""))
+        if prefixes and name.startswith(prefixes) and name.endswith(suffix):
             importer.invalidate_caches = _keeps_directory  # type: ignore[method-assign]
             kept += 1
     return kept
