@@ -16,6 +16,16 @@ public enum AnswerFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// Most lines in one chunk of work, and so in one record batch: a batch reader pays per batch
+    /// (a message to decode, a wake-up to read it), so Arrow batches are larger than the chunks
+    /// that JSON lines are answered in; chunks still shrink when little input is waiting.
+    public var chunkLines: Int {
+        switch self {
+        case .json: 256
+        case .arrow: 2048
+        }
+    }
+
     /// What the output ends with (nothing, or Arrow's end-of-stream marker).
     public var streamEnd: [UInt8] {
         switch self {

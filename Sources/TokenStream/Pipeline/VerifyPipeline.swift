@@ -36,7 +36,7 @@ public final class VerifyPipeline: @unchecked Sendable {
         public var maxLineBytes: Int
         /// Answer lines as soon as they are ready instead of in input order.
         public var unordered: Bool
-        /// Most lines in one chunk of work.
+        /// Most lines in one chunk of work (the format's `chunkLines` unless given).
         public var maxChunkLines: Int
         /// Called about once a second with the running totals (a progress line).
         public var progress: (@Sendable (RunSummary, Double) -> Void)?
@@ -45,13 +45,13 @@ public final class VerifyPipeline: @unchecked Sendable {
 
         public init(
             threads: Int = activeProcessorCount(), maxLineBytes: Int = 64 * 1024, unordered: Bool = false,
-            maxChunkLines: Int = 256, progress: (@Sendable (RunSummary, Double) -> Void)? = nil,
+            maxChunkLines: Int? = nil, progress: (@Sendable (RunSummary, Double) -> Void)? = nil,
             format: AnswerFormat = .json
         ) {
             self.threads = max(1, threads)
             self.maxLineBytes = max(1, maxLineBytes)
             self.unordered = unordered
-            self.maxChunkLines = max(1, maxChunkLines)
+            self.maxChunkLines = max(1, maxChunkLines ?? format.chunkLines)
             self.progress = progress
             self.format = format
         }
