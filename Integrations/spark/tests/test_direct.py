@@ -54,6 +54,7 @@ def script(path: Path, text: str) -> str:
 def test_ranges_start_at_lines_and_know_the_lines_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          chunk: int, seed: int) -> None:
     monkeypatch.setattr(ranges, "_SCAN_CHUNK", chunk)
+    monkeypatch.setattr(ranges, "_WINDOW", max(1, chunk // 2))
     chooser = random.Random(seed)
     parts = []
     for _ in range(chooser.randrange(0, 300)):
@@ -92,13 +93,26 @@ def test_ranges_start_at_lines_and_know_the_lines_before(tmp_path: Path, monkeyp
     assert [piece.start for piece in got[1:]] == sorted(wanted)
 
 
-def test_a_file_that_changed_since_it_was_listed_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("listed, now", [(b"a\nb\n", b"a\nb\nc\n"), (b"", b"a\n"), (b"a\nb\nc\n", b"a\n")])
+def test_a_file_that_changed_since_it_was_listed_is_refused(tmp_path: Path, listed: bytes, now: bytes) -> None:
     path = tmp_path / "f"
-    path.write_bytes(b"a\nb\n")
-    listed = local_file(path)
-    path.write_bytes(b"a\nb\nc\n")
+    path.write_bytes(listed)
+    planned = local_file(path)
+    path.write_bytes(now)
     with pytest.raises(ValueError, match="changed"):
-        ranges.plan_ranges([listed], 2)
+        ranges.plan_ranges([planned], 2)
+
+
+def test_each_file_numbers_its_lines_from_its_start_also_when_listed_twice(tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.write_bytes(b"1\n2\n3\n4\n5")
+    second.write_bytes(b"6\n7\n")
+    files = [local_file(first), local_file(second), local_file(first)]
+    got = [(piece.file.path, piece.start, piece.end, piece.first_line, piece.lines) for piece in ranges.plan_ranges(files, 4)]
+    a, b = str(first), str(second)
+    # a's 9 bytes in three parts: cuts at bytes 3 and 6 move on to the line starts 4 and 6
+    assert got == [(a, 0, 4, 0, 2), (a, 4, 6, 2, 1), (a, 6, 9, 3, 2), (b, 0, 4, 0, 2),
+                   (a, 0, 4, 0, 2), (a, 4, 6, 2, 1), (a, 6, 9, 3, 2)]
 
 
 def test_local_paths_as_spark_takes_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -40,11 +40,12 @@ _CODECS = {"none": "none", "uncompressed": "none", "snappy": "snappy", "gzip": "
 @dataclass(frozen=True)
 class DirectInput:
     """What the driver found the direct path possible with: the input files in order, the
-    output folder's local path, and the Parquet codec."""
+    output folder's local path, the Parquet codec, and once planned, the ranges."""
 
     files: list[LocalFile]
     output: str
     compression: str
+    ranges: tuple[ByteRange, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,18 @@ def inspect(spark: SparkSession, options: JobOptions) -> DirectInput:
     if codec not in _CODECS:
         raise NotDirect(f"spark.sql.parquet.compression.codec {codec} is not one it writes ({', '.join(_CODECS)})")
     return DirectInput(files, output, _CODECS[codec])
+
+
+def plan(spark: SparkSession, found: DirectInput) -> DirectInput:
+    """The input with its ranges: the files cut as Spark sizes its file splits; ConfigError
+    where a file cannot be read or changed since it was listed."""
+    size = range_size(sum(file.size for file in found.files), int(spark.sparkContext.defaultParallelism),
+                      conf_bytes(spark, "spark.sql.files.maxPartitionBytes", "128m"),
+                      conf_bytes(spark, "spark.sql.files.openCostInBytes", "4m"))
+    try:
+        return replace(found, ranges=tuple(plan_ranges(found.files, size)))
+    except (OSError, ValueError) as error:
+        raise ConfigError(str(error)) from error
 
 
 def _compressed(spark: SparkSession, files: list[LocalFile]) -> str | None:
@@ -123,16 +136,9 @@ def range_indexes(spark: SparkSession, count: int) -> RDD[int]:
 
 def run(spark: SparkSession, options: JobOptions, found: DirectInput, shipment: Shipment, at: str, threads: int,
         plain_columns: tuple[str, ...], started: float) -> Summary:
-    """Runs the job on the direct path (its configuration already checked); `started` is when
-    the job began, for the phases' times."""
-    output = found.output
-    size = range_size(sum(file.size for file in found.files), int(spark.sparkContext.defaultParallelism),
-                      conf_bytes(spark, "spark.sql.files.maxPartitionBytes", "128m"),
-                      conf_bytes(spark, "spark.sql.files.openCostInBytes", "4m"))
-    try:
-        ranges = tuple(plan_ranges(found.files, size))
-    except (OSError, ValueError) as error:
-        raise ConfigError(str(error)) from error
+    """Runs the job on the direct path (its configuration already checked, its input planned);
+    `started` is when the job began, for the phases' times."""
+    output, ranges = found.output, found.ranges
     _prepare_output(output, options, found.files)
     os.makedirs(os.path.join(output, TEMPORARY))
     plan = DirectPlan(options, shipment, at, threads, ranges, output,

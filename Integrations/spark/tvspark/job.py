@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Sequence
 
 from . import direct
@@ -55,12 +56,11 @@ def check_configuration(options: JobOptions, at: str) -> None:
         raise ConfigError(message or f"{options.tokenverify} verify exited with status {result.returncode} on empty input")
 
 
-def check_arrow_output(options: JobOptions, at: str) -> str | None:
-    """The configuration check with `--output-format arrow` (the direct path's children): None
-    when the binary answers empty input with an empty Arrow stream of the expected columns; else
-    why it cannot serve the direct path, once check_configuration has passed (it raises
-    ConfigError where the configuration itself is bad)."""
-    result = _run_check(options, at, ARROW_FLAGS)
+def arrow_output_problem(options: JobOptions, at: str, result: subprocess.CompletedProcess[bytes]) -> str | None:
+    """What the configuration check with `--output-format arrow` (the direct path's children)
+    found: None when the binary answered empty input with an empty Arrow stream of the expected
+    columns; else why it cannot serve the direct path, once check_configuration has passed (it
+    raises ConfigError where the configuration itself is bad)."""
     problem = empty_stream_problem(result.stdout) if result.returncode == 0 else None
     if result.returncode == 0 and problem is None:
         return None
@@ -72,29 +72,38 @@ def check_arrow_output(options: JobOptions, at: str) -> str | None:
 
 
 def direct_input(spark: SparkSession, options: JobOptions, at: str) -> direct.DirectInput | None:
-    """Runs the configuration check and picks the path: the direct path's input where it runs
-    the job, None where Spark reads and writes (--direct off; auto where the direct path cannot
-    run, said on stderr for lines to Parquet). With --direct on, ConfigError saying why not."""
+    """Runs the configuration check and picks the path: the direct path's input, planned, where
+    it runs the job; None where Spark reads and writes (--direct off; auto where the direct path
+    cannot run, said on stderr for lines to Parquet). With --direct on, ConfigError saying why
+    not. The check (the binary with `--output-format arrow` on empty input, which also checks
+    the configuration) runs while the driver inspects and plans the input; a bad configuration
+    is reported before any problem with the input."""
     if options.direct == "off":
         check_configuration(options, at)
         return None
-    try:
-        found: direct.DirectInput | None = direct.inspect(spark, options)
-        reason = None
-    except NotDirect as error:
-        found, reason = None, str(error)
+    found: direct.DirectInput | None = None
+    reason: str | None = None
+    planning: ConfigError | None = None
+    with ThreadPoolExecutor(1, thread_name_prefix="tokenverify-check") as pool:
+        arrow_check = pool.submit(_run_check, options, at, ARROW_FLAGS)
+        try:
+            found = direct.plan(spark, direct.inspect(spark, options))
+        except NotDirect as error:
+            reason = str(error)
+        except ConfigError as error:
+            planning = error
+        problem = arrow_output_problem(options, at, arrow_check.result())
+    if reason is None and planning is None:
+        reason = problem
+    if reason is not None:
         if options.direct == "on":
-            raise ConfigError(f"--direct on: the direct path cannot run this job: {reason}") from None
-        check_configuration(options, at)
-    if found is not None:
-        reason = check_arrow_output(options, at)
-    if reason is None:
-        return found
-    if options.direct == "on":
-        raise ConfigError(f"--direct on: the direct path cannot run this job: {reason}")
-    if options.input_format == "lines" and options.output_format == "parquet":
-        print(f"tokenverify-spark: Spark reads and writes (the direct path cannot: {reason})", file=sys.stderr)
-    return None
+            raise ConfigError(f"--direct on: the direct path cannot run this job: {reason}")
+        if options.input_format == "lines" and options.output_format == "parquet":
+            print(f"tokenverify-spark: Spark reads and writes (the direct path cannot: {reason})", file=sys.stderr)
+        return None
+    if planning is not None:
+        raise planning
+    return found
 
 
 def read_lines(spark: SparkSession, inputs: Sequence[str]) -> DataFrame:

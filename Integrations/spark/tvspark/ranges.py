@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import os
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-_SCAN_CHUNK = 1 << 24
+# Bytes read at a time: to count lines (a buffer that stays in the cache), and to find a line
+# start after a cut.
+_SCAN_CHUNK = 1 << 20
+_WINDOW = 1 << 16
 # Characters that make Spark read a path as a glob pattern (SparkHadoopUtil.isGlobPath).
 _GLOB = set("{}[]*?\\")
 
@@ -127,50 +131,81 @@ def range_size(total_bytes: int, parallelism: int, max_bytes: int, min_bytes: in
 def plan_ranges(files: Sequence[LocalFile], size: int) -> list[ByteRange]:
     """Each file cut into about `size`-byte ranges at line starts (a file of n × `size` bytes
     into n equal parts, each moved on to the next line start; a line longer than a part takes
-    the cuts inside it), numbered in order; an empty file has none. Reads every file once."""
-    ranges: list[ByteRange] = []
+    the cuts inside it), numbered in order; an empty file has none. The ranges' lines are
+    counted in parallel, a thread a core, so that the plan reads the input at the speed of all
+    the driver's cores. ValueError when a file is not as long as it was listed (it changed
+    while the job started)."""
+    pieces: list[tuple[LocalFile, int, int]] = []
     for file in files:
-        pieces = max(1, -(-file.size // size))
-        cuts = [file.size * piece // pieces for piece in range(1, pieces)]
-        for start, end, first_line, lines in file_ranges(file, cuts):
-            ranges.append(ByteRange(len(ranges), file, start, end, first_line, lines))
+        parts = max(1, -(-file.size // size))
+        starts = line_starts(file, [file.size * part // parts for part in range(1, parts)])
+        pieces.extend((file, start, end) for start, end in zip(starts, [*starts[1:], file.size]))
+    workers = max(1, min(len(pieces), os.cpu_count() or 1))
+    if workers > 1:
+        with ThreadPoolExecutor(workers, thread_name_prefix="tokenverify-plan") as pool:
+            counts = list(pool.map(lambda piece: count_lines(*piece), pieces))
+    else:
+        counts = [count_lines(*piece) for piece in pieces]
+    ranges: list[ByteRange] = []
+    first_line = 0
+    for (file, start, end), lines in zip(pieces, counts):
+        first_line = first_line if start else 0  # a file's ranges come in order, from its start
+        ranges.append(ByteRange(len(ranges), file, start, end, first_line, lines))
+        first_line += lines
     return ranges
 
 
-def file_ranges(file: LocalFile, cuts: Sequence[int]) -> list[tuple[int, int, int, int]]:
-    """(start, end, lines before, lines) of the ranges one file is cut into at the first line
-    start at or after each of the ascending `cuts`, from one read of the file. ValueError when
-    the file is not as long as it was listed (it changed while the job started)."""
-    boundaries: list[tuple[int, int]] = []  # (a line start, the `\n` before it)
-    newlines = 0
-    seen = 0
-    last_byte = ord("\n")
-    pending = 0
-    buffer = bytearray(_SCAN_CHUNK)
-    values = np.frombuffer(buffer, np.uint8)  # counted with numpy: several times bytearray.count's speed
+def line_starts(file: LocalFile, cuts: Sequence[int]) -> list[int]:
+    """The starts of a file's ranges: 0, then the first line start at or after each of the
+    ascending `cuts` that is inside the file, each once (a line starts at p when byte p - 1 is
+    `\n`); none for an empty file. Reads only around the cuts."""
+    starts = [0]
     with open(file.path, "rb", buffering=0) as reader:
-        while True:
-            got = reader.readinto(buffer)
+        size = os.fstat(reader.fileno()).st_size
+        if size != file.size:
+            raise ValueError(f"{file.path} has {size} bytes, not the {file.size} listed (it changed while the job started?)")
+        if not size:
+            return []
+        for cut in cuts:
+            if cut <= starts[-1]:
+                continue  # a line that holds several cuts: they all move on to the same start
+            position = cut - 1
+            while position < file.size:
+                window = os.pread(reader.fileno(), _WINDOW, position)
+                if not window:
+                    raise ValueError(_changed(file, position))
+                found = window.find(b"\n")
+                if found >= 0:
+                    boundary = position + found + 1
+                    if boundary < file.size and boundary != starts[-1]:
+                        starts.append(boundary)
+                    break
+                position += len(window)
+    return starts
+
+
+def count_lines(file: LocalFile, start: int, end: int) -> int:
+    """The lines in bytes `start` to `end` of a file, where `start` is a line start and `end`
+    one too or the file's end: its `\n`s, and one more for a last line without `\n`."""
+    buffer = bytearray(min(_SCAN_CHUNK, max(1, end - start)))
+    values = np.frombuffer(buffer, np.uint8)
+    newline = np.empty(len(buffer), np.bool_)
+    lines = 0
+    last_byte = ord("\n")
+    with open(file.path, "rb", buffering=0) as reader:
+        position = start
+        while position < end:
+            view = memoryview(buffer)[:min(len(buffer), end - position)]
+            got = os.preadv(reader.fileno(), [view], position)
             if not got:
-                break
-            while pending < len(cuts):
-                look = max(cuts[pending] - 1, seen) - seen  # a line starts at p when byte p - 1 is `\n`
-                if look >= got:
-                    break
-                found = buffer.find(b"\n", look, got)
-                if found < 0:
-                    break
-                boundary = seen + found + 1
-                if boundary < file.size and (not boundaries or boundaries[-1][0] != boundary):
-                    boundaries.append((boundary, newlines + int(np.count_nonzero(values[:found + 1] == ord("\n")))))
-                pending += 1
-            newlines += int(np.count_nonzero(values[:got] == ord("\n")))
+                raise ValueError(_changed(file, position))
+            # counted with numpy (it lets go of the GIL): several times bytearray.count's speed
+            np.equal(values[:got], ord("\n"), out=newline[:got])
+            lines += int(np.count_nonzero(newline[:got]))
             last_byte = int(values[got - 1])
-            seen += got
-    if seen != file.size:
-        raise ValueError(f"{file.path} has {seen} bytes, not the {file.size} listed (it changed while the job started?)")
-    if not file.size:
-        return []
-    starts = [(0, 0), *boundaries]
-    ends = [*boundaries, (file.size, newlines + int(last_byte != ord("\n")))]
-    return [(start, end, before, after - before) for (start, before), (end, after) in zip(starts, ends)]
+            position += got
+    return lines + int(end == file.size and last_byte != ord("\n"))
+
+
+def _changed(file: LocalFile, position: int) -> str:
+    return f"{file.path} ends at byte {position}, not at the {file.size} listed (it changed while the job started?)"

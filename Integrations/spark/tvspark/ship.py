@@ -14,11 +14,17 @@ import os
 import shutil
 import tarfile
 import tempfile
+import weakref
 import zipfile
 from dataclasses import dataclass
+from typing import Any
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
 _STAGE = os.path.join(tempfile.gettempdir(), f"tokenverify-spark-{os.getuid()}")
+# The staged paths each SparkContext has been given. A staged name is its content, so a later job
+# in the session that ships the same file adds nothing: Spark would only warn that the path was
+# added already, and PySpark would list the Python zip once more for every task.
+_ADDED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 
 
 def is_archive(path: str) -> bool:
@@ -140,11 +146,11 @@ def ship(spark: object, tokenverify: str, files: list[str]) -> Shipment:
         spark.addArtifacts(python, pyfile=True)  # type: ignore[attr-defined]
     else:
         context = spark.sparkContext  # type: ignore[attr-defined]
-        for staged in staged_files:
-            context.addFile(staged)
-        if archive:
-            context.addArchive(staged_tool)
-        else:
-            context.addFile(staged_tool)
-        context.addPyFile(python)
+        added = _ADDED.setdefault(context, set())
+        for staged, add in [*((staged, context.addFile) for staged in staged_files),
+                            (staged_tool, context.addArchive if archive else context.addFile),
+                            (python, context.addPyFile)]:
+            if staged not in added:
+                add(staged)
+                added.add(staged)
     return Shipment(names=names, tokenverify_name=os.path.basename(staged_tool), tokenverify_is_archive=archive)
