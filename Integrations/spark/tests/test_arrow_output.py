@@ -80,6 +80,29 @@ def test_the_demo_with_an_audience_list(binary: str) -> None:
     assert any(text and text.startswith("[") for text in table.column("aud").to_pylist())
 
 
+def test_an_audience_list_reads_the_same_on_both_of_the_jobs_paths(binary: str, tmp_path: Path) -> None:
+    """Control characters in an audience list: the direct path keeps the child's `aud` text, and
+    Spark's path writes the list it reads from the JSON answer as the same text."""
+    from test_answer_batch import batch_of
+    from tvspark.answer_batch import answer_columns
+
+    pair = json.loads(subprocess.run([binary, "keygen", "--alg", "Ed25519", "--kid", "k1"], capture_output=True,
+                                     check=True).stdout)
+    (tmp_path / "k1.jwk").write_text(json.dumps(pair["private_jwk"]))
+    (tmp_path / "k1.jwks").write_text(json.dumps(pair["public_jwks"]))
+    audience = ["car\b1", "c\fx\x1f\"q\\z\x7f", "café", "\u2028", "t\tn\nr\r"]
+    claims = {"iss": "issuer", "sub": "phone-1", "aud": audience, "jti": "j1", "iat": 1700000000,
+              "exp": 1900000000, "cmd": ["unlock"], "ch": ["ble"], "role": "owner"}
+    token = subprocess.run([binary, "sign", "--key", str(tmp_path / "k1.jwk")], input=json.dumps(claims).encode(),
+                           capture_output=True, check=True).stdout
+    flags = ("--keys", str(tmp_path / "k1.jwks"), "--at", AT)
+    table = assert_same(binary, *flags, stdin=token)
+    direct_text = table.column("aud").to_pylist()[0]
+    assert json.loads(direct_text) == audience and "\\u0008" in direct_text and "\\u000c" in direct_text
+    spark_text = answer_columns(batch_of(run(binary, *flags, stdin=token).splitlines())).column("aud").to_pylist()[0]
+    assert spark_text == direct_text
+
+
 def test_the_schema_and_an_empty_input(binary: str, dataset: DataSet) -> None:
     table = arrow_rows(binary, "--keys", dataset.keys, "--at", AT, stdin=b"\n  \n")
     assert table.num_rows == 0

@@ -184,6 +184,20 @@ def python_columns(lines: Sequence[bytes]) -> pa.Table:
     return pa.table(columns, schema=ANSWER_ARROW_SCHEMA)
 
 
+# The escapes of tokenverify's JSON writer: `\"`, `\\`, `\n`, `\r`, `\t`, and `\u00xx` for every other
+# control character (Python's json writes `\b` and `\f` for two of them).
+_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x20)} | {
+    0x22: '\\"', 0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
+
+
+def audience_text(audience: list[Any]) -> str:
+    """An audience list as its compact JSON text, written as tokenverify writes it (so the
+    `aud` column reads the same on Spark's path, on the direct path and in the JSON answer)."""
+    if all(isinstance(item, str) for item in audience):
+        return "[" + ",".join(f'"{item.translate(_ESCAPES)}"' for item in audience) + "]"
+    return json.dumps(audience, separators=(",", ":"), ensure_ascii=False)
+
+
 def _column_value(name: str, value: Any, line: bytes) -> Any:
     if value is None or name == "valid":
         return value
@@ -193,5 +207,5 @@ def _column_value(name: str, value: Any, line: bytes) -> Any:
     elif isinstance(value, str):
         return value
     elif name == "aud" and isinstance(value, list):
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return audience_text(value)
     raise AnswerError(f"unexpected {name} {value!r} in answer {line[:200]!r}")
