@@ -1,7 +1,7 @@
-"""The direct path (--direct): its plan (ranges, listing, local paths) and its task (write_range)
-without Spark, against the command and against children that misbehave; then in local[2]: the
-same rows as Spark's path, many ranges of odd lines, a child that dies once, the output folder,
-and where auto falls back and on refuses."""
+"""The direct path (--direct): its plan (ranges, tasks, listing, local paths) and its task
+(write_task) without Spark, against the command and against children that misbehave; then in
+local[2]: the same rows as Spark's path, many ranges of odd lines, a folder of many small files,
+a child that dies once, the output folder, and where auto falls back and on refuses."""
 
 from __future__ import annotations
 
@@ -22,8 +22,9 @@ from test_job import assert_same_answers, job_options
 
 from tvspark import direct, job, options, ranges
 from tvspark.child import VerifyError
-from tvspark.range_writer import COUNTS_SCHEMA, OUTPUT_SCHEMA, ParquetChoices, write_range
-from tvspark.ranges import ByteRange, LocalFile, NotDirect
+from tvspark.range_writer import COUNTS_SCHEMA, OUTPUT_SCHEMA, ParquetChoices, write_task
+from tvspark.ranges import ByteRange, LocalFile, NotDirect, RangeTask
+from tvspark.sizing import spark_split_size
 
 PARQUET = ParquetChoices("snappy", ("jti", "sub", "aud", "line"))
 DEMO = REPO / "Data" / "demo"
@@ -115,6 +116,52 @@ def test_each_file_numbers_its_lines_from_its_start_also_when_listed_twice(tmp_p
                    (a, 0, 4, 0, 2), (a, 4, 6, 2, 1), (a, 6, 9, 3, 2)]
 
 
+def test_a_file_knows_whether_it_ends_with_a_line_break(tmp_path: Path) -> None:
+    ended, open_ended = tmp_path / "a", tmp_path / "b"
+    ended.write_bytes(b"1\n2\n")
+    open_ended.write_bytes(b"1\n2")
+    got = ranges.plan_ranges([local_file(ended), local_file(open_ended)], 1 << 20)
+    assert [(piece.lines, piece.ends_with_newline) for piece in got] == [(2, True), (2, False)]
+
+
+def pieces(sizes: list[int], per_file: int = 1) -> list[ByteRange]:
+    """Ranges of files of these sizes (`per_file` ranges each), as plan_ranges would number them."""
+    made: list[ByteRange] = []
+    for number, size in enumerate(sizes):
+        file = LocalFile(f"/in/{number}", size * per_file, 0)
+        for part in range(per_file):
+            made.append(ByteRange(len(made), file, part * size, (part + 1) * size, part, 1))
+    return made
+
+
+def test_a_large_file_keeps_a_task_a_range() -> None:
+    size = 108 << 20  # Spark's split size for 212 MB on 2 cores
+    tasks = ranges.group_ranges(pieces([106 << 20], per_file=2), size, 4 << 20, 2)
+    assert [[piece.index for piece in task.ranges] for task in tasks] == [[0], [1]]
+    tasks = ranges.group_ranges(pieces([128 << 20], per_file=8), 128 << 20, 4 << 20, 2)
+    assert [task.index for task in tasks] == list(range(8)) and all(len(task.ranges) == 1 for task in tasks)
+
+
+@pytest.mark.parametrize("count, file_size, parallelism, tasks", [
+    (64, 3_400_000, 2, 4),  # Spark's split size 128 MB; (212 + 256) MB of cost
+    (100, 1000, 2, 4),  # 4 MB of cost each
+    (3, 1000, 2, 2),  # three tiny files on two cores
+    (5, 1000, 8, 5),  # never more tasks than ranges
+    (40, 100_000_000, 2, 32),  # 4 GB: each file is about one maxPartitionBytes' cost: four files a task
+])
+def test_small_files_are_shared_among_a_multiple_of_the_cores_in_order(count: int, file_size: int, parallelism: int,
+                                                                      tasks: int) -> None:
+    sizes = [file_size] * count
+    size = spark_split_size(sizes, parallelism, 128 << 20, 4 << 20)
+    grouped = ranges.group_ranges(pieces(sizes), size, 4 << 20, parallelism)
+    assert len(grouped) == tasks
+    assert [piece.index for task in grouped for piece in task.ranges] == list(range(count)), "each once, in order"
+    assert [task.index for task in grouped] == list(range(tasks))
+    lengths = [len(task.ranges) for task in grouped]
+    assert max(lengths) - min(lengths) <= 1, lengths
+    assert ranges.group_ranges([], size, 4 << 20, parallelism) == []
+
+
 def test_local_paths_as_spark_takes_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert ranges.local_path("a/../b.txt") == str(tmp_path / "b.txt")
@@ -178,7 +225,8 @@ def test_ranges_written_alone_give_the_commands_answers(binary: str, dataset: Da
     (output / "_temporary").mkdir(parents=True)
     planned = ranges.plan_ranges([local_file(source)], 4096)
     assert len(planned) > 8 and any(piece.first_line for piece in planned)
-    counts = [write_range(command(binary, dataset), piece, str(output), PARQUET) for piece in planned]
+    counts = [write_task(command(binary, dataset), RangeTask(piece.index, (piece,)), str(output), PARQUET)
+              for piece in planned]
     parts = sorted(output.glob("part-*.parquet"))
     assert [part.name for part in parts] == [f"part-{index:05d}.parquet" for index in range(len(planned))]
     assert os.listdir(output / "_temporary") == []
@@ -192,6 +240,29 @@ def test_ranges_written_alone_give_the_commands_answers(binary: str, dataset: Da
         key = "valid" if answer["valid"] else answer["reason"]
         want[key] = want.get(key, 0) + 1
     assert counted(counts) == want
+
+
+def test_one_child_answers_the_ranges_of_several_files(binary: str, dataset: DataSet, tmp_path: Path) -> None:
+    """A task of whole files (one without a line break at its end, one of blank lines only, one
+    empty line) in one child: each row gets its own file and line, as the command answers each."""
+    blank = tmp_path / "blank.txt"
+    blank.write_bytes(b"\n \n\t")
+    single = tmp_path / "single.txt"
+    single.write_bytes(Path(dataset.files[2]).read_bytes().splitlines()[0])  # one token, no line break
+    files = [dataset.files[1], str(blank), dataset.files[0], str(single), dataset.files[2], str(single)]
+    planned = ranges.plan_ranges([local_file(Path(path)) for path in files], 1 << 30)
+    assert [piece.ends_with_newline for piece in planned] == [False, False, True, False, True, False]
+    output = tmp_path / "out"
+    (output / "_temporary").mkdir(parents=True)
+    counts = write_task(command(binary, dataset), RangeTask(7, tuple(planned)), str(output), PARQUET)
+    rows = pq.read_table(output / "part-00007.parquet").to_pylist()
+    expected = {}
+    for path in files:
+        expected.update({(path, answer["line"]): answer for answer in verify_file(binary, path, *command(binary, dataset)[3:])})
+    assert_same_answers([row for row in rows if row["source"] != str(single)], {key: value for key, value in expected.items()
+                                                                               if key[0] != str(single)})
+    assert [(row["source"], row["line"]) for row in rows if row["source"] == str(single)] == [(str(single), 1)] * 2
+    assert sum(count for batch in [counts] for count in batch.column("count").to_pylist()) == len(rows)
 
 
 FAKE_CHILD = '''#!{python}
@@ -231,20 +302,20 @@ def fake_child(tmp_path: Path, body: str, reads_input: bool = True) -> list[str]
     return [script(tmp_path / "fake-tokenverify", text), "verify"]
 
 
-def three_lines(tmp_path: Path, size: int = 0) -> ByteRange:
+def three_lines(tmp_path: Path, size: int = 0) -> RangeTask:
     path = tmp_path / "in.txt"
     path.write_bytes(b"a\nb\nc\n" + b"#" * size)
-    return ByteRange(4, local_file(path), 0, 6 + size, 10, 3 + (1 if size else 0))
+    return RangeTask(4, (ByteRange(4, local_file(path), 0, 6 + size, 10, 3 + (1 if size else 0), not size),))
 
 
 def test_a_whole_stream_becomes_the_part_file(tmp_path: Path) -> None:
     (tmp_path / "out" / "_temporary").mkdir(parents=True)
-    piece = three_lines(tmp_path)
+    task = three_lines(tmp_path)
     argv = fake_child(tmp_path, "out.write(stream([1, 2], [], [3]))")
-    counts = write_range(argv, piece, str(tmp_path / "out"), PARQUET)
+    counts = write_task(argv, task, str(tmp_path / "out"), PARQUET)
     rows = pq.read_table(tmp_path / "out" / "part-00004.parquet").to_pylist()
-    assert [(row["source"], row["line"], row["valid"]) for row in rows] == [
-        (piece.file.path, 11, False), (piece.file.path, 12, True), (piece.file.path, 13, False)]
+    path = task.ranges[0].file.path
+    assert [(row["source"], row["line"], row["valid"]) for row in rows] == [(path, 11, False), (path, 12, True), (path, 13, False)]
     assert counted([counts]) == {"valid": 1, "expired": 2}
 
 
@@ -258,23 +329,23 @@ def test_a_whole_stream_becomes_the_part_file(tmp_path: Path) -> None:
     ("out.write(stream([1, 2, 3])); sys.stderr.write('boom'); sys.exit(3)", "exited with status 3.*boom"),
     ("out.write(stream([1, 3], [2]))", "do not rise strictly"),
     ("out.write(stream([2, 2]))", "do not rise strictly"),
-    ("out.write(stream([1, 4]))", "within the range's 3 lines"),
+    ("out.write(stream([1, 4]))", "within the task's 3 lines"),
     ("out.write(stream([1], of=pa.schema(list(schema)[:-1])))", "its Arrow columns are"),
 ])
 def test_a_misbehaving_child_fails_the_task_and_leaves_nothing(tmp_path: Path, body: str, message: str) -> None:
     (tmp_path / "out" / "_temporary").mkdir(parents=True)
     with pytest.raises(VerifyError, match=message):
-        write_range(fake_child(tmp_path, body), three_lines(tmp_path), str(tmp_path / "out"), PARQUET)
+        write_task(fake_child(tmp_path, body), three_lines(tmp_path), str(tmp_path / "out"), PARQUET)
     assert sorted(os.listdir(tmp_path / "out")) == ["_temporary"]
     assert os.listdir(tmp_path / "out" / "_temporary") == []
 
 
 def test_a_child_that_does_not_take_its_whole_range_fails(tmp_path: Path) -> None:
     (tmp_path / "out" / "_temporary").mkdir(parents=True)
-    piece = three_lines(tmp_path, size=8 << 20)  # more than a pipe holds
+    task = three_lines(tmp_path, size=8 << 20)  # more than a pipe holds
     argv = fake_child(tmp_path, "out.write(stream([1, 2, 3]))", reads_input=False)
     with pytest.raises(VerifyError, match="did not go in whole"):
-        write_range(argv, piece, str(tmp_path / "out"), PARQUET)
+        write_task(argv, task, str(tmp_path / "out"), PARQUET)
     assert not (tmp_path / "out" / "part-00004.parquet").exists()
 
 
@@ -358,7 +429,26 @@ def test_odd_lines_across_many_ranges(spark: Any, tool: str, binary: str, datase
     assert sum(1 for piece in planned if piece.first_line) == len(planned) - 1
 
 
-def test_each_range_is_a_task_of_its_own(spark: Any) -> None:
+def test_a_folder_of_many_small_files_is_read_by_a_few_children(spark: Any, tool: str, binary: str, dataset: DataSet,
+                                                                 tmp_path: Path) -> None:
+    lines = [line for path in dataset.files for line in Path(path).read_bytes().split(b"\n")]
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for number in range(40):
+        part = lines[number::40]
+        ending = b"" if number % 3 == 0 else b"\n"  # some files end without a line break
+        (folder / f"f{number:03d}.txt").write_bytes(b"\n".join(part) + ending)
+    flags = ["--keys", dataset.keys, "--revocations", dataset.revocations, "--at", AT]
+    rows = both_paths(spark, ["--tokenverify", tool, *flags, "--input", str(folder)], tmp_path)
+    expected = {}
+    for path in sorted(folder.iterdir()):
+        expected.update({(str(path), answer["line"]): answer for answer in verify_file(binary, str(path), *flags)})
+    assert_same_answers(rows, expected)
+    parts = list((tmp_path / "out-on").glob("part-*.parquet"))
+    assert 2 <= len(parts) < 40 and len(parts) % 2 == 0, f"{len(parts)} part files for 40 small files on two cores"
+
+
+def test_each_index_is_a_task_of_its_own(spark: Any) -> None:
     def where(indexes: Iterator[int]) -> Iterator[tuple[int, int]]:
         from pyspark import TaskContext
 
@@ -367,7 +457,7 @@ def test_each_range_is_a_task_of_its_own(spark: Any) -> None:
         for index in indexes:
             yield context.partitionId(), index
 
-    rows = direct.range_indexes(spark, 9).mapPartitions(where).collect()
+    rows = direct.task_indexes(spark, 9).mapPartitions(where).collect()
     assert sorted(rows) == [(index, index) for index in range(9)]
 
 

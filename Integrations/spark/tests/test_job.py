@@ -115,7 +115,7 @@ def test_a_retried_task_yields_each_row_once(spark: Any, tool: str, binary: str,
     # and its counts were handed over: the retry replaces the file, and counts once.
     monkeypatch.setattr(job, "lines_partition", after_each_batch(partitions.lines_partition, fail))
     monkeypatch.setattr(job, "table_partition", after_each_batch(partitions.table_partition, fail))
-    monkeypatch.setattr(direct, "range_partition", after_each_batch(direct.range_partition, fail))
+    monkeypatch.setattr(direct, "task_partition", after_each_batch(direct.task_partition, fail))
     summary = job.run(spark, job_options(dataset, tool, tmp_path / "out", "--direct", direct_mode))
     assert summary.execution == EXECUTION[direct_mode]
     assert (marker_dir / "failed-once").exists(), "partition 0 did not fail, so nothing was retried"

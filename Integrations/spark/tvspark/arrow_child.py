@@ -1,9 +1,10 @@
-"""One `tokenverify verify --output-format arrow` child over a byte range of a file (the direct
-path): a feeder thread streams the range unchanged into the child's stdin (sendfile, no copy
-through Python), and the caller reads the child's answers from its stdout as an Arrow IPC stream,
-one record batch at a time. The stream is whole only when it ends with Arrow's end-of-stream
-marker, nothing follows it, every byte of the range went in and the child exits 0; anything
-else raises VerifyError with the child's exit status and the tail of its stderr.
+"""One `tokenverify verify --output-format arrow` child over a task's byte ranges (the direct
+path): a feeder thread streams the ranges unchanged into the child's stdin, one after the other
+(sendfile, no copy through Python; a `\n` after a file's last line that has none, so that it
+stays a line of its own), and the caller reads the child's answers from its stdout as an Arrow
+IPC stream, one record batch at a time. The stream is whole only when it ends with Arrow's
+end-of-stream marker, nothing follows it, every byte of the ranges went in and the child exits
+0; anything else raises VerifyError with the child's exit status and the tail of its stderr.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import IO, Any, Iterator, Sequence
 import pyarrow as pa
 
 from .child import StderrTail, VerifyError, child_environment, widen
-from .ranges import ByteRange
+from .ranges import RangeTask
 
 # What `verify --output-format arrow` writes: the JSON answer's members as columns, in this order
 # (`id` as its JSON text, `aud` as a string or an array's compact JSON text, `format` "cwt" for a
@@ -88,13 +89,13 @@ class _TailTracking:
 
 
 class AnswerStream:
-    """The child for one range: `with AnswerStream(argv, byte_range) as answers:` starts it and
-    its feeder; `answers.batches()` yields its record batches; `answers.finish()` checks that
-    the stream and the child ended well. Leaving the block any other way kills the child."""
+    """The child for one task: `with AnswerStream(argv, task) as answers:` starts it and its
+    feeder; `answers.batches()` yields its record batches; `answers.finish()` checks that the
+    stream and the child ended well. Leaving the block any other way kills the child."""
 
-    def __init__(self, argv: Sequence[str], byte_range: ByteRange, env: dict[str, str] | None = None) -> None:
+    def __init__(self, argv: Sequence[str], task: RangeTask, env: dict[str, str] | None = None) -> None:
         self.argv = [*argv, *ARROW_FLAGS]
-        self.range = byte_range
+        self.task = task
         self.env = child_environment() if env is None else env
         self.feed_error: BaseException | None = None
 
@@ -123,12 +124,15 @@ class AnswerStream:
 
     def _feed(self, stdin: IO[bytes]) -> None:
         try:
-            with open(self.range.file.path, "rb") as source:
-                info = os.fstat(source.fileno())
-                if (info.st_size, info.st_mtime_ns) != (self.range.file.size, self.range.file.mtime_ns):
-                    raise VerifyError(f"{self.range.file.path} changed since the job was planned "
-                                      f"({info.st_size} bytes, {self.range.file.size} planned)")
-                send_range(source.fileno(), stdin.fileno(), self.range.start, self.range.end)
+            for piece in self.task.ranges:
+                with open(piece.file.path, "rb") as source:
+                    info = os.fstat(source.fileno())
+                    if (info.st_size, info.st_mtime_ns) != (piece.file.size, piece.file.mtime_ns):
+                        raise VerifyError(f"{piece.file.path} changed since the job was planned "
+                                          f"({info.st_size} bytes, {piece.file.size} planned)")
+                    send_range(source.fileno(), stdin.fileno(), piece.start, piece.end)
+                if not piece.ends_with_newline:
+                    _write_all(stdin.fileno(), b"\n")
         except BaseException as error:  # noqa: BLE001 - reported by finish() or the failure it causes
             self.feed_error = error
         finally:
@@ -145,7 +149,9 @@ class AnswerStream:
         status = self.process.wait()
         self.feeder.join(timeout=5)
         stderr = self.stderr.text()
-        where = f"{self.range.file.path} bytes {self.range.start}-{self.range.end}"
+        pieces = self.task.ranges
+        where = "; ".join(f"{piece.file.path} bytes {piece.start}-{piece.end}" for piece in pieces[:3])
+        where += f" and {len(pieces) - 3} more ranges" if len(pieces) > 3 else ""
         detail = f"; exit status {status}" + (f"; its stderr: {stderr}" if stderr else "")
         cause = f"; feeding it failed: {self.feed_error!r}" if self.feed_error is not None else ""
         return VerifyError(f"tokenverify verify ({' '.join(self.argv)}) on {where}: {message}{detail}{cause}")
@@ -207,7 +213,11 @@ def _copy_range(source: int, pipe: int, position: int, end: int) -> None:
         data = os.pread(source, min(end - position, _COPY_CHUNK), position)
         if not data:
             raise ValueError(f"the file ends at byte {position}, before byte {end}")
-        view = memoryview(data)
-        while view:
-            view = view[os.write(pipe, view):]
+        _write_all(pipe, data)
         position += len(data)
+
+
+def _write_all(pipe: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(pipe, view):]

@@ -1,9 +1,11 @@
 """The direct path (`--direct`): files of lines to Parquet with Spark only scheduling.
 
-The driver cuts every input file into byte ranges at line starts (ranges.py), one Spark task a
-range (`parallelize(range(n), n)`: partition i holds exactly the index i); each task streams
-its range unchanged through a `tokenverify verify --output-format arrow` child and writes the
-child's Arrow batches as Parquet itself (range_writer.py), returning only its counts by reason.
+The driver cuts every input file into byte ranges at line starts and shares the ranges among
+the tasks in order (ranges.py: a large file's range is a task, small files are gathered), one
+Spark task a group (`parallelize(range(n), n)`: partition i holds exactly the index i); each
+task streams its ranges unchanged through one `tokenverify verify --output-format arrow` child
+and writes the child's Arrow batches as Parquet itself (range_writer.py), returning only its
+counts by reason.
 No line passes through the JVM, and nothing is read back: the driver adds up the counts of the
 one successful attempt Spark keeps per task, writes `_SUCCESS` and the summary.
 
@@ -21,11 +23,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .options import ConfigError, JobOptions
-from .range_writer import OUTPUT_SCHEMA, TEMPORARY, ParquetChoices, part_name, write_range
-from .ranges import ByteRange, LocalFile, NotDirect, input_files, local_path, plan_ranges, range_size
+from .range_writer import OUTPUT_SCHEMA, TEMPORARY, ParquetChoices, part_name, write_task
+from .ranges import LocalFile, NotDirect, RangeTask, group_ranges, input_files, local_path, plan_ranges
 from .ship import Shipment
 from .worker_setup import lighten_worker
-from .sizing import conf_bytes
+from .sizing import conf_bytes, spark_split_size
 from .summary import Summary, tally, write_summary
 
 if TYPE_CHECKING:
@@ -40,12 +42,12 @@ _CODECS = {"none": "none", "uncompressed": "none", "snappy": "snappy", "gzip": "
 @dataclass(frozen=True)
 class DirectInput:
     """What the driver found the direct path possible with: the input files in order, the
-    output folder's local path, the Parquet codec, and once planned, the ranges."""
+    output folder's local path, the Parquet codec, and once planned, the tasks' ranges."""
 
     files: list[LocalFile]
     output: str
     compression: str
-    ranges: tuple[ByteRange, ...] = ()
+    tasks: tuple[RangeTask, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ class DirectPlan:
     shipment: Shipment
     at: str
     threads: int
-    ranges: tuple[ByteRange, ...]
+    tasks: tuple[RangeTask, ...]
     output: str
     parquet: ParquetChoices
 
@@ -86,13 +88,15 @@ def inspect(spark: SparkSession, options: JobOptions) -> DirectInput:
 
 
 def plan(spark: SparkSession, found: DirectInput) -> DirectInput:
-    """The input with its ranges: the files cut as Spark sizes its file splits; ConfigError
-    where a file cannot be read or changed since it was listed."""
-    size = range_size(sum(file.size for file in found.files), int(spark.sparkContext.defaultParallelism),
-                      conf_bytes(spark, "spark.sql.files.maxPartitionBytes", "128m"),
-                      conf_bytes(spark, "spark.sql.files.openCostInBytes", "4m"))
+    """The input with its tasks: the files cut as Spark sizes its file splits, the ranges shared
+    among the tasks; ConfigError where a file cannot be read or changed since it was listed."""
+    parallelism = int(spark.sparkContext.defaultParallelism)
+    open_cost = conf_bytes(spark, "spark.sql.files.openCostInBytes", "4m")
+    size = spark_split_size([file.size for file in found.files], parallelism,
+                            conf_bytes(spark, "spark.sql.files.maxPartitionBytes", "128m"), open_cost)
     try:
-        return replace(found, ranges=tuple(plan_ranges(found.files, size)))
+        tasks = group_ranges(plan_ranges(found.files, size), size, open_cost, parallelism)
+        return replace(found, tasks=tuple(tasks))
     except (OSError, ValueError) as error:
         raise ConfigError(str(error)) from error
 
@@ -114,21 +118,21 @@ def _compressed(spark: SparkSession, files: list[LocalFile]) -> str | None:
     return None
 
 
-# A task's counts: (range, valid, reason, count), as the columns of COUNTS_SCHEMA.
+# A task's counts: (task, valid, reason, count), as the columns of COUNTS_SCHEMA.
 Count = tuple[int, "bool | None", "str | None", int]
 
 
-def range_partition(plan: DirectPlan, indexes: Iterable[int]) -> Iterator[Count]:
-    """The task (mapPartitions over range_indexes): range indexes in, each range's counts out."""
+def task_partition(plan: DirectPlan, indexes: Iterable[int]) -> Iterator[Count]:
+    """The task (mapPartitions over task_indexes): task indexes in, each task's counts out."""
     lighten_worker()
     for index in indexes:
-        counts = write_range(plan.argv(), plan.ranges[index], plan.output, plan.parquet)
+        counts = write_task(plan.argv(), plan.tasks[index], plan.output, plan.parquet)
         yield from zip(*(counts.column(column).to_pylist() for column in range(counts.num_columns)))
 
 
-def range_indexes(spark: SparkSession, count: int) -> RDD[int]:
+def task_indexes(spark: SparkSession, count: int) -> RDD[int]:
     """The indexes 0 … count - 1, each alone in its partition (partition i holds index i), so that
-    every range is a task of its own. An RDD, not a DataFrame: the direct path runs in classic
+    every group of ranges is a task of its own. An RDD, not a DataFrame: the direct path runs in classic
     mode only, and a job of a few tasks costs the JVM about half as much CPU (0.2 against 0.35
     CPU seconds for two tasks that do nothing here), with no Arrow batch to or from it."""
     return spark.sparkContext.parallelize(range(count), count)
@@ -138,21 +142,21 @@ def run(spark: SparkSession, options: JobOptions, found: DirectInput, shipment: 
         plain_columns: tuple[str, ...], started: float) -> Summary:
     """Runs the job on the direct path (its configuration already checked, its input planned);
     `started` is when the job began, for the phases' times."""
-    output, ranges = found.output, found.ranges
+    output, tasks = found.output, found.tasks
     _prepare_output(output, options, found.files)
     os.makedirs(os.path.join(output, TEMPORARY))
-    plan = DirectPlan(options, shipment, at, threads, ranges, output,
+    plan = DirectPlan(options, shipment, at, threads, tasks, output,
                       ParquetChoices(found.compression, plain_columns))
     planned = time.monotonic()
     try:
-        if ranges:
-            rows = range_indexes(spark, len(ranges)).mapPartitions(lambda indexes: range_partition(plan, indexes)).collect()
+        if tasks:
+            rows = task_indexes(spark, len(tasks)).mapPartitions(lambda indexes: task_partition(plan, indexes)).collect()
         else:  # no line at all: one empty file, as Spark writes for an empty result
             _empty_part(output, plan.parquet)
             rows = []
         heard = {row[0] for row in rows}
-        if heard != set(range(len(ranges))):
-            raise RuntimeError(f"the ranges {sorted(set(range(len(ranges))) - heard)[:10]} did not report")
+        if heard != set(range(len(tasks))):
+            raise RuntimeError(f"the tasks {sorted(set(range(len(tasks))) - heard)[:10]} did not report")
     except BaseException:
         _remove_partial(output)
         raise

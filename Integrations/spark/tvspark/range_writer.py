@@ -1,13 +1,14 @@
-"""A direct-path task's work on one byte range: the range through its child (arrow_child), the
+"""A direct-path task's work on its byte ranges: the ranges through one child (arrow_child), the
 child's Arrow answers written as one Parquet file with the lines output's schema, and the
 answers counted by (valid, reason) for the summary.
 
 The file is written under `DIR/_temporary/` and renamed to `DIR/part-NNNNN.parquet` (NNNNN the
-range's index) only once the child exited 0 after a whole stream, so that a retried or
+task's index) only once the child exited 0 after a whole stream, so that a retried or
 speculative attempt of the task replaces it with the same rows and a failed one leaves nothing
-behind. Every batch's `line` values must rise strictly and stay within the range's lines; they
-become the file's line numbers by adding the lines before the range. Python touches columns and
-row groups only, never a row.
+behind. Every batch's `line` values (the child numbers the lines of all the task's ranges, one
+after the other) must rise strictly and stay within the task's lines; each becomes its range's
+file (`source`) and its line number in that file. Python touches columns and row groups only,
+never a row.
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ import pyarrow.parquet as pq
 from .answer_batch import ANSWER_ARROW_FIELDS
 from .arrow_child import AnswerStream
 from .protocol import ANSWER_FIELDS
-from .ranges import ByteRange
+from .ranges import RangeTask
 
 # The output of `lines` input, as the Spark path writes it: the file, the line, the answer.
 OUTPUT_SCHEMA = pa.schema([pa.field("source", pa.string()), pa.field("line", pa.int64()), *ANSWER_ARROW_FIELDS])
-# What a task returns to the driver: its answers counted by (valid, reason); a range without
-# answers returns one row with count 0, so that every range is heard from.
-COUNTS_SCHEMA = pa.schema([pa.field("range", pa.int64()), pa.field("valid", pa.bool_()),
+# What a task returns to the driver: its answers counted by (valid, reason); a task without
+# answers returns one row with count 0, so that every task is heard from.
+COUNTS_SCHEMA = pa.schema([pa.field("task", pa.int64()), pa.field("valid", pa.bool_()),
                            pa.field("reason", pa.string()), pa.field("count", pa.int64())])
 TEMPORARY = "_temporary"
 
@@ -51,16 +52,16 @@ def part_name(index: int) -> str:
     return f"part-{index:05d}.parquet"
 
 
-def write_range(argv: Sequence[str], byte_range: ByteRange, output: str, parquet: ParquetChoices) -> Any:
-    """Runs `argv` (`tokenverify verify …`, without the output format) over the range, writes
-    OUTPUT_DIR/part-NNNNN.parquet, and returns the range's counts (a COUNTS_SCHEMA batch)."""
-    final = os.path.join(output, part_name(byte_range.index))
-    temporary = os.path.join(output, TEMPORARY, f"{part_name(byte_range.index)[:-8]}-{uuid.uuid4().hex}.parquet")
+def write_task(argv: Sequence[str], task: RangeTask, output: str, parquet: ParquetChoices) -> Any:
+    """Runs `argv` (`tokenverify verify …`, without the output format) over the task's ranges,
+    writes OUTPUT_DIR/part-NNNNN.parquet, and returns the task's counts (a COUNTS_SCHEMA batch)."""
+    final = os.path.join(output, part_name(task.index))
+    temporary = os.path.join(output, TEMPORARY, f"{part_name(task.index)[:-8]}-{uuid.uuid4().hex}.parquet")
     dictionary = [name for name in OUTPUT_SCHEMA.names if name not in parquet.plain_columns]
     try:
         with pq.ParquetWriter(temporary, OUTPUT_SCHEMA, compression=parquet.compression,
-                              use_dictionary=dictionary) as writer, AnswerStream(argv, byte_range) as answers:
-            groups = _RowGroups(byte_range, answers, writer, parquet.row_group_bytes)
+                              use_dictionary=dictionary) as writer, AnswerStream(argv, task) as answers:
+            groups = _RowGroups(task, answers, writer, parquet.row_group_bytes)
             for batch in answers.batches():
                 groups.add(batch)
             answers.finish()
@@ -72,23 +73,30 @@ def write_range(argv: Sequence[str], byte_range: ByteRange, output: str, parquet
         except OSError:
             pass
         raise
-    return groups.counts.batch(byte_range.index)
+    return groups.counts.batch(task.index)
 
 
 class _RowGroups:
-    """The child's batches (often small) gathered until they hold `limit` Arrow bytes, then
-    checked, given the file's line numbers and `source`, counted, and written as one row group:
-    Python's work is per row group, not per batch, and Parquet gets large row groups."""
+    """The child's batches gathered until they hold `limit` Arrow bytes, then checked, given
+    their files and line numbers, counted, and written as one row group: Python's work is per
+    row group, not per batch, and Parquet gets large row groups."""
 
-    def __init__(self, byte_range: ByteRange, answers: AnswerStream, writer: Any, limit: int) -> None:
-        self.range = byte_range
+    def __init__(self, task: RangeTask, answers: AnswerStream, writer: Any, limit: int) -> None:
+        self.task = task
         self.answers = answers
         self.writer = writer
         self.limit = limit
         self.batches: list[Any] = []
         self.bytes = 0
-        self.last = 0  # the range's last line number written
-        self.source = pa.array([byte_range.file.path], pa.string())
+        self.last = 0  # the task's last line number written
+        self.lines = task.lines
+        pieces = task.ranges
+        counts = np.array([piece.lines for piece in pieces], np.int64)
+        # the task's last line in each range, and what turns a task's line number in a range into
+        # the line number in its file (the lines of the file before the range, less the task's)
+        self.ends = np.cumsum(counts)
+        self.shifts = np.array([piece.first_line for piece in pieces], np.int64) - (self.ends - counts)
+        self.sources = pa.array([piece.file.path for piece in pieces], pa.string())
         self.counts = _Counts()
 
     def add(self, batch: Any) -> None:
@@ -103,25 +111,25 @@ class _RowGroups:
             return
         table = pa.Table.from_batches(self.batches)
         self.batches, self.bytes = [], 0
-        rows = table.num_rows
-        sources = self.source.take(np.zeros(rows, np.int64))
-        out = pa.Table.from_arrays([sources, self._renumbered(table.column("line")),
+        lines = self._checked(table.column("line"))
+        pieces = np.searchsorted(self.ends, lines, side="left")  # the range of each row
+        out = pa.Table.from_arrays([self.sources.take(pieces), pa.array(lines + self.shifts[pieces], pa.int64()),
                                     *(table.column(name) for name in ANSWER_FIELDS)], schema=OUTPUT_SCHEMA)
         self.counts.add(out)
-        self.writer.write_table(out, row_group_size=rows)
+        self.writer.write_table(out, row_group_size=table.num_rows)
 
-    def _renumbered(self, lines: Any) -> Any:
-        """The range's line numbers, checked to rise strictly within its lines, as the file's."""
+    def _checked(self, lines: Any) -> Any:
+        """The task's line numbers, checked to rise strictly within its lines."""
         if lines.null_count:
             raise self.answers.fail("an answer has no line number")
         values = lines.to_numpy()
         rising = values[0] > self.last and bool(np.all(values[1:] > values[:-1]))
-        if not rising or values[-1] > self.range.lines:
+        if not rising or values[-1] > self.lines:
             raise self.answers.fail(
                 f"line numbers {values[0]}…{values[-1]} after line {self.last} do not rise strictly within the "
-                f"range's {self.range.lines} lines")
+                f"task's {self.lines} lines")
         self.last = int(values[-1])
-        return pc.add(lines, pa.scalar(self.range.first_line, pa.int64()))
+        return values
 
 
 class _Counts:
@@ -141,7 +149,7 @@ class _Counts:
                 self.counts[(False, reason)] = self.counts.get((False, reason), 0) + count
 
     def batch(self, index: int) -> Any:
-        """The counts as rows of COUNTS_SCHEMA for range `index` (one row of count 0 if none)."""
+        """The counts as rows of COUNTS_SCHEMA for task `index` (one row of count 0 if none)."""
         rows: list[tuple[bool | None, str | None, int]] = [(valid, reason, count) for (valid, reason), count in self.counts.items()]
         rows = rows or [(None, None, 0)]
         return pa.RecordBatch.from_arrays(

@@ -51,6 +51,20 @@ class ByteRange:
     end: int
     first_line: int
     lines: int
+    ends_with_newline: bool = True  # False only for a file's last range whose last line has no `\n`
+
+
+@dataclass(frozen=True)
+class RangeTask:
+    """One direct task's work: ranges in order (whole small files, or one range of a large one),
+    answered by one child that reads them one after the other, into part file `index`."""
+
+    index: int
+    ranges: tuple[ByteRange, ...]
+
+    @property
+    def lines(self) -> int:
+        return sum(piece.lines for piece in self.ranges)
 
 
 def local_path(name: str) -> str | None:
@@ -120,14 +134,6 @@ def _regular_file(path: str, named: str) -> LocalFile:
     return LocalFile(path, info.st_size, info.st_mtime_ns)
 
 
-def range_size(total_bytes: int, parallelism: int, max_bytes: int, min_bytes: int) -> int:
-    """The size to cut ranges to: the input shared among the cores, but no more than
-    `max_bytes` (spark.sql.files.maxPartitionBytes) and no less than `min_bytes`
-    (spark.sql.files.openCostInBytes), as Spark sizes its file splits."""
-    per_core = -(-total_bytes // max(1, parallelism))
-    return max(1, min(max_bytes, max(min_bytes, per_core)))
-
-
 def plan_ranges(files: Sequence[LocalFile], size: int) -> list[ByteRange]:
     """Each file cut into about `size`-byte ranges at line starts (a file of n × `size` bytes
     into n equal parts, each moved on to the next line start; a line longer than a part takes
@@ -148,11 +154,42 @@ def plan_ranges(files: Sequence[LocalFile], size: int) -> list[ByteRange]:
         counts = [count_lines(*piece) for piece in pieces]
     ranges: list[ByteRange] = []
     first_line = 0
-    for (file, start, end), lines in zip(pieces, counts):
+    for (file, start, end), (lines, ends_with_newline) in zip(pieces, counts):
         first_line = first_line if start else 0  # a file's ranges come in order, from its start
-        ranges.append(ByteRange(len(ranges), file, start, end, first_line, lines))
+        ranges.append(ByteRange(len(ranges), file, start, end, first_line, lines, ends_with_newline))
         first_line += lines
     return ranges
+
+
+def group_ranges(ranges: Sequence[ByteRange], size: int, open_cost: int, parallelism: int) -> list[RangeTask]:
+    """The ranges, in order, as the job's tasks. Each range costs its bytes plus `open_cost`
+    (spark.sql.files.openCostInBytes, as Spark counts a file split); the tasks are as many as
+    `size`-byte tasks would need for that cost, rounded up to a multiple of `parallelism` so that
+    the cores finish together, but never more than the ranges; the ranges are shared among them
+    in order, in about equal costs. So a large file keeps a task a range, and a folder of small
+    files is read by a few children instead of one a file."""
+    if not ranges:
+        return []
+    costs = [piece.end - piece.start + open_cost for piece in ranges]
+    total = sum(costs)
+    wanted = -(-total // max(1, size))
+    parallelism = max(1, parallelism)
+    count = min(len(ranges), -(-wanted // parallelism) * parallelism)
+    groups: list[tuple[ByteRange, ...]] = []
+    current: list[ByteRange] = []
+    before = 0
+    for position, (piece, cost) in enumerate(zip(ranges, costs)):
+        if current and len(groups) + 1 < count:
+            # the next group starts here when this range's middle lies past the current group's
+            # share of the cost, or when the ranges left are just enough for the groups left
+            past_share = (2 * before + cost) * count > 2 * total * (len(groups) + 1)
+            if past_share or len(ranges) - position == count - len(groups) - 1:
+                groups.append(tuple(current))
+                current = []
+        current.append(piece)
+        before += cost
+    groups.append(tuple(current))
+    return [RangeTask(index, group) for index, group in enumerate(groups)]
 
 
 def line_starts(file: LocalFile, cuts: Sequence[int]) -> list[int]:
@@ -184,9 +221,10 @@ def line_starts(file: LocalFile, cuts: Sequence[int]) -> list[int]:
     return starts
 
 
-def count_lines(file: LocalFile, start: int, end: int) -> int:
+def count_lines(file: LocalFile, start: int, end: int) -> tuple[int, bool]:
     """The lines in bytes `start` to `end` of a file, where `start` is a line start and `end`
-    one too or the file's end: its `\n`s, and one more for a last line without `\n`."""
+    one too or the file's end (its `\n`s, and one more for a last line without `\n`), and
+    whether the bytes end with `\n`."""
     buffer = bytearray(min(_SCAN_CHUNK, max(1, end - start)))
     values = np.frombuffer(buffer, np.uint8)
     newline = np.empty(len(buffer), np.bool_)
@@ -204,7 +242,8 @@ def count_lines(file: LocalFile, start: int, end: int) -> int:
             lines += int(np.count_nonzero(newline[:got]))
             last_byte = int(values[got - 1])
             position += got
-    return lines + int(end == file.size and last_byte != ord("\n"))
+    ends_with_newline = last_byte == ord("\n")
+    return lines + int(end == file.size and not ends_with_newline), ends_with_newline
 
 
 def _changed(file: LocalFile, position: int) -> str:
