@@ -138,7 +138,8 @@ def parser() -> argparse.ArgumentParser:
                         "the session spark-submit or PySpark starts)")
     p.add_argument("--direct", choices=DIRECT_MODES, default="auto",
                    help="lines to Parquet on local files: Spark only schedules, each task streams a byte range of "
-                        "a file through its child and writes the child's Arrow answers as Parquet itself. auto: "
+                        "a large file (or a run of small files) through its child and writes the child's Arrow "
+                        "answers as Parquet itself. auto: "
                         "where possible (default); on: or fail saying why not; off: Spark reads and writes")
     return p
 
