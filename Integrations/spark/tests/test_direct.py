@@ -24,7 +24,6 @@ from tvspark import direct, job, options, ranges
 from tvspark.child import VerifyError
 from tvspark.range_writer import COUNTS_SCHEMA, OUTPUT_SCHEMA, ParquetChoices, write_task
 from tvspark.ranges import ByteRange, LocalFile, NotDirect, RangeTask
-from tvspark.sizing import spark_split_size
 
 PARQUET = ParquetChoices("snappy", ("jti", "sub", "aud", "line"))
 DEMO = REPO / "Data" / "demo"
@@ -135,31 +134,39 @@ def pieces(sizes: list[int], per_file: int = 1) -> list[ByteRange]:
 
 
 def test_a_large_file_keeps_a_task_a_range() -> None:
-    size = 108 << 20  # Spark's split size for 212 MB on 2 cores
-    tasks = ranges.group_ranges(pieces([106 << 20], per_file=2), size, 4 << 20, 2)
+    tasks = ranges.group_ranges(pieces([106 << 20], per_file=2), 128 << 20, 4 << 20, 2)
     assert [[piece.index for piece in task.ranges] for task in tasks] == [[0], [1]]
     tasks = ranges.group_ranges(pieces([128 << 20], per_file=8), 128 << 20, 4 << 20, 2)
     assert [task.index for task in tasks] == list(range(8)) and all(len(task.ranges) == 1 for task in tasks)
 
 
 @pytest.mark.parametrize("count, file_size, parallelism, tasks", [
-    (64, 3_400_000, 2, 4),  # Spark's split size 128 MB; (212 + 256) MB of cost
-    (100, 1000, 2, 4),  # 4 MB of cost each
+    (64, 3_400_000, 2, 4),  # (212 + 256) MB of cost in partitions of 128 MB
+    (100, 1000, 2, 4),  # 4 MB of cost each: 400 MB
     (3, 1000, 2, 2),  # three tiny files on two cores
     (5, 1000, 8, 5),  # never more tasks than ranges
-    (40, 100_000_000, 2, 32),  # 4 GB: each file is about one maxPartitionBytes' cost: four files a task
+    (40, 100_000_000, 2, 32),  # 4.17 GB of cost in partitions of 128 MiB: 31.05, so 32
 ])
 def test_small_files_are_shared_among_a_multiple_of_the_cores_in_order(count: int, file_size: int, parallelism: int,
                                                                       tasks: int) -> None:
     sizes = [file_size] * count
-    size = spark_split_size(sizes, parallelism, 128 << 20, 4 << 20)
-    grouped = ranges.group_ranges(pieces(sizes), size, 4 << 20, parallelism)
+    grouped = ranges.group_ranges(pieces(sizes), 128 << 20, 4 << 20, parallelism)
     assert len(grouped) == tasks
     assert [piece.index for task in grouped for piece in task.ranges] == list(range(count)), "each once, in order"
     assert [task.index for task in grouped] == list(range(tasks))
     lengths = [len(task.ranges) for task in grouped]
     assert max(lengths) - min(lengths) <= 1, lengths
-    assert ranges.group_ranges([], size, 4 << 20, parallelism) == []
+
+
+def test_tasks_share_the_bytes_not_the_files() -> None:
+    """A large file among small ones: its ranges are tasks of their own, and the small files are
+    shared among the other tasks in about equal bytes."""
+    made = pieces([50 << 20], per_file=2) + [ByteRange(2 + n, LocalFile(f"/in/s{n}", 1 << 20, 0), 0, 1 << 20, 0, 1)
+                                              for n in range(50)]
+    assert ranges.range_size(150 << 20, 2, 128 << 20, 4 << 20) == 75 << 20  # so the 100 MB file is cut in two
+    grouped = ranges.group_ranges(made, 128 << 20, 4 << 20, 2)
+    megabytes = [sum(piece.end - piece.start for piece in task.ranges) >> 20 for task in grouped]
+    assert megabytes == [50, 50, 25, 25], megabytes
 
 
 def test_local_paths_as_spark_takes_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

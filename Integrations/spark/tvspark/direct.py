@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .options import ConfigError, JobOptions
 from .range_writer import OUTPUT_SCHEMA, TEMPORARY, ParquetChoices, part_name, write_task
-from .ranges import LocalFile, NotDirect, RangeTask, group_ranges, input_files, local_path, plan_ranges
+from .ranges import LocalFile, NotDirect, RangeTask, group_ranges, input_files, local_path, plan_ranges, range_size
 from .ship import Shipment
 from .worker_setup import lighten_worker
-from .sizing import conf_bytes, spark_split_size
+from .sizing import conf_bytes
 from .summary import Summary, tally, write_summary
 
 if TYPE_CHECKING:
@@ -88,14 +88,15 @@ def inspect(spark: SparkSession, options: JobOptions) -> DirectInput:
 
 
 def plan(spark: SparkSession, found: DirectInput) -> DirectInput:
-    """The input with its tasks: the files cut as Spark sizes its file splits, the ranges shared
-    among the tasks; ConfigError where a file cannot be read or changed since it was listed."""
+    """The input with its tasks: the files cut into ranges of the input's bytes a core (within
+    Spark's maxPartitionBytes and openCostInBytes), the ranges shared among the tasks;
+    ConfigError where a file cannot be read or changed since it was listed."""
     parallelism = int(spark.sparkContext.defaultParallelism)
     open_cost = conf_bytes(spark, "spark.sql.files.openCostInBytes", "4m")
-    size = spark_split_size([file.size for file in found.files], parallelism,
-                            conf_bytes(spark, "spark.sql.files.maxPartitionBytes", "128m"), open_cost)
+    max_bytes = conf_bytes(spark, "spark.sql.files.maxPartitionBytes", "128m")
+    size = range_size(sum(file.size for file in found.files), parallelism, max_bytes, open_cost)
     try:
-        tasks = group_ranges(plan_ranges(found.files, size), size, open_cost, parallelism)
+        tasks = group_ranges(plan_ranges(found.files, size), max_bytes, open_cost, parallelism)
         return replace(found, tasks=tuple(tasks))
     except (OSError, ValueError) as error:
         raise ConfigError(str(error)) from error

@@ -134,6 +134,14 @@ def _regular_file(path: str, named: str) -> LocalFile:
     return LocalFile(path, info.st_size, info.st_mtime_ns)
 
 
+def range_size(total_bytes: int, parallelism: int, max_bytes: int, min_bytes: int) -> int:
+    """The size to cut ranges to: the input shared among the cores, but no more than
+    `max_bytes` (spark.sql.files.maxPartitionBytes) and no less than `min_bytes`
+    (spark.sql.files.openCostInBytes)."""
+    per_core = -(-total_bytes // max(1, parallelism))
+    return max(1, min(max_bytes, max(min_bytes, per_core)))
+
+
 def plan_ranges(files: Sequence[LocalFile], size: int) -> list[ByteRange]:
     """Each file cut into about `size`-byte ranges at line starts (a file of n × `size` bytes
     into n equal parts, each moved on to the next line start; a line longer than a part takes
@@ -161,33 +169,39 @@ def plan_ranges(files: Sequence[LocalFile], size: int) -> list[ByteRange]:
     return ranges
 
 
-def group_ranges(ranges: Sequence[ByteRange], size: int, open_cost: int, parallelism: int) -> list[RangeTask]:
-    """The ranges, in order, as the job's tasks. Each range costs its bytes plus `open_cost`
-    (spark.sql.files.openCostInBytes, as Spark counts a file split); the tasks are as many as
-    `size`-byte tasks would need for that cost, rounded up to a multiple of `parallelism` so that
-    the cores finish together, but never more than the ranges; the ranges are shared among them
-    in order, in about equal costs. So a large file keeps a task a range, and a folder of small
-    files is read by a few children instead of one a file."""
+def group_ranges(ranges: Sequence[ByteRange], max_bytes: int, open_cost: int, parallelism: int) -> list[RangeTask]:
+    """The ranges, in order, as the job's tasks. How many: as Spark counts the partitions of a
+    file scan, each range costing its bytes plus `open_cost` (spark.sql.files.openCostInBytes)
+    and a partition at most max(`open_cost`, the cost a core) and `max_bytes`
+    (spark.sql.files.maxPartitionBytes), so that many small files make a few tasks; rounded up
+    to a multiple of `parallelism` so that the cores finish together, never more than the
+    ranges. The ranges are shared among them in order and in about equal bytes (the work a
+    child does): a large file keeps a task a range, small files fill the other tasks."""
     if not ranges:
         return []
-    costs = [piece.end - piece.start + open_cost for piece in ranges]
-    total = sum(costs)
-    wanted = -(-total // max(1, size))
     parallelism = max(1, parallelism)
+    total_cost = sum(piece.end - piece.start + open_cost for piece in ranges)
+    partition = min(max_bytes, max(open_cost, total_cost // parallelism))
+    wanted = -(-total_cost // max(1, partition))
     count = min(len(ranges), -(-wanted // parallelism) * parallelism)
+    rest = sum(piece.end - piece.start for piece in ranges)
     groups: list[tuple[ByteRange, ...]] = []
     current: list[ByteRange] = []
-    before = 0
-    for position, (piece, cost) in enumerate(zip(ranges, costs)):
-        if current and len(groups) + 1 < count:
+    current_bytes = 0
+    for position, piece in enumerate(ranges):
+        length = piece.end - piece.start
+        left = count - len(groups)  # groups still to fill, the current one included
+        if current and left > 1:
             # the next group starts here when this range's middle lies past the current group's
-            # share of the cost, or when the ranges left are just enough for the groups left
-            past_share = (2 * before + cost) * count > 2 * total * (len(groups) + 1)
-            if past_share or len(ranges) - position == count - len(groups) - 1:
+            # share of the bytes still to share, or when the ranges left are just enough for
+            # the groups left
+            past_share = (2 * current_bytes + length) * left > 2 * (current_bytes + rest)
+            if past_share or len(ranges) - position == left - 1:
                 groups.append(tuple(current))
-                current = []
+                current, current_bytes = [], 0
         current.append(piece)
-        before += cost
+        current_bytes += length
+        rest -= length
     groups.append(tuple(current))
     return [RangeTask(index, group) for index, group in enumerate(groups)]
 

@@ -4,7 +4,7 @@ split, so that each row gets its line number in its file."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .partitions import source_name
 
@@ -59,13 +59,7 @@ def split_size(spark: SparkSession, sizes: Mapping[str, int] | None) -> int | No
             parallelism = None
     if sizes is None or not parallelism:
         return None
-    return spark_split_size(list(sizes.values()), parallelism, max_partition, open_cost)
-
-
-def spark_split_size(sizes: Sequence[int], parallelism: int, max_partition: int, open_cost: int) -> int:
-    """FilePartition.maxSplitBytes for files of these sizes: the bytes a core, each file counted
-    with spark.sql.files.openCostInBytes, within [openCostInBytes, maxPartitionBytes]."""
-    total = sum(sizes) + len(sizes) * open_cost
+    total = sum(sizes.values()) + len(sizes) * open_cost
     return min(max_partition, max(open_cost, total // max(1, parallelism)))
 
 
