@@ -1,5 +1,6 @@
 """The direct path's plan: the local files an input names (as Spark's text source lists them),
-cut into byte ranges at line boundaries, with the number of lines before each range.
+cut into byte ranges at line boundaries, with the number of lines before each range, and the
+ranges shared among the job's tasks (a task's ranges are read by one child, one after the other).
 
 A range starts at the start of a line and ends after a `\\n` (or at the end of its file), so the
 child that reads it alone numbers its lines 1, 2, 3, … exactly as `tokenverify verify FILE`
