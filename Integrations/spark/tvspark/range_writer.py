@@ -82,7 +82,6 @@ class _RowGroups:
     row group, not per batch, and Parquet gets large row groups."""
 
     def __init__(self, task: RangeTask, answers: AnswerStream, writer: Any, limit: int) -> None:
-        self.task = task
         self.answers = answers
         self.writer = writer
         self.limit = limit
