@@ -182,8 +182,7 @@ def group_ranges(ranges: Sequence[ByteRange], max_bytes: int, open_cost: int, pa
         return []
     parallelism = max(1, parallelism)
     total_cost = sum(piece.end - piece.start + open_cost for piece in ranges)
-    partition = min(max_bytes, max(open_cost, total_cost // parallelism))
-    wanted = -(-total_cost // max(1, partition))
+    wanted = -(-total_cost // range_size(total_cost, parallelism, max_bytes, open_cost))
     count = min(len(ranges), -(-wanted // parallelism) * parallelism)
     rest = sum(piece.end - piece.start for piece in ranges)
     groups: list[tuple[ByteRange, ...]] = []

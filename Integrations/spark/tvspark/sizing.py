@@ -39,16 +39,16 @@ def single_split_size(spark: SparkSession, sizes: Mapping[str, int] | None) -> i
     exact = split_size(spark, sizes)
     if exact is not None:
         return exact
-    return min(_bytes(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m") or "128m"),
-               _bytes(spark.conf.get("spark.sql.files.openCostInBytes", "4m") or "4m"))
+    return min(conf_bytes(spark, "spark.sql.files.maxPartitionBytes", "128m"),
+               conf_bytes(spark, "spark.sql.files.openCostInBytes", "4m"))
 
 
 def split_size(spark: SparkSession, sizes: Mapping[str, int] | None) -> int | None:
     """The size of the splits Spark cuts the input's files into, by its own rule
     (FilePartition.maxSplitBytes: min(maxPartitionBytes, max(openCostInBytes, bytes per core)))
     over the input's sizes; None where the sizes or the session's parallelism are unknown."""
-    max_partition = _bytes(spark.conf.get("spark.sql.files.maxPartitionBytes", "128m") or "128m")
-    open_cost = _bytes(spark.conf.get("spark.sql.files.openCostInBytes", "4m") or "4m")
+    max_partition = conf_bytes(spark, "spark.sql.files.maxPartitionBytes", "128m")
+    open_cost = conf_bytes(spark, "spark.sql.files.openCostInBytes", "4m")
     configured = (spark.conf.get("spark.sql.files.minPartitionNum", None)
                   or spark.conf.get("spark.sql.leafNodeDefaultParallelism", None))
     parallelism: int | None = int(configured) if configured else None
