@@ -102,6 +102,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("crypto")]
         ),
         .target(name: "CTokenPrefetch"),
+        .target(name: "CTokenBase64"),
         .target(
             name: "TokenConcurrency",
             dependencies: [.product(name: "Atomics", package: "swift-atomics")]
@@ -113,6 +114,7 @@ let package = Package(
                 "CSodium",
                 "CTokenCrypto",
                 "CTokenEd25519",
+                "CTokenBase64",
                 "CTokenPrefetch",
                 "CZlib",
                 .product(name: "Atomics", package: "swift-atomics"),

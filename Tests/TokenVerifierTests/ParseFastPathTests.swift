@@ -237,7 +237,7 @@ import Testing
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var refused = 0
         for _ in 0..<20_000 {
-            let count = Int.random(in: 0..<120, using: &random)
+            let count = Int.random(in: 0..<(Bool.random(using: &random) ? 120 : 400), using: &random)
             var text = (0..<count).map { _ in alphabet.randomElement(using: &random)! }
             if count > 0, Int.random(in: 0..<3, using: &random) == 0 {
                 text[Int.random(in: 0..<count, using: &random)] = [
@@ -249,6 +249,29 @@ import Testing
             #expect(Base64URL.decode(text) == expected, "\(String(decoding: text, as: UTF8.self))")
         }
         #expect(refused > 5000)
+    }
+
+    /// Every byte value at places inside and between the 32-character blocks that the vector
+    /// path decodes, and in the scalar tail after them.
+    @Test func base64URLRefusesEveryByteOutsideTheAlphabetWherever() {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        for count in [32, 64, 99, 100, 130] {
+            // Ending in "A" (six zero bits), so that every count's last group is canonical.
+            let text = (0..<count).map { $0 == count - 1 ? UInt8(ascii: "A") : alphabet[($0 * 7 + 3) % 64] }
+            let valid = referenceDecode(text)
+            #expect(valid != nil && Base64URL.decode(text) == valid)
+            for place in [0, 1, 15, 16, 30, 31, 32, 33, 63, 64, 95, 96, count - 1] where place < count {
+                for byte in UInt8.min...UInt8.max {
+                    var changed = text
+                    changed[place] = byte
+                    let expected = referenceDecode(changed)
+                    #expect(
+                        Base64URL.decode(changed) == expected,
+                        "byte \(byte) at \(place) of \(count)")
+                    if !alphabet.contains(byte) { #expect(expected == nil) }
+                }
+            }
+        }
     }
 
     // MARK: - The header memo
