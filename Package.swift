@@ -102,6 +102,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("crypto")]
         ),
         .target(name: "CTokenPrefetch"),
+        .target(name: "CTokenSipHash"),
         .target(name: "CTokenBase64"),
         .target(
             name: "TokenConcurrency",
@@ -116,6 +117,7 @@ let package = Package(
                 "CTokenEd25519",
                 "CTokenBase64",
                 "CTokenPrefetch",
+                "CTokenSipHash",
                 "CZlib",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],

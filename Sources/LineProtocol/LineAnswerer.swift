@@ -186,6 +186,10 @@ private struct RequestBatch: BatchRequests {
 
     var count: Int { entries.count }
 
+    /// A token is a range of the block's bytes, lent for the whole batch, unless it was written
+    /// with escapes (it is then in `unescaped`, lent a call at a time).
+    var tokensStayPut: Bool { unescaped.isEmpty }
+
     /// Line `index`, trimmed (only asked of a line that was held).
     @inline(__always)
     func line(_ index: Int) -> UnsafeBufferPointer<UInt8> {

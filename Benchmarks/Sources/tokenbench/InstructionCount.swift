@@ -6,8 +6,9 @@ import TokenStream
 import TokenVerifier
 
 /// The deterministic cost figure: instructions per token outside libsodium and libcrypto (and
-/// tokenverify's own table arithmetic, `signatureFunctions`), counted by valgrind's callgrind. tokenbench runs itself under callgrind (`--stream-file`,
-/// one verifier thread) over the first `sizes[0]` and the first `sizes[1]` lines of one fixed
+/// tokenverify's own table arithmetic, `signatureFunctions`), counted by valgrind's callgrind;
+/// the keyed digests (tokenverify's own SipHash, `tv_siphash24_*`) are ours. tokenbench runs
+/// itself under callgrind (`--stream-file`, one verifier thread) over the first `sizes[0]` and the first `sizes[1]` lines of one fixed
 /// set, and divides the difference by the difference in lines: start-up, key loading and the
 /// cache's allocation cancel out, and what is left is the work of one more token.
 enum InstructionCount {

@@ -37,6 +37,16 @@ final class SignatureCache: @unchecked Sendable {
         hasher.hash(UnsafeRawBufferPointer(token))
     }
 
+    /// The cache keys of `count` tokens (`starts[i]`, `counts[i]` bytes) into `digests`, as
+    /// ``digest(of:)`` gives each.
+    @inline(__always)
+    func digests(
+        count: Int, starts: UnsafePointer<UnsafePointer<UInt8>?>, counts: UnsafePointer<Int>,
+        into digests: UnsafeMutablePointer<KeyedHash.Digest>
+    ) {
+        hasher.hash(count: count, starts: starts, counts: counts, into: digests)
+    }
+
     /// A key's identity: the keyed hash of its type and public key material.
     func identity(of key: VerificationKey) -> KeyedHash.Digest {
         var material: [UInt8] = Array(key.type.rawValue.utf8) + [0]

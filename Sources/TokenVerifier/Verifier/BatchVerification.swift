@@ -14,6 +14,13 @@ package protocol BatchRequests {
     func withRequest(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>, ContextBytes) -> Void) -> Bool
     /// Calls `body` with item `index`'s token (only asked of an item that is a request).
     func withToken(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    /// Whether the tokens' bytes stay where they are for the whole batch (the buffers lent by
+    /// ``withRequest(_:_:)`` may then be used after it returns, until the batch ends).
+    var tokensStayPut: Bool { get }
+}
+
+extension BatchRequests {
+    package var tokensStayPut: Bool { false }
 }
 
 extension VerificationWorker {
@@ -69,22 +76,51 @@ extension VerificationWorker {
 
 extension VerificationWorker {
     /// The batch's digests and parse cache lookups, made ahead of its checks: every token's
-    /// digest first, asking for its parse cache slot; then each slot read (by now in the
-    /// processor's caches), asking for the parse it keeps; `prepare` then finds both at hand
-    /// instead of waiting on memory twice a token. Fills `isRequest`.
+    /// digest first (all in one call where the tokens stay put, eight side by side), asking for
+    /// its parse cache slot; then each slot read (by now in the processor's caches), asking for
+    /// the parse it keeps; `prepare` then finds both at hand instead of waiting on memory twice a
+    /// token. Fills `isRequest`.
     private func lookAhead(
         _ requests: some BatchRequests, _ states: UnsafeMutablePointer<Prepared>,
         _ isRequest: UnsafeMutableBufferPointer<Bool>, cache: SignatureCache
     ) {
         let parsedTokens = parsedTokens!
-        for index in 0..<isRequest.count {
-            isRequest[index] = requests.withRequest(index) { token, _ in
-                let digest = cache.digest(of: token)
-                states[index].digest = digest
-                parsedTokens.prefetch(digest)
+        let count = isRequest.count
+        if requests.tokensStayPut {
+            // The tokens' bytes stay put: every digest in one call, many side by side.
+            withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>?.self, capacity: count) { starts in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { counts in
+                    withUnsafeTemporaryAllocation(of: KeyedHash.Digest.self, capacity: count) { digests in
+                        var tokens = 0
+                        for index in 0..<count {
+                            isRequest[index] = requests.withRequest(index) { token, _ in
+                                starts[tokens] = token.baseAddress
+                                counts[tokens] = token.count
+                                tokens += 1
+                            }
+                        }
+                        cache.digests(
+                            count: tokens, starts: UnsafePointer(starts.baseAddress!),
+                            counts: UnsafePointer(counts.baseAddress!), into: digests.baseAddress!)
+                        var next = 0
+                        for index in 0..<count where isRequest[index] {
+                            states[index].digest = digests[next]
+                            parsedTokens.prefetch(digests[next])
+                            next += 1
+                        }
+                    }
+                }
+            }
+        } else {
+            for index in 0..<count {
+                isRequest[index] = requests.withRequest(index) { token, _ in
+                    let digest = cache.digest(of: token)
+                    states[index].digest = digest
+                    parsedTokens.prefetch(digest)
+                }
             }
         }
-        for index in 0..<isRequest.count where isRequest[index] {
+        for index in 0..<count where isRequest[index] {
             parsedTokens.prefetchToken(states[index].digest!)
         }
     }
