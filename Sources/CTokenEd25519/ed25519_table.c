@@ -98,14 +98,14 @@ static void tv_ed25519_build_comb(comb *table, const tv_ge25519_p3 *point) {
 }
 
 // Signed digits d[i] in [−32, 31] with Σ d[i]·2^(6i) = k (k < 2^253, so the last carry is absorbed).
+// Window i's six bits lie in the two bytes from bit 6i on (the last window's in the last byte).
 static void tv_ed25519_recode(int8_t digits[WINDOWS], const uint8_t k[32]) {
     int carry = 0;
     for (int i = 0; i < WINDOWS; i++) {
-        int value = carry;
-        for (int b = 0; b < WINDOW_BITS; b++) {
-            int bit = i * WINDOW_BITS + b;
-            if (bit < 256) value += ((k[bit >> 3] >> (bit & 7)) & 1) << b;
-        }
+        int bit = i * WINDOW_BITS;
+        int byte = bit >> 3;
+        unsigned pair = k[byte] | (byte + 1 < 32 ? (unsigned)k[byte + 1] << 8 : 0u);
+        int value = carry + (int)((pair >> (bit & 7)) & ((1u << WINDOW_BITS) - 1));
         carry = value >= DIGITS;
         digits[i] = (int8_t)(value - (carry << WINDOW_BITS));
     }
