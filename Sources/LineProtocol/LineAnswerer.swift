@@ -186,8 +186,8 @@ private struct RequestBatch: BatchRequests {
 
     var count: Int { entries.count }
 
-    /// A token is a range of the block's bytes, lent for the whole batch, unless it was written
-    /// with escapes (it is then in `unescaped`, lent a call at a time).
+    /// Every token is a range of the block's bytes, lent for the whole batch, while no string of
+    /// the batch was written with escapes (`unescaped`, whose bytes are lent a call at a time).
     var tokensStayPut: Bool { unescaped.isEmpty }
 
     /// Line `index`, trimmed (only asked of a line that was held).
