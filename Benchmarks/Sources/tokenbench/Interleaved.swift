@@ -136,23 +136,21 @@ struct Interleaved {
         (rates[rates.count - 2][keyPath: figure] + rates[rates.count - 1][keyPath: figure]) / 2
     }
 
-    /// Raw verifies per second of wall time and per second of this process's CPU time: each
-    /// back end of the mix timed on its own, combined as the time one token of the mix takes
-    /// (the weighted harmonic mean).
+    /// Raw verifies per second of wall time and per second of the verify loops' CPU time (each
+    /// thread's setup left out, see ``RawRate/run(_:threads:seconds:messageLength:variants:)``):
+    /// each back end of the mix timed on its own, combined as the time one token of the mix
+    /// takes (the weighted harmonic mean).
     private func rawRate(
         _ mix: [RawRate.Algorithm: Double], _ workload: Workload, threads: Int
     ) -> (wall: Double, perCPUSecond: Double) {
         var wallSeconds = 0.0
         var cpuSeconds = 0.0
         for (algorithm, share) in mix.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where share > 0 {
-            let cpuBefore = processCPUSeconds()
-            let start = monotonicNanoseconds()
-            let wall = RawRate.measure(
+            let run = RawRate.run(
                 algorithm, threads: threads, seconds: rawSeconds, messageLength: workload.messageLength,
                 variants: rawVariants)
-            let verifies = wall * Double(monotonicNanoseconds() - start) / 1e9
-            wallSeconds += share / wall
-            cpuSeconds += share * (processCPUSeconds() - cpuBefore) / verifies
+            wallSeconds += share / run.rate
+            cpuSeconds += share / run.perCPUSecond
         }
         return (1 / wallSeconds, 1 / cpuSeconds)
     }

@@ -140,8 +140,12 @@ public struct Report: Codable, Sendable {
     }
 
     /// This report merged into `baseline`: scenarios of this run replace the baseline's of the
-    /// same key; the others are kept (what `--update-baseline` writes).
+    /// same key; the others are kept (what `--update-baseline` writes). The machine is this
+    /// run's, with the baseline's valgrind version where this run counted no instructions (the
+    /// kept instruction rows were counted with it).
     public func merged(into baseline: Report?) -> Report {
+        var machine = machine
+        if machine.valgrind == nil { machine.valgrind = baseline?.machine.valgrind }
         var result = Report(machine: machine, scenarios: baseline?.scenarios ?? [])
         for scenario in scenarios {
             if let index = result.scenarios.firstIndex(where: { $0.key == scenario.key }) {

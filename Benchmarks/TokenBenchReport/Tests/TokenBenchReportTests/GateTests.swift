@@ -107,6 +107,18 @@ final class GateTests: XCTestCase {
         XCTAssertEqual(merged.scenarios.filter { $0.name == "scaling-es256" }.map(\.threads), [1, 2])
     }
 
+    func testUpdatingTheBaselineWithoutInstructionsKeepsItsValgrindVersion() throws {
+        let baseline = Fixtures.report(instructions: 1)
+        var run = Report(machine: .init(host: "other-host", cores: 2, date: "2026-11-27T05:00:00Z"))
+        run.scenarios.append(Report.Scenario(name: "efficiency-es256", tokens: 1, threads: 2, efficiency: 0.9))
+        let merged = run.merged(into: baseline)
+        XCTAssertEqual(merged.machine.valgrind, "valgrind-3.19.0")
+        XCTAssertEqual(merged.machine.host, "other-host")
+        var counted = run
+        counted.machine.valgrind = "valgrind-3.22.0"
+        XCTAssertEqual(counted.merged(into: baseline).machine.valgrind, "valgrind-3.22.0")
+    }
+
     func testAnOldBaselineWithoutTheNewFieldsStillDecodes() throws {
         let old =
             #"{"machine":{"cores":2,"date":"d","host":"vm"},"scenarios":[{"name":"ed25519","tokens":10,"threads":2,"efficiency":0.97,"notes":{}}]}"#
