@@ -93,10 +93,10 @@ struct Interleaved {
         var seconds = 0.0
         for _ in 0..<repetitions {
             let verifier = workload.freshVerifier()
-            let cpuBefore = processCPUSeconds()
+            let cpuBefore = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
             let run = StreamRunner.throughput(
                 verifier: verifier, input: workload.requests, output: output, threads: threads)
-            let cpuRate = Double(run.lines) / (processCPUSeconds() - cpuBefore)
+            let cpuRate = Double(run.lines) / (cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpuBefore)
             guard run.lines == workload.lines else {
                 throw ValidationError("\(name): \(run.lines) answers for \(workload.lines) requests")
             }
@@ -167,9 +167,10 @@ struct Interleaved {
     }
 }
 
-/// CPU time of this process, all threads, user and system.
-func processCPUSeconds() -> Double {
+/// CPU time, user and system, of this process (all threads: `CLOCK_PROCESS_CPUTIME_ID`) or of
+/// the calling thread (`CLOCK_THREAD_CPUTIME_ID`).
+func cpuSeconds(_ clock: clockid_t) -> Double {
     var now = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+    clock_gettime(clock, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

@@ -75,7 +75,7 @@ enum RawRate {
                 guard let bench else { fatalError("cannot set up the raw \(algorithm) baseline") }
                 setUp.leave()
                 go.wait()
-                let cpuStart = threadCPUSeconds()
+                let cpuStart = cpuSeconds(CLOCK_THREAD_CPUTIME_ID)
                 // At least one round, so that every thread has a rate even when it wakes late.
                 var count = 0
                 repeat {
@@ -83,7 +83,8 @@ enum RawRate {
                     precondition(verified == 50, "the raw \(algorithm) baseline failed to verify its own signature")
                     count += 50
                 } while DispatchTime.now().uptimeNanoseconds < deadline.value
-                box.slots[index] = (count, DispatchTime.now().uptimeNanoseconds, threadCPUSeconds() - cpuStart)
+                let cpu = cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpuStart
+                box.slots[index] = (count, DispatchTime.now().uptimeNanoseconds, cpu)
                 raw_bench_free(bench)
                 done.leave()
             }
@@ -99,13 +100,6 @@ enum RawRate {
             verifies: slots.map(\.count).reduce(0, +), wallSeconds: Double(end - start) / 1e9,
             cpuSeconds: slots.map(\.cpu).reduce(0, +))
     }
-}
-
-/// The CPU time of the calling thread, user and system.
-func threadCPUSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// The end of a raw run, set before its threads start their loops.

@@ -59,10 +59,10 @@ extension Bench {
         for _ in 0..<max(3, settings.repetitions) {
             for (set, isClaimed) in [(plain, false), (claimed, true)] {
                 let output = workDirectory + "/status-list.answers.jsonl"
-                let cpu = processCPUSeconds()
+                let cpu = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
                 let run = StreamRunner.throughput(
                     verifier: verifier(), input: set.requests, output: output, threads: settings.threads)
-                let perToken = (processCPUSeconds() - cpu) / Double(max(1, run.lines))
+                let perToken = (cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpu) / Double(max(1, run.lines))
                 let outcome = LineFile.compareVerdicts(answers: output, expected: set.expected)
                 try? FileManager.default.removeItem(atPath: output)
                 guard outcome.mismatches == 0, outcome.answers == outcome.expected else {
