@@ -1,6 +1,7 @@
 // Arithmetic modulo the P-256 group order n, for the per-key table's verification (p256_table.c)
 // and the deterministic ES256 signer (CTokenSigning): Montgomery multiplication on four 64-bit
-// limbs; inversion of public values by the binary extended Euclidean algorithm; and, for the
+// limbs; inversion of public values by the binary extended Euclidean algorithm, one value at a
+// time or many together (Montgomery's trick: one inversion for all of them); and, for the
 // signer's secret nonce, inversion by Fermat (x^(n-2)) with a fixed window over the public
 // exponent, so every such inversion runs the same sequence of operations whatever x is.
 // OpenSSL 3.0 keeps its fast inversion modulo n internal, and its public BIGNUM inversion costs
@@ -195,4 +196,32 @@ void tv_order_inverse_public(uint64_t r[4], const uint64_t a[4]) {
         }
     }
     memcpy(r, is_one(u) ? x1 : x2, 4 * sizeof r[0]);
+}
+
+int tv_order_is_inverse(const uint64_t a[4], const uint64_t b[4]) {
+    static const uint64_t one[4] = {1, 0, 0, 0};
+    if (at_least(a, N) || at_least(b, N)) return 0;
+    // a·b·R⁻¹ is R⁻¹ = 1·1·R⁻¹ exactly when a·b ≡ 1 (mod n).
+    uint64_t product[4], r_inverse[4];
+    tv_order_mont_mul(product, a, b);
+    tv_order_mont_mul(r_inverse, one, one);
+    return memcmp(product, r_inverse, sizeof product) == 0;
+}
+
+// Montgomery's trick. The running products carry powers of R⁻¹ from the Montgomery
+// multiplications, and they cancel: with p_i = v_0⋯v_i·R⁻ⁱ and t = (v_0⋯v_i)⁻¹·Rⁱ,
+// t·p_(i−1)·R⁻¹ = v_i⁻¹ and t·v_i·R⁻¹ = (v_0⋯v_(i−1))⁻¹·Rⁱ⁻¹. `inverses` holds the running
+// products until each is replaced by its inverse (p_i is last read at step i + 1, before slot i
+// is written).
+void tv_order_inverse_public_many(uint64_t (*inverses)[4], const uint64_t (*values)[4], size_t count) {
+    if (count == 0) return;
+    memcpy(inverses[0], values[0], sizeof inverses[0]);
+    for (size_t i = 1; i < count; i++) tv_order_mont_mul(inverses[i], inverses[i - 1], values[i]);
+    uint64_t t[4];
+    tv_order_inverse_public(t, inverses[count - 1]);
+    for (size_t i = count - 1; i > 0; i--) {
+        tv_order_mont_mul(inverses[i], t, inverses[i - 1]);
+        tv_order_mont_mul(t, t, values[i]);
+    }
+    memcpy(inverses[0], t, sizeof t);
 }

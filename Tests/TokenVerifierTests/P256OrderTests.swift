@@ -43,4 +43,88 @@ import Testing
         let maxReduced: [UInt64] = [~Self.n[0], ~Self.n[1], ~Self.n[2], ~Self.n[3]]  // 2²⁵⁶ − 1 − n
         #expect(Self.inverse(max) == Self.inverse(maxReduced))
     }
+
+    /// A random value in [1, n − 1]: four random limbs, the top one kept below n's.
+    static func randomValue(using random: inout some RandomNumberGenerator) -> [UInt64] {
+        var value = (0..<4).map { _ in UInt64.random(in: 0...UInt64.max, using: &random) }
+        value[3] = UInt64.random(in: 0..<n[3], using: &random)
+        if value == [0, 0, 0, 0] { value[0] = 1 }
+        return value
+    }
+
+    static func bytes(_ limbs: [UInt64]) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        tv_order_to_bytes(&bytes, limbs)
+        return bytes
+    }
+
+    @Test func manyInversesAreTheSingleOnes() {
+        var random = SystemRandomNumberGenerator()
+        let nMinusOne: [UInt64] = [Self.n[0] - 1, Self.n[1], Self.n[2], Self.n[3]]
+        for count in [1, 2, 3, 63, 64, 65, 150] {
+            var values = (0..<count).map { _ in Self.randomValue(using: &random) }
+            values[0] = [1, 0, 0, 0]
+            values[count - 1] = nMinusOne
+            var inverses = [UInt64](repeating: 0xAA, count: 4 * count)
+            let flat = values.flatMap { $0 }
+            flat.withUnsafeBytes { valuesBytes in
+                inverses.withUnsafeMutableBytes { inversesBytes in
+                    tv_order_inverse_public_many(
+                        inversesBytes.baseAddress!.assumingMemoryBound(to: (UInt64, UInt64, UInt64, UInt64).self),
+                        valuesBytes.baseAddress!.assumingMemoryBound(to: (UInt64, UInt64, UInt64, UInt64).self),
+                        count)
+                }
+            }
+            for index in 0..<count {
+                #expect(
+                    Array(inverses[4 * index..<4 * index + 4]) == Self.inverse(values[index]),
+                    "\(count) values, #\(index)")
+            }
+        }
+    }
+
+    /// The hints of a batch's signatures: each s's inverse, across groups of 64, and 0 for an s
+    /// the signature check refuses (0, n and above), which takes no part in the product.
+    @Test func signatureInversesAreEachSsInverse() {
+        var random = SystemRandomNumberGenerator()
+        let refused: [[UInt8]] = [
+            [UInt8](repeating: 0, count: 32), Self.bytes(Self.n),
+            Self.bytes([Self.n[0] + 1, Self.n[1], Self.n[2], Self.n[3]]),
+            [UInt8](repeating: 0xFF, count: 32),
+        ]
+        for count in [2, 64, 65, 130] {
+            var sValues: [[UInt8]] = (0..<count).map { _ in Self.bytes(Self.randomValue(using: &random)) }
+            for (offset, value) in refused.enumerated() where offset * 37 < count { sValues[offset * 37] = value }
+            var inverses = [UInt64](repeating: 0xAA, count: 4 * count)
+            tv_p256_signature_inverses(sValues.flatMap { $0 }, count, &inverses)
+            for (index, s) in sValues.enumerated() {
+                let hint = Array(inverses[4 * index..<4 * index + 4])
+                if refused.contains(s) {
+                    #expect(hint == [0, 0, 0, 0], "\(count) values, #\(index)")
+                } else {
+                    var limbs = [UInt64](repeating: 0, count: 4)
+                    tv_order_from_bytes(&limbs, s)
+                    #expect(hint == Self.inverse(limbs), "\(count) values, #\(index)")
+                }
+            }
+        }
+    }
+
+    /// What decides whether the table path takes a hint: both below n, product 1.
+    @Test func isInverseOnlyForTheInverse() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<100 {
+            let a = Self.randomValue(using: &random)
+            let inverse = Self.inverse(a)
+            #expect(tv_order_is_inverse(inverse, a) == 1 && tv_order_is_inverse(a, inverse) == 1)
+            var other = inverse
+            other[0] ^= 1 << UInt64.random(in: 0..<64, using: &random)
+            #expect(tv_order_is_inverse(other, a) == 0)
+            #expect(tv_order_is_inverse(Self.randomValue(using: &random), a) == 0 || a == [1, 0, 0, 0])
+        }
+        #expect(tv_order_is_inverse([1, 0, 0, 0], [1, 0, 0, 0]) == 1)
+        #expect(tv_order_is_inverse([0, 0, 0, 0], [1, 0, 0, 0]) == 0)
+        // n + 1 ≡ 1, but not below n: refused.
+        #expect(tv_order_is_inverse([Self.n[0] + 1, Self.n[1], Self.n[2], Self.n[3]], [1, 0, 0, 0]) == 0)
+    }
 }

@@ -1,3 +1,5 @@
+import CTokenCrypto
+
 @testable import TokenVerifier
 
 /// One P-256 key checked through both verification paths: EVP_PKEY_verify and the key's
@@ -24,6 +26,30 @@ struct P256PathComparison {
                 let table = context.verify(signature: s, message: m)
                 precondition(signature.count != 64 || context.tableScratch != nil, "the table path was not taken")
                 return (context.verifyWithEVP(signature: s, message: m), table)
+            }
+        }
+    }
+
+    /// The table path's verdicts on `inputs` verified as the batch engine verifies a batch: the
+    /// inverses of every 64-byte signature's s made together (`tv_p256_signature_inverses`) and
+    /// each handed to its signature's verify as the hint.
+    func batchedVerdicts(_ inputs: [(signature: [UInt8], message: [UInt8])]) -> [Bool] {
+        let sValues = inputs.filter { $0.signature.count == 64 }.flatMap { $0.signature[32..<64] }
+        var inverses = [UInt64](repeating: 0xAA, count: sValues.count / 8)
+        tv_p256_signature_inverses(sValues, sValues.count / 32, &inverses)
+        var next = 0
+        return inputs.map { input in
+            var hint: Int?
+            if input.signature.count == 64 {
+                hint = next
+                next += 1
+            }
+            return input.signature.withUnsafeBufferPointer { s in
+                input.message.withUnsafeBufferPointer { m in
+                    inverses.withUnsafeBufferPointer { limbs in
+                        context.verify(signature: s, message: m, inverse: hint.map { limbs.baseAddress! + 4 * $0 })
+                    }
+                }
             }
         }
     }

@@ -49,6 +49,17 @@ void tv_p256_table_scratch_free(void *scratch);
 int tv_p256_table_verify(void *table, void *scratch, const uint8_t *message, size_t message_length,
                          const uint8_t *signature);
 
+/// `tv_p256_table_verify` with a hint: `inverse` (four little-endian 64-bit limbs, or NULL) is
+/// taken as s⁻¹ mod n when it is the inverse of the signature's s, and s is inverted here
+/// otherwise, so the verdict never depends on the hint.
+int tv_p256_table_verify_hinted(void *table, void *scratch, const uint8_t *message, size_t message_length,
+                                const uint8_t *signature, const uint64_t *inverse);
+
+/// The hints for `tv_p256_table_verify_hinted` of `count` signatures, from one inversion modulo
+/// n for every 64 of them instead of one each: for signature i, whose s (32 bytes big-endian) is at
+/// `s_values + 32·i`, s⁻¹ mod n at `inverses + 4·i`; 0 (no hint) for an s outside [1, n−1].
+void tv_p256_signature_inverses(const uint8_t *s_values, size_t count, uint64_t *inverses);
+
 /// 1 when the 32-byte big-endian `scalar` is in [1, n-1] for the P-256 group order n.
 int tv_p256_scalar_in_range(const uint8_t *scalar);
 

@@ -22,7 +22,7 @@ struct SignatureCheck: TokenCheck {
                     }
                 case .p256:
                     return input.crypto.p256Context(for: keyIndex, in: input.state).verify(
-                        signature: signature, message: message)
+                        signature: signature, message: message, inverse: input.signatureInverse)
                 }
             }
         }

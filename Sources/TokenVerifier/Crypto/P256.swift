@@ -60,14 +60,19 @@ package final class P256VerifyContext {
     }
 
     /// Verifies a 64-byte r‖s `signature` of `message` (hashed with SHA-256 here). A signature of
-    /// another length, or with r or s zero or not below the group order, is invalid.
+    /// another length, or with r or s zero or not below the group order, is invalid. `inverse`,
+    /// s⁻¹ mod n as four little-endian limbs (`tv_p256_signature_inverses`), spares the table
+    /// path its inversion when it is that inverse; it never changes the verdict.
     @inline(__always)
-    package func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func verify(
+        signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>,
+        inverse: UnsafePointer<UInt64>? = nil
+    ) -> Bool {
         guard signature.count == 64 else { return false }
         if let table = key.table, let scratch = scratch() {
             return withExtendedLifetime(table) {
-                tv_p256_table_verify(table.handle, scratch, message.baseAddress, message.count, signature.baseAddress)
-                    == 1
+                tv_p256_table_verify_hinted(
+                    table.handle, scratch, message.baseAddress, message.count, signature.baseAddress, inverse) == 1
             }
         }
         if !key.lazyTable.isRequested { key.requestTable() }

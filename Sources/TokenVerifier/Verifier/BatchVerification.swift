@@ -35,8 +35,8 @@ extension VerificationWorker {
     /// (nil: not a request), in order.
     ///
     /// Three passes: parsing and checks 1–11b for every item, then the signatures one after
-    /// another (the crypto library's code and tables stay in cache from one verify to the next),
-    /// then the verdicts. Each item's state lives in one slot of a temporary buffer and is
+    /// another (the crypto library's code and tables stay in cache from one verify to the next,
+    /// and the ES256 ones share their inversions modulo n), then the verdicts. Each item's state lives in one slot of a temporary buffer and is
     /// changed in place between the passes.
     package func verify(
         batch requests: some BatchRequests, against snapshot: VerifierSnapshot,
@@ -59,9 +59,13 @@ extension VerificationWorker {
                     }
                     if !lookingAhead { isRequest[index] = isItem }
                 }
-                for index in 0..<count where isRequest[index] && states[index].signatureKey != nil {
-                    let state = states + index
-                    requests.withToken(index) { checkSignature(&state.pointee, token: $0, snapshot: snapshot) }
+                withES256Inverses(states, isRequest, snapshot: snapshot) { inverse in
+                    for index in 0..<count where isRequest[index] && states[index].signatureKey != nil {
+                        let state = states + index
+                        requests.withToken(index) {
+                            checkSignature(&state.pointee, token: $0, snapshot: snapshot, inverse: inverse(index))
+                        }
+                    }
                 }
                 for index in 0..<count {
                     // The slot's state moves into the verdict: its references are handed on, not copied.

@@ -116,13 +116,18 @@ public final class VerificationWorker {
         prepared.parsed = consume parsed
     }
 
-    /// Check 12 for a prepared token (nothing when an earlier check ended the run or no key fits).
-    func checkSignature(_ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: VerifierSnapshot) {
+    /// Check 12 for a prepared token (nothing when an earlier check ended the run or no key fits),
+    /// with the ES256 signature's s⁻¹ mod n when the batch made it (``withES256Inverses``).
+    func checkSignature(
+        _ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: VerifierSnapshot,
+        inverse: UnsafePointer<UInt64>? = nil
+    ) {
         guard let keyIndex = prepared.signatureKey, prepared.parsed != nil else { return }
         prepared.signatureKey = nil
         let input = CheckInput(
             compact: token, state: snapshot, core: core, time: 0,
-            context: ContextBytes(), signatureCacheKey: prepared.signatureCacheKey, crypto: self)
+            context: ContextBytes(), signatureCacheKey: prepared.signatureCacheKey, crypto: self,
+            signatureInverse: inverse)
         var findings = CheckFindings(keyIndex: keyIndex, keyFits: true)
         // Taken out of the slot for the check and put back: moved, never copied.
         let parsed = prepared.parsed.take()!
