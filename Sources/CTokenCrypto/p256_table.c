@@ -9,7 +9,7 @@
 // the scalars w = s⁻¹, u1 = e·w and u2 = r·w modulo n use p256_order.c (as the signer does), since
 // OpenSSL keeps its fast inversion modulo n internal and BN_mod_inverse cost a third of a verify.
 // Even so, inverting s is about a fifth of a verify, so the signatures of a batch can share one
-// inversion (`tv_p256_signature_inverses`, Montgomery's trick); a verify takes such a hint only
+// inversion (`tv_p256_table_inverses`, Montgomery's trick); a verify takes such a hint only
 // once it has checked that the hint is its s's inverse.
 //
 // These EC_GROUP functions are deprecated in OpenSSL 3 but present. A table is made only when the
@@ -222,7 +222,7 @@ int tv_p256_table_verify_hinted(void *table, void *opaque_scratch, const uint8_t
 // the one inversion is already spread thin (about 1/64 of its cost a signature).
 enum { INVERSE_GROUP = 64 };
 
-void tv_p256_signature_inverses(const uint8_t *s_values, size_t count, uint64_t *inverses) {
+void tv_p256_table_inverses(const uint8_t *s_values, size_t count, uint64_t *inverses) {
     uint64_t values[INVERSE_GROUP][4], group_inverses[INVERSE_GROUP][4];
     size_t positions[INVERSE_GROUP];
     size_t grouped = 0;

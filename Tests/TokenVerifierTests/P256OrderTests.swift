@@ -96,7 +96,7 @@ import Testing
             var sValues: [[UInt8]] = (0..<count).map { _ in Self.bytes(Self.randomValue(using: &random)) }
             for (offset, value) in refused.enumerated() where offset * 37 < count { sValues[offset * 37] = value }
             var inverses = [UInt64](repeating: 0xAA, count: 4 * count)
-            tv_p256_signature_inverses(sValues.flatMap { $0 }, count, &inverses)
+            tv_p256_table_inverses(sValues.flatMap { $0 }, count, &inverses)
             for (index, s) in sValues.enumerated() {
                 let hint = Array(inverses[4 * index..<4 * index + 4])
                 if refused.contains(s) {

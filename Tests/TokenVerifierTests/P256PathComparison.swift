@@ -31,12 +31,12 @@ struct P256PathComparison {
     }
 
     /// The table path's verdicts on `inputs` verified as the batch engine verifies a batch: the
-    /// inverses of every 64-byte signature's s made together (`tv_p256_signature_inverses`) and
+    /// inverses of every 64-byte signature's s made together (`tv_p256_table_inverses`) and
     /// each handed to its signature's verify as the hint.
     func batchedVerdicts(_ inputs: [(signature: [UInt8], message: [UInt8])]) -> [Bool] {
         let sValues = inputs.filter { $0.signature.count == 64 }.flatMap { $0.signature[32..<64] }
         var inverses = [UInt64](repeating: 0xAA, count: sValues.count / 8)
-        tv_p256_signature_inverses(sValues, sValues.count / 32, &inverses)
+        tv_p256_table_inverses(sValues, sValues.count / 32, &inverses)
         var next = 0
         return inputs.map { input in
             var hint: Int?

@@ -130,7 +130,7 @@ import Testing
             if round % 2 == 1 { signature[Int.random(in: 0..<64, using: &random)] ^= 1 }
             let other = key.sign(message + [1])
             var inverses = [UInt64](repeating: 0, count: 8)
-            tv_p256_signature_inverses(Array(signature[32..<64]) + Array(other[32..<64]), 2, &inverses)
+            tv_p256_table_inverses(Array(signature[32..<64]) + Array(other[32..<64]), 2, &inverses)
             var nearMiss = Array(inverses[0..<4])
             nearMiss[0] ^= 1
             var plusN = Array(inverses[0..<4])

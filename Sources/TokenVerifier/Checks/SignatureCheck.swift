@@ -10,7 +10,10 @@ struct SignatureCheck: TokenCheck {
     ) {
         guard findings.keyFits, let keyIndex = findings.keyIndex else { return }
         let cacheKey = input.signatureCacheKey
-        if let cacheKey, input.withState({ $0.signatureCache!.contains(cacheKey) }) { return }
+        // A token with an inverse was looked up by its batch already (a miss).
+        if let cacheKey, input.signatureInverse == nil, input.withState({ $0.signatureCache!.contains(cacheKey) }) {
+            return
+        }
         let facts = input.keys.facts[keyIndex]
         let verified = parsed.withSignedMessage(compact: input.compact) { message in
             parsed.withBytes(parsed.signature) { signature in

@@ -31,7 +31,8 @@ struct CheckInput {
     /// The worker's per-thread crypto contexts (the worker runs the checks, so it outlives the input).
     unowned(unsafe) let crypto: VerificationWorker
     /// For check 12 of an ES256 token: its s⁻¹ mod n when the batch made it (four limbs; a hint
-    /// the table path takes only if it is that inverse).
+    /// the table path takes only if it is that inverse). Given only for a token the batch found
+    /// missing from the signature cache.
     var signatureInverse: UnsafePointer<UInt64>? = nil
 
     /// How tokens are checked.

@@ -61,7 +61,7 @@ package final class P256VerifyContext {
 
     /// Verifies a 64-byte r‖s `signature` of `message` (hashed with SHA-256 here). A signature of
     /// another length, or with r or s zero or not below the group order, is invalid. `inverse`,
-    /// s⁻¹ mod n as four little-endian limbs (`tv_p256_signature_inverses`), spares the table
+    /// s⁻¹ mod n as four little-endian limbs (`tv_p256_table_inverses`), spares the table
     /// path its inversion when it is that inverse; it never changes the verdict.
     @inline(__always)
     package func verify(

@@ -59,11 +59,11 @@ extension VerificationWorker {
                     }
                     if !lookingAhead { isRequest[index] = isItem }
                 }
-                withES256Inverses(states, isRequest, snapshot: snapshot) { inverse in
+                withES256Inverses(states, isRequest, snapshot: snapshot) { inverses in
                     for index in 0..<count where isRequest[index] && states[index].signatureKey != nil {
                         let state = states + index
                         requests.withToken(index) {
-                            checkSignature(&state.pointee, token: $0, snapshot: snapshot, inverse: inverse(index))
+                            checkSignature(&state.pointee, token: $0, snapshot: snapshot, inverse: inverses[index])
                         }
                     }
                 }
