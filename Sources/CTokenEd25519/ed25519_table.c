@@ -65,6 +65,8 @@ int ge25519_has_small_order(const unsigned char s[32]);
 int ge25519_is_canonical(const unsigned char *s);
 int sc25519_is_canonical(const unsigned char s[32]);
 void sc25519_reduce(unsigned char s[64]);
+void fe25519_invert(tv_fe25519 *out, const tv_fe25519 *z);
+void fe25519_tobytes(unsigned char *s, const tv_fe25519 *h);
 
 // B, the generator: y = 4/5.
 static const uint8_t base_point[32] = {
@@ -165,19 +167,113 @@ static inline void tv_ed25519_challenge(uint8_t h[64], const uint8_t r[32], cons
     sc25519_reduce(h);
 }
 
+// R' = [S]B + [h](−A) for `signature` of `message` under the table's key, into `sum`; 0 (and
+// no point) when crypto_sign_verify_detached refuses the signature before its arithmetic, in its
+// order (the key's refusals were made with the table).
+static inline __attribute__((always_inline)) int tv_ed25519_sum(tv_ge25519_p3 *sum, const struct ed25519_table *table,
+                                                                const uint8_t *message, size_t length,
+                                                                const uint8_t *signature, int faults) {
+    if ((signature[63] & 240) != 0 && sc25519_is_canonical(signature + 32) == 0) return 0;
+    if (!(faults & TV_ED25519_FAULT_SKIP_SMALL_ORDER_R) && ge25519_has_small_order(signature) != 0) return 0;
+    uint8_t h[64];
+    tv_ed25519_challenge(h, signature, table->public_key, message, length);
+    *sum = identity;
+    tv_ed25519_add_multiple(sum, base_comb, signature + 32, faults);
+    tv_ed25519_add_multiple(sum, &table->negated_key, h, faults);
+    return 1;
+}
+
 static inline __attribute__((always_inline)) int tv_ed25519_verify_with(const struct ed25519_table *table,
                                                                         const uint8_t *message, size_t length,
                                                                         const uint8_t *signature, int faults) {
-    // The order of crypto_sign_verify_detached's refusals (the key's were made with the table).
-    if ((signature[63] & 240) != 0 && sc25519_is_canonical(signature + 32) == 0) return 0;
-    if (!(faults & TV_ED25519_FAULT_SKIP_SMALL_ORDER_R) && ge25519_has_small_order(signature) != 0) return 0;
-    uint8_t h[64], encoded[32];
-    tv_ed25519_challenge(h, signature, table->public_key, message, length);
-    tv_ge25519_p3 sum = identity;
-    tv_ed25519_add_multiple(&sum, base_comb, signature + 32, faults);
-    tv_ed25519_add_multiple(&sum, &table->negated_key, h, faults);
+    tv_ge25519_p3 sum;
+    uint8_t encoded[32];
+    if (!tv_ed25519_sum(&sum, table, message, length, signature, faults)) return 0;
     ge25519_p3_tobytes(encoded, &sum);
     return crypto_verify_32(encoded, signature) == 0;
+}
+
+// h = f·g modulo p = 2^255 − 19 on libsodium's five 51-bit limbs (its fe25519_mul for the 64-bit
+// platforms, which libsodium keeps static): each limb of f and g below 2^52, as every product and
+// inversion of libsodium's leaves them, and so are h's.
+static inline void tv_fe_mul(tv_fe25519 *h, const tv_fe25519 *f, const tv_fe25519 *g) {
+    typedef unsigned __int128 u128;
+    const uint64_t mask = (1ULL << 51) - 1;
+    const uint64_t f0 = f->limbs[0], f1 = f->limbs[1], f2 = f->limbs[2], f3 = f->limbs[3], f4 = f->limbs[4];
+    const uint64_t g0 = g->limbs[0], g1 = g->limbs[1], g2 = g->limbs[2], g3 = g->limbs[3], g4 = g->limbs[4];
+    const uint64_t g1_19 = 19 * g1, g2_19 = 19 * g2, g3_19 = 19 * g3, g4_19 = 19 * g4;
+    u128 r0 = (u128)f0 * g0 + (u128)f1 * g4_19 + (u128)f2 * g3_19 + (u128)f3 * g2_19 + (u128)f4 * g1_19;
+    u128 r1 = (u128)f0 * g1 + (u128)f1 * g0 + (u128)f2 * g4_19 + (u128)f3 * g3_19 + (u128)f4 * g2_19;
+    u128 r2 = (u128)f0 * g2 + (u128)f1 * g1 + (u128)f2 * g0 + (u128)f3 * g4_19 + (u128)f4 * g3_19;
+    u128 r3 = (u128)f0 * g3 + (u128)f1 * g2 + (u128)f2 * g1 + (u128)f3 * g0 + (u128)f4 * g4_19;
+    u128 r4 = (u128)f0 * g4 + (u128)f1 * g3 + (u128)f2 * g2 + (u128)f3 * g1 + (u128)f4 * g0;
+    r1 += (uint64_t)(r0 >> 51);
+    r2 += (uint64_t)(r1 >> 51);
+    r3 += (uint64_t)(r2 >> 51);
+    r4 += (uint64_t)(r3 >> 51);
+    uint64_t h0 = ((uint64_t)r0 & mask) + 19 * (uint64_t)(r4 >> 51);
+    uint64_t h1 = ((uint64_t)r1 & mask) + (h0 >> 51);
+    h->limbs[0] = h0 & mask;
+    h->limbs[1] = h1;
+    h->limbs[2] = (uint64_t)r2 & mask;
+    h->limbs[3] = (uint64_t)r3 & mask;
+    h->limbs[4] = (uint64_t)r4 & mask;
+}
+
+// At most this many points are encoded with one inversion (their sums and running products stay
+// on the stack: 200 bytes a point).
+enum { ENCODE_GROUP = 32 };
+
+// Encodes `count` points as ge25519_p3_tobytes does (y, with x's sign in the top bit), with one
+// field inversion for all of them (Montgomery's trick: running products of the Z's, one
+// inversion, three multiplications a point): the same canonical bytes. A Z of zero (no point in
+// extended coordinates has one) would zero the product: then each is encoded on its own.
+static void tv_ed25519_encode_many(uint8_t (*encoded)[32], const tv_ge25519_p3 *points, int count) {
+    tv_fe25519 products[ENCODE_GROUP], inverse, z_inverse, x, y;
+    uint8_t bytes[32], zero[32] = {0};
+    products[0] = points[0].Z;
+    for (int i = 1; i < count; i++) tv_fe_mul(&products[i], &products[i - 1], &points[i].Z);
+    fe25519_tobytes(bytes, &products[count - 1]);
+    if (memcmp(bytes, zero, 32) == 0) {
+        for (int i = 0; i < count; i++) ge25519_p3_tobytes(encoded[i], &points[i]);
+        return;
+    }
+    fe25519_invert(&inverse, &products[count - 1]);
+    for (int i = count - 1; i >= 0; i--) {
+        if (i > 0) {
+            tv_fe_mul(&z_inverse, &inverse, &products[i - 1]);
+            tv_fe_mul(&inverse, &inverse, &points[i].Z);
+        } else {
+            z_inverse = inverse;
+        }
+        tv_fe_mul(&x, &points[i].X, &z_inverse);
+        tv_fe_mul(&y, &points[i].Y, &z_inverse);
+        fe25519_tobytes(encoded[i], &y);
+        fe25519_tobytes(bytes, &x);
+        encoded[i][31] ^= (uint8_t)((bytes[0] & 1) << 7);
+    }
+}
+
+static void tv_ed25519_verify_many_with(const void *const *tables, const uint8_t *const *messages, const size_t *lengths,
+                                        const uint8_t *const *signatures, size_t count, uint8_t *verdicts,
+                                        int faults) {
+    tv_ge25519_p3 sums[ENCODE_GROUP];
+    uint8_t encoded[ENCODE_GROUP][32];
+    size_t positions[ENCODE_GROUP];
+    int grouped = 0;
+    for (size_t i = 0; i < count; i++) {
+        verdicts[i] = 0;
+        if (tv_ed25519_sum(&sums[grouped], tables[i], messages[i], lengths[i], signatures[i], faults)) {
+            positions[grouped++] = i;
+        }
+        if (grouped == ENCODE_GROUP || (i + 1 == count && grouped > 0)) {
+            tv_ed25519_encode_many(encoded, sums, grouped);
+            for (int k = 0; k < grouped; k++) {
+                verdicts[positions[k]] = crypto_verify_32(encoded[k], signatures[positions[k]]) == 0;
+            }
+            grouped = 0;
+        }
+    }
 }
 
 static struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key, int faults) {
@@ -224,10 +320,24 @@ static int tv_ed25519_self_test(int faults) {
     if (crypto_sign_seed_keypair(public_key, secret_key, seed) != 0) return 0;
     struct ed25519_table *table = tv_ed25519_make_table(public_key, faults);
     if (table == NULL) return 0;
+    int standard = 0; // the standard call's last verdict
 #define TV_AGREES(s, m, key_table) \
-    ((crypto_sign_verify_detached((s), (m), sizeof message, public_key) == 0) == \
+    ((standard = crypto_sign_verify_detached((s), (m), sizeof message, public_key) == 0) == \
      tv_ed25519_verify_with((key_table), (m), sizeof message, (s), faults))
     int agreed = 1, valid = 0, top_s = 0, top_h = 0;
+    // The inputs below again as one batch (tv_ed25519_verify_many_with), each kept right after
+    // TV_AGREES with the standard call's verdict.
+    enum { BATCH = 48 };
+    uint8_t batch_signatures[BATCH][64], batch_messages[BATCH][96], expected[BATCH];
+    int batched = 0;
+#define TV_KEEP(s, m)                                                                                    \
+    do {                                                                                                 \
+        if (batched < BATCH) {                                                                           \
+            memcpy(batch_signatures[batched], (s), 64);                                                  \
+            memcpy(batch_messages[batched], (m), 96);                                                    \
+            expected[batched++] = (uint8_t)standard;                                                      \
+        }                                                                                                \
+    } while (0)
     for (int round = 0; round < 64 && agreed && (round < 2 || !top_s || !top_h); round++) {
         message[0] = (uint8_t)round;
         crypto_sign_detached(signature, NULL, message, sizeof message, secret_key);
@@ -236,6 +346,7 @@ static int tv_ed25519_self_test(int faults) {
         top_h |= tv_ed25519_top_digit(h);
         valid += crypto_sign_verify_detached(signature, message, sizeof message, public_key) == 0;
         agreed = TV_AGREES(signature, message, table);
+        TV_KEEP(signature, message);
         for (int flip = 0; round < 2 && flip < 64 + 96 && agreed; flip += 13) {
             uint8_t s[64], m[96];
             memcpy(s, signature, 64);
@@ -243,6 +354,7 @@ static int tv_ed25519_self_test(int faults) {
             if (flip < 64) s[flip] ^= (uint8_t)(1 << (flip & 7));
             if (flip >= 64) m[flip - 64] ^= 1;
             agreed = TV_AGREES(s, m, table);
+            TV_KEEP(s, m);
         }
     }
     // The last valid signature with S + L (not canonical), then with the identity as R (small
@@ -256,10 +368,12 @@ static int tv_ed25519_self_test(int faults) {
     unsigned carry = 0;
     for (int i = 0; i < 32; i++) { carry += (unsigned)s[32 + i] + order[i]; s[32 + i] = (uint8_t)carry; carry >>= 8; }
     agreed = agreed && TV_AGREES(s, message, table);
+    TV_KEEP(s, message);
     memcpy(s, signature, 64);
     memset(s, 0, 32);
     s[0] = 1;
     agreed = agreed && TV_AGREES(s, message, table);
+    TV_KEEP(s, message);
     // R the identity and S = h·a mod L, with a the key's secret scalar (SHA-512 of the seed,
     // clamped): [S]B − [h]A is the identity, so only the small-order check on R refuses it.
     uint8_t az[64], a[64] = {0};
@@ -274,9 +388,28 @@ static int tv_ed25519_self_test(int faults) {
     tv_ed25519_challenge(h, s, public_key, message, sizeof message);
     crypto_core_ed25519_scalar_mul(s + 32, h, a);
     agreed = agreed && TV_AGREES(s, message, table);
+    TV_KEEP(s, message);
     sodium_memzero(az, sizeof az);
     sodium_memzero(a, sizeof a);
+    const void *tables[BATCH];
+    const uint8_t *signatures[BATCH], *messages[BATCH];
+    size_t lengths[BATCH];
+    uint8_t verdicts[BATCH];
+    for (int i = 0; i < batched; i++) {
+        tables[i] = table;
+        signatures[i] = batch_signatures[i];
+        messages[i] = batch_messages[i];
+        lengths[i] = sizeof message;
+    }
+    tv_ed25519_verify_many_with(tables, messages, lengths, signatures, (size_t)batched, verdicts, faults);
+    int batch_valid = 0;
+    for (int i = 0; i < batched; i++) {
+        agreed = agreed && verdicts[i] == expected[i];
+        batch_valid += expected[i];
+    }
+    agreed = agreed && batched >= 16 && batch_valid >= 2 && batch_valid < batched;
     free(table);
+#undef TV_KEEP
 #undef TV_AGREES
     // The identity as the key, R = B and S = 1: [1]B − [h]·identity = B, so only the small-order
     // check on the key refuses it.
@@ -322,6 +455,11 @@ int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t me
     return tv_ed25519_verify_with(table, message, message_length, signature, 0);
 }
 
+void tv_ed25519_table_verify_many(const void *const *tables, const uint8_t *const *messages, const size_t *lengths,
+                                  const uint8_t *const *signatures, size_t count, uint8_t *verdicts) {
+    tv_ed25519_verify_many_with(tables, messages, lengths, signatures, count, verdicts, 0);
+}
+
 int tv_ed25519_self_test_with_faults(int faults) {
     pthread_once(&setup_once, tv_ed25519_setup);
     return base_comb != NULL && tv_ed25519_self_test(faults);
@@ -333,6 +471,11 @@ void *tv_ed25519_table_new(const uint8_t *public_key) { (void)public_key; return
 int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t message_length, const uint8_t *signature) {
     (void)table; (void)message; (void)message_length; (void)signature;
     return 0;
+}
+void tv_ed25519_table_verify_many(const void *const *tables, const uint8_t *const *messages, const size_t *lengths,
+                                  const uint8_t *const *signatures, size_t count, uint8_t *verdicts) {
+    (void)tables; (void)messages; (void)lengths; (void)signatures;
+    memset(verdicts, 0, count);
 }
 #endif
 

@@ -1,3 +1,4 @@
+import CTokenEd25519
 import TestSupport
 import Testing
 
@@ -34,5 +35,43 @@ struct Ed25519PathComparison {
                 return (sodium, table.verify(signature: s, message: m))
             }
         }
+    }
+
+    /// The table path's verdicts on `inputs` verified as the batch engine verifies a batch's
+    /// Ed25519 signatures: every 64-byte one through `tv_ed25519_table_verify_many` at once (the
+    /// keys mixed, the encodings sharing their inversions), any other alone.
+    static func batchedVerdicts(
+        _ inputs: [(path: Ed25519PathComparison, signature: [UInt8], message: [UInt8])]
+    ) -> [Bool] {
+        let batched = inputs.filter { $0.signature.count == 64 }
+        let tables: [UnsafeRawPointer?] = batched.map { UnsafeRawPointer($0.path.table.handle) }
+        let signatures = batched.map(\.signature)
+        let messages = batched.map(\.message)
+        var verdicts = [UInt8](repeating: 0xAA, count: batched.count)
+        withPointers(signatures) { signaturePointers in
+            withPointers(messages) { messagePointers in
+                tv_ed25519_table_verify_many(
+                    tables, messagePointers, messages.map(\.count), signaturePointers, batched.count, &verdicts)
+            }
+        }
+        var next = 0
+        return inputs.map { input in
+            guard input.signature.count == 64 else {
+                return input.path.verdicts(signature: input.signature, message: input.message).table
+            }
+            defer { next += 1 }
+            return verdicts[next] == 1
+        }
+    }
+
+    /// `body` with a pointer to each of `arrays`' bytes (valid for the call).
+    private static func withPointers<R>(_ arrays: [[UInt8]], _ body: ([UnsafePointer<UInt8>?]) -> R) -> R {
+        let buffers = arrays.map { array in
+            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, array.count))
+            _ = buffer.initialize(from: array)
+            return buffer
+        }
+        defer { for buffer in buffers { buffer.deallocate() } }
+        return body(buffers.map { UnsafePointer($0.baseAddress) })
     }
 }

@@ -5,7 +5,8 @@ import Testing
 
 @testable import TokenVerifier
 
-/// Randomized signatures through `crypto_sign_verify_detached` and the per-key table: equal
+/// Randomized signatures through `crypto_sign_verify_detached` and the per-key table, alone and in
+/// batches of 100 (`tv_ed25519_table_verify_many`, the keys mixed): equal
 /// verdicts on every one. 20,000 in the default run; more with TOKENVERIFY_ED25519_COMPARE=COUNT
 /// (`TOKENVERIFY_ED25519_COMPARE=1000000 swift test --filter Ed25519TableRandomizedTests`).
 @Suite struct Ed25519TableRandomizedTests {
@@ -119,6 +120,22 @@ import Testing
         }
         let paths = try keys.map { try #require(Ed25519PathComparison(publicKey: $0.publicKey)) }
         var tally = PathComparisonTally<Variant>()
+        // The inputs again in batches of 100, the keys mixed, as the batch engine verifies them.
+        var batch: [(path: Ed25519PathComparison, signature: [UInt8], message: [UInt8])] = []
+        var expected: [Bool] = []
+        var batched = 0
+        var batchMismatches: [String] = []
+        func verifyBatch() {
+            for (input, (verdict, standard)) in zip(
+                batch, zip(Ed25519PathComparison.batchedVerdicts(batch), expected)) where verdict != standard
+            {
+                batchMismatches.append(
+                    "libsodium \(standard), batched \(verdict): \(input.signature), \(input.message)")
+            }
+            batched += batch.count
+            batch = []
+            expected = []
+        }
         var index = 0
         while index < count {
             let keyIndex = Int.random(in: 0..<keys.count, using: &random)
@@ -135,16 +152,22 @@ import Testing
                         Ed25519PathComparison(publicKey: mixed.key), "libsodium accepts a key with a small-order part")
                     input = (mixed.signature, message)
                     verdicts = path.verdicts(signature: input.signature, message: message)
+                    batch.append((path, input.signature, input.message))
                 } else {
                     input = Self.apply(variant, signature: signature, message: message, random: &random)
                     verdicts = paths[keyIndex].verdicts(signature: input.signature, message: input.message)
+                    batch.append((paths[keyIndex], input.signature, input.message))
                 }
+                expected.append(verdicts.sodium)
+                if batch.count == 100 { verifyBatch() }
                 tally.record(
                     variant, standard: verdicts.sodium, table: verdicts.table, standardName: "libsodium",
                     input: "signature \(input.signature), message \(input.message)")
             }
         }
-        tally.report("Ed25519 libsodium vs table: \(count) signatures over \(keys.count) keys")
+        if !batch.isEmpty { verifyBatch() }
+        #expect(batched == count && batchMismatches.isEmpty, "\(batchMismatches.prefix(3))")
+        tally.report("Ed25519 libsodium vs table: \(count) signatures over \(keys.count) keys, alone and in batches")
         let (checked, valid) = (tally.checked, tally.valid)
         #expect(tally.mismatches.isEmpty)
         // Every signature made here verifies; a mixed-order key's only when T's order divides h

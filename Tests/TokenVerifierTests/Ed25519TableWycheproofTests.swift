@@ -4,13 +4,16 @@ import Testing
 @testable import TokenVerifier
 
 /// Every Wycheproof Ed25519 vector through `crypto_sign_verify_detached` and through the key's
-/// precomputed table: equal verdicts, and equal to Wycheproof's.
+/// precomputed table, alone and all of them as one batch (`tv_ed25519_table_verify_many`, the
+/// keys mixed): equal verdicts, and equal to Wycheproof's.
 @Suite struct Ed25519TableWycheproofTests {
     @Test func everyVector() throws {
         try Ed25519PathComparison.requireTablePath()
         var vectors = 0
         var compared = 0
         var valid = 0
+        var batch: [(path: Ed25519PathComparison, signature: [UInt8], message: [UInt8])] = []
+        var expected: [Bool] = []
         for group in try SignatureBackendTests().loadVectors("ed25519_test.json") {
             let publicKey = hexBytes((group["publicKey"] as! [String: Any])["pk"] as! String)
             let paths = try #require(
@@ -18,8 +21,11 @@ import Testing
             for test in group["tests"] as! [[String: Any]] {
                 vectors += 1
                 let label = "tcId \(test["tcId"]!): \(test["comment"]!)"
-                let verdicts = paths.verdicts(
-                    signature: hexBytes(test["sig"] as! String), message: hexBytes(test["msg"] as! String))
+                let signature = hexBytes(test["sig"] as! String)
+                let message = hexBytes(test["msg"] as! String)
+                let verdicts = paths.verdicts(signature: signature, message: message)
+                batch.append((paths, signature, message))
+                expected.append(verdicts.sodium)
                 #expect(
                     verdicts.sodium == verdicts.table, "\(label): libsodium \(verdicts.sodium), table \(verdicts.table)"
                 )
@@ -31,6 +37,7 @@ import Testing
         }
         #expect(vectors == 151 && compared == 151)
         #expect(valid > 0 && valid < vectors)
+        #expect(batch.count == 151 && Ed25519PathComparison.batchedVerdicts(batch) == expected)
     }
 
     /// A key libsodium refuses gets no table: small order, not canonical, not a point.

@@ -24,8 +24,8 @@ enum RawRate {
         }
     }
 
-    /// Verifies in one call of the loop: 64, a full group of the ES256 per-key path's shared
-    /// inversions, as in the verifier's batches.
+    /// Verifies in one call of the loop: 64, so that the per-key paths share their inversions
+    /// as in the verifier's batches.
     static let round = 64
 
     /// What a raw run did: its verifies, the wall time from the moment every thread was set up

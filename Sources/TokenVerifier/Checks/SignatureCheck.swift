@@ -2,7 +2,7 @@
 /// by check 5, through libsodium (Ed25519) or OpenSSL (ES256), with the key's precomputed table once it is built. Runs only when check 6 found that
 /// the key fits. Consults the signature cache first, when there is one: its entries are keyed by
 /// the whole token and the key's identity, so no other token, and no other key material, can hit
-/// an entry.
+/// an entry. In a batch, the batch engine may have done both already (``CheckInput/signatureVerdict``).
 struct SignatureCheck: TokenCheck {
     func check(
         _ parsed: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
@@ -10,25 +10,29 @@ struct SignatureCheck: TokenCheck {
     ) {
         guard findings.keyFits, let keyIndex = findings.keyIndex else { return }
         let cacheKey = input.signatureCacheKey
-        // A token with an inverse was looked up by its batch already (a miss).
-        if let cacheKey, input.signatureInverse == nil, input.withState({ $0.signatureCache!.contains(cacheKey) }) {
+        // A token with an inverse or a verdict was looked up by its batch already (a miss).
+        if let cacheKey, input.signatureInverse == nil, input.signatureVerdict == nil,
+            input.withState({ $0.signatureCache!.contains(cacheKey) })
+        {
             return
         }
         let facts = input.keys.facts[keyIndex]
-        let verified = parsed.withSignedMessage(compact: input.compact) { message in
-            parsed.withBytes(parsed.signature) { signature in
-                switch facts.type {
-                case .ed25519:
-                    // Borrowed from the key set for the call: no reference count taken.
-                    return facts.ed25519!._withUnsafeGuaranteedRef {
-                        $0.verify(signature: signature, message: message)
+        let verified =
+            input.signatureVerdict
+            ?? parsed.withSignedMessage(compact: input.compact) { message in
+                parsed.withBytes(parsed.signature) { signature in
+                    switch facts.type {
+                    case .ed25519:
+                        // Borrowed from the key set for the call: no reference count taken.
+                        return facts.ed25519!._withUnsafeGuaranteedRef {
+                            $0.verify(signature: signature, message: message)
+                        }
+                    case .p256:
+                        return input.crypto.p256Context(for: keyIndex, in: input.state).verify(
+                            signature: signature, message: message, inverse: input.signatureInverse)
                     }
-                case .p256:
-                    return input.crypto.p256Context(for: keyIndex, in: input.state).verify(
-                        signature: signature, message: message, inverse: input.signatureInverse)
                 }
             }
-        }
         if verified {
             if let cacheKey { input.withState { $0.signatureCache!.insert(cacheKey) } }
         } else {

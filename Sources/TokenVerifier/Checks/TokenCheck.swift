@@ -34,6 +34,10 @@ struct CheckInput {
     /// the table path takes only if it is that inverse). Given only for a token the batch found
     /// missing from the signature cache.
     var signatureInverse: UnsafePointer<UInt64>? = nil
+    /// For check 12 of an Ed25519 token: the verdict of its signature when the batch verified it
+    /// already (through the key's table, with the same steps as one verify). Given only for a
+    /// token the batch found missing from the signature cache.
+    var signatureVerdict: Bool? = nil
 
     /// How tokens are checked.
     @inline(__always)

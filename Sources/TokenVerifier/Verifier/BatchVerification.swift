@@ -36,7 +36,7 @@ extension VerificationWorker {
     ///
     /// Three passes: parsing and checks 1–11b for every item, then the signatures one after
     /// another (the crypto library's code and tables stay in cache from one verify to the next,
-    /// and the ES256 ones share their inversions modulo n), then the verdicts. Each item's state lives in one slot of a temporary buffer and is
+    /// and a batch's signatures share their inversions: ``withBatchSignatures``), then the verdicts. Each item's state lives in one slot of a temporary buffer and is
     /// changed in place between the passes.
     package func verify(
         batch requests: some BatchRequests, against snapshot: VerifierSnapshot,
@@ -59,11 +59,19 @@ extension VerificationWorker {
                     }
                     if !lookingAhead { isRequest[index] = isItem }
                 }
-                withES256Inverses(states, isRequest, snapshot: snapshot) { inverses in
+                withBatchSignatures(requests, states, isRequest, snapshot: snapshot) { shared in
                     for index in 0..<count where isRequest[index] && states[index].signatureKey != nil {
                         let state = states + index
+                        if let verdict = shared.verdict(index) {
+                            // Verified already: check 12 needs no token bytes.
+                            checkSignature(
+                                &state.pointee, token: .init(start: nil, count: 0), snapshot: snapshot, verdict: verdict
+                            )
+                            continue
+                        }
                         requests.withToken(index) {
-                            checkSignature(&state.pointee, token: $0, snapshot: snapshot, inverse: inverses[index])
+                            checkSignature(
+                                &state.pointee, token: $0, snapshot: snapshot, inverse: shared.inverse(index))
                         }
                     }
                 }

@@ -14,6 +14,8 @@ public final class VerificationWorker {
     let parsedTokens: ParsedTokenCache?
     /// The last JWS header read, for the next token with the same header segment.
     private let headerMemo = JWSHeaderMemo()
+    /// A batch's Ed25519 signatures and signed messages, back to back (``withBatchSignatures``).
+    let signedMessages = ByteScratch()
 
     init(core: VerifierCore) {
         self.core = core
@@ -117,17 +119,18 @@ public final class VerificationWorker {
     }
 
     /// Check 12 for a prepared token (nothing when an earlier check ended the run or no key fits),
-    /// with the ES256 signature's s⁻¹ mod n when the batch made it (``withES256Inverses``).
+    /// with the ES256 signature's s⁻¹ mod n or the Ed25519 signature's verdict when the batch
+    /// made it (``withBatchSignatures``).
     func checkSignature(
         _ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: VerifierSnapshot,
-        inverse: UnsafePointer<UInt64>? = nil
+        inverse: UnsafePointer<UInt64>? = nil, verdict: Bool? = nil
     ) {
         guard let keyIndex = prepared.signatureKey, prepared.parsed != nil else { return }
         prepared.signatureKey = nil
         let input = CheckInput(
             compact: token, state: snapshot, core: core, time: 0,
             context: ContextBytes(), signatureCacheKey: prepared.signatureCacheKey, crypto: self,
-            signatureInverse: inverse)
+            signatureInverse: inverse, signatureVerdict: verdict)
         var findings = CheckFindings(keyIndex: keyIndex, keyFits: true)
         // Taken out of the slot for the check and put back: moved, never copied.
         let parsed = prepared.parsed.take()!

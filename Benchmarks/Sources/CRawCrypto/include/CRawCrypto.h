@@ -17,8 +17,10 @@ typedef struct raw_bench raw_bench;
 /// CTokenCrypto (table built once for the bench's key) as the verifier runs it on a batch: the s
 /// of up to 64 signatures inverted together (tv_p256_table_inverses), then each verified with
 /// its inverse as the hint (tv_p256_table_verify_hinted): its bare rate.
-/// RAW_ED25519_PER_KEY: the Ed25519 per-key table path of tokenverify's CTokenEd25519
-/// (tv_ed25519_table_verify, table built once for the bench's key): its bare rate.
+/// RAW_ED25519_PER_KEY: the Ed25519 per-key table path of tokenverify's CTokenEd25519 (table
+/// built once for the bench's key) as the verifier runs it on a batch: 64 signatures at a time
+/// through tv_ed25519_table_verify_many (their encodings sharing one field inversion for every
+/// 32): its bare rate.
 enum { RAW_ED25519 = 0, RAW_ES256 = 1, RAW_ES256_PER_KEY = 2, RAW_ED25519_PER_KEY = 3 };
 
 /// A bench for `algorithm` over `variants` versions of `message`; NULL on failure.
