@@ -29,7 +29,8 @@ struct BatchSignatures {
 extension VerificationWorker {
     /// Calls `body` with what the batch's signatures share, for the tokens whose signature is
     /// still to be checked (the signature cache is looked up here for them: one it holds needs
-    /// no check, and its `signatureKey` is cleared):
+    /// no check, and its `signatureKey` is cleared; a token met again in the batch is left to
+    /// check 12, which finds its first copy's entry):
     ///
     /// - ES256: s⁻¹ mod n for each, one inversion for every 64 of them
     ///   (`tv_p256_table_inverses`) instead of one each; a verify takes such a hint only once it
@@ -45,8 +46,26 @@ extension VerificationWorker {
     ) -> R {
         let count = isRequest.count
         let facts = snapshot.keys.facts.facts
-        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: count) { slots in
-            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 4 * count) { sValues in
+        // The cache keys of the tokens taken so far, open addressing (item + 1, 0 for empty).
+        var seenCapacity = 16
+        while seenCapacity < 2 * count { seenCapacity <<= 1 }
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: count + seenCapacity) { int32s in
+            let slots = UnsafeMutableBufferPointer(rebasing: int32s[0..<count])
+            let seen = UnsafeMutableBufferPointer(rebasing: int32s[count...])
+            seen.initialize(repeating: 0)
+            // Whether `key` is new to the batch (and now seen): a token met again in the same
+            // batch finds its first copy's entry in the signature cache when check 12 reaches it,
+            // as it did before this pass.
+            func isFirstInBatch(_ key: KeyedHash.Digest, _ index: Int) -> Bool {
+                var slot = Int(truncatingIfNeeded: key.low) & (seenCapacity - 1)
+                while seen[slot] != 0 {
+                    if states[Int(seen[slot]) - 1].signatureCacheKey == key { return false }
+                    slot = (slot + 1) & (seenCapacity - 1)
+                }
+                seen[slot] = Int32(index + 1)
+                return true
+            }
+            return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 4 * count) { sValues in
                 withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: count) { tables in
                     withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { messageEnds in
                         signedMessages.count = 0
@@ -55,12 +74,13 @@ extension VerificationWorker {
                         for index in 0..<count {
                             slots[index] = -1
                             guard isRequest[index], let keyIndex = states[index].signatureKey else { continue }
-                            if let cacheKey = states[index].signatureCacheKey,
-                                snapshot.signatureCache!.contains(cacheKey)
-                            {
-                                // Check 12 answered by the cache, as `SignatureCheck` would answer it.
-                                states[index].signatureKey = nil
-                                continue
+                            if let cacheKey = states[index].signatureCacheKey {
+                                if snapshot.signatureCache!.contains(cacheKey) {
+                                    // Check 12 answered by the cache, as `SignatureCheck` would answer it.
+                                    states[index].signatureKey = nil
+                                    continue
+                                }
+                                guard isFirstInBatch(cacheKey, index) else { continue }
                             }
                             switch facts[keyIndex].type {
                             case .p256:
