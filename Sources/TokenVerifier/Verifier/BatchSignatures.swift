@@ -73,7 +73,9 @@ extension VerificationWorker {
                         var ed25519 = 0
                         for index in 0..<count {
                             slots[index] = -1
-                            guard isRequest[index], let keyIndex = states[index].signatureKey else { continue }
+                            guard isRequest[index], let keyIndex = states[index].signatureKey,
+                                states[index].parsed != nil
+                            else { continue }
                             if let cacheKey = states[index].signatureCacheKey {
                                 if snapshot.signatureCache!.contains(cacheKey) {
                                     // Check 12 answered by the cache, as `SignatureCheck` would answer it.
