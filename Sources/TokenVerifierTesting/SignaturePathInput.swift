@@ -28,10 +28,10 @@ struct SignaturePathInput {
     }
 
     /// `verify(signature, message)` of each path, on this input's signature and message.
-    func verdicts(
+    func verdicts<Verdicts>(
         signature: [UInt8],
-        _ paths: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> (Bool, Bool)
-    ) -> (Bool, Bool) {
+        _ paths: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Verdicts
+    ) -> Verdicts {
         signature.withUnsafeBufferPointer { s in message.withUnsafeBufferPointer { m in paths(s, m) } }
     }
 }

@@ -50,20 +50,30 @@ extension FuzzCorpusTests {
         try replayBothPaths("FuzzEd25519Signature", standard: "libsodium") { Ed25519PathCheck.verdicts($0) }
     }
 
-    /// Replays a signature corpus through `verdicts` (the standard call's, the table's, and
-    /// whether the signature was made here): equal on every input, and some valid ones reached.
+    /// Replays a signature corpus through `verdicts` (the standard call's, the table's alone and
+    /// twice in one batch, and whether the signature was made here): equal on every input (the
+    /// batch's where the signature is 64 bytes), and some valid ones reached.
     private func replayBothPaths(
         _ corpus: String, standard: String,
-        _ verdicts: (UnsafeBufferPointer<UInt8>) -> (Bool, Bool, Bool)
+        _ verdicts: (UnsafeBufferPointer<UInt8>) -> (Bool, Bool, Bool?, Bool)
     ) throws {
         let inputs = try Repository.fuzzCorpus(corpus)
         #expect(inputs.count >= 10, "the \(corpus) corpus is missing or nearly empty")
         var signedAndValid = 0
+        var batched = 0
         for input in inputs {
-            let (standardVerdict, table, signedHere) = input.withUnsafeBufferPointer(verdicts)
+            let (standardVerdict, table, batch, signedHere) = input.withUnsafeBufferPointer(verdicts)
             #expect(standardVerdict == table, "\(standard) \(standardVerdict), table \(table) on \(input)")
+            // A 64-byte signature (any made here, or one the input holds whole) goes through a batch too.
+            if signedHere || input.count >= 65 {
+                #expect(
+                    batch == standardVerdict,
+                    "\(standard) \(standardVerdict), batched \(String(describing: batch)) on \(input)")
+                batched += 1
+            }
             if signedHere, table { signedAndValid += 1 }
         }
         #expect(signedAndValid >= 3, "the \(corpus) corpus reaches valid signatures")
+        #expect(batched >= 10, "the \(corpus) corpus has 64-byte signatures for the batch")
     }
 }

@@ -6,4 +6,9 @@ import TokenVerifierTesting
 runFuzzer { bytes in
     let verdicts = ES256PathCheck.verdicts(bytes)
     precondition(verdicts.evp == verdicts.table, "EVP and the per-key table disagree")
+    // A 64-byte signature (any made here, or one the input holds whole) goes through a batch too.
+    let whole = verdicts.signedHere || bytes.count >= 65
+    precondition(
+        whole ? verdicts.batched == verdicts.evp : verdicts.batched == nil,
+        "the per-key table's verdict in a batch differs")
 }

@@ -67,6 +67,26 @@ package final class Ed25519PublicKey: Sendable, KeyWithTable {
         return verifyWithSodium(signature: signature, message: message)
     }
 
+    /// `signature` of `message` verified twice in one batch through the key's table, as the batch
+    /// engine verifies a batch's signatures (`tv_ed25519_table_verify_many`): the verdict when both
+    /// copies got the same, nil when they did not, or when the table is not ready or the
+    /// signature is not 64 bytes (for the comparisons of the paths).
+    package func verifyTwiceInOneBatch(
+        signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>
+    )
+        -> Bool?
+    {
+        guard signature.count == Ed25519.signatureLength else { return nil }
+        return lazyTable.withTable { table -> Bool? in
+            let tables = [UnsafeRawPointer?](repeating: UnsafeRawPointer(table.handle), count: 2)
+            let messages = [message.baseAddress, message.baseAddress]
+            let signatures = [signature.baseAddress, signature.baseAddress]
+            var verdicts: [UInt8] = [2, 2]
+            tv_ed25519_table_verify_many(tables, messages, [message.count, message.count], signatures, 2, &verdicts)
+            return verdicts[0] == verdicts[1] ? verdicts[0] == 1 : nil
+        } ?? nil
+    }
+
     /// The standard path, `crypto_sign_verify_detached`, whatever the key's table.
     package func verifyWithSodium(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         bytes.withUnsafeBufferPointer { Ed25519.verify(signature: signature, message: message, publicKey: $0) }

@@ -79,6 +79,25 @@ package final class P256VerifyContext {
         return verifyWithEVP(signature: signature, message: message)
     }
 
+    /// `signature` of `message` verified twice as one batch's signatures are: both copies' s
+    /// inverted together (`tv_p256_table_inverses`), each verified with its inverse as the hint;
+    /// the verdict when both got the same, nil when they did not or the signature is not 64 bytes
+    /// (for the comparisons of the paths).
+    package func verifyTwiceInOneBatch(
+        signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>
+    )
+        -> Bool?
+    {
+        guard signature.count == 64 else { return nil }
+        var inverses = [UInt64](repeating: 0, count: 8)
+        let sValues = Array(signature[32..<64]) + Array(signature[32..<64])
+        tv_p256_table_inverses(sValues, 2, &inverses)
+        let verdicts = inverses.withUnsafeBufferPointer { limbs in
+            (0..<2).map { verify(signature: signature, message: message, inverse: limbs.baseAddress! + 4 * $0) }
+        }
+        return verdicts[0] == verdicts[1] ? verdicts[0] : nil
+    }
+
     /// The standard path, EVP_PKEY_verify, whatever the key's table (for the comparisons).
     package func verifyWithEVP(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         guard signature.count == 64 else { return false }
