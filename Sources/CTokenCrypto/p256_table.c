@@ -228,7 +228,7 @@ void tv_p256_table_inverses(const uint8_t *s_values, size_t count, uint64_t *inv
     size_t grouped = 0;
     for (size_t i = 0; i < count; i++) {
         const uint8_t *s = s_values + 32 * i;
-        if (tv_p256_scalar_in_range(s)) {
+        if (tv_order_is_scalar(s)) {
             tv_order_from_bytes(values[grouped], s);
             positions[grouped++] = i;
         } else {

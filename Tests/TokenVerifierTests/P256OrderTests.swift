@@ -127,4 +127,23 @@ import Testing
         // n + 1 ≡ 1, but not below n: refused.
         #expect(tv_order_is_inverse([Self.n[0] + 1, Self.n[1], Self.n[2], Self.n[3]], [1, 0, 0, 0]) == 0)
     }
+
+    /// The order module's range check is the one the signature checks make (`tv_p256_scalar_in_range`).
+    @Test func isScalarIsTheRangeCheck() {
+        var random = SystemRandomNumberGenerator()
+        let n = Self.bytes(Self.n)
+        var values: [[UInt8]] = [
+            [UInt8](repeating: 0, count: 32), Self.small(1), n,
+            Self.bytes([Self.n[0] - 1, Self.n[1], Self.n[2], Self.n[3]]),
+            Self.bytes([Self.n[0] + 1, Self.n[1], Self.n[2], Self.n[3]]), [UInt8](repeating: 0xFF, count: 32),
+        ]
+        values += (0..<200).map { _ in (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        values += (0..<200).map { _ in Self.bytes(Self.randomValue(using: &random)) }
+        for value in values {
+            #expect(tv_order_is_scalar(value) == tv_p256_scalar_in_range(value), "\(value)")
+        }
+        #expect(tv_order_is_scalar(Self.small(1)) == 1 && tv_order_is_scalar(n) == 0)
+    }
+
+    static func small(_ value: UInt8) -> [UInt8] { [UInt8](repeating: 0, count: 31) + [value] }
 }
