@@ -36,7 +36,8 @@ extension VerificationWorker {
     ///
     /// Three passes: parsing and checks 1–11b for every item, then the signatures one after
     /// another (the crypto library's code and tables stay in cache from one verify to the next,
-    /// and a batch's signatures share their inversions: ``withBatchSignatures``), then the verdicts. Each item's state lives in one slot of a temporary buffer and is
+    /// and a batch's signatures share their inversions: ``withBatchSignatures``), then the
+    /// verdicts. Each item's state lives in one slot of a temporary buffer and is
     /// changed in place between the passes.
     package func verify(
         batch requests: some BatchRequests, against snapshot: VerifierSnapshot,
