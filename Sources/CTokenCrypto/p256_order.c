@@ -225,13 +225,3 @@ void tv_order_inverse_public_many(uint64_t (*inverses)[4], const uint64_t (*valu
     }
     memcpy(inverses[0], t, sizeof t);
 }
-
-int tv_order_is_scalar(const uint8_t bytes[32]) {
-    uint64_t a[4];
-    for (int i = 0; i < 4; i++) {
-        uint64_t limb = 0;
-        for (int j = 0; j < 8; j++) limb = (limb << 8) | bytes[(3 - i) * 8 + j];
-        a[i] = limb;
-    }
-    return (a[0] | a[1] | a[2] | a[3]) != 0 && !at_least(a, N);
-}

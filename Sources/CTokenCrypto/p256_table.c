@@ -227,9 +227,10 @@ void tv_p256_table_inverses(const uint8_t *s_values, size_t count, uint64_t *inv
     size_t positions[INVERSE_GROUP];
     size_t grouped = 0;
     for (size_t i = 0; i < count; i++) {
-        const uint8_t *s = s_values + 32 * i;
-        if (tv_order_is_scalar(s)) {
-            tv_order_from_bytes(values[grouped], s);
+        // s mod n: only 0 has no inverse (and would zero the whole product).
+        uint64_t *value = values[grouped];
+        tv_order_from_bytes(value, s_values + 32 * i);
+        if ((value[0] | value[1] | value[2] | value[3]) != 0) {
             positions[grouped++] = i;
         } else {
             memset(inverses + 4 * i, 0, 4 * sizeof *inverses);

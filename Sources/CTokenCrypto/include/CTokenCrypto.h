@@ -57,7 +57,8 @@ int tv_p256_table_verify_hinted(void *table, void *scratch, const uint8_t *messa
 
 /// The hints for `tv_p256_table_verify_hinted` of `count` signatures, from one inversion modulo
 /// n for every 64 of them instead of one each: for signature i, whose s (32 bytes big-endian) is at
-/// `s_values + 32·i`, s⁻¹ mod n at `inverses + 4·i`; 0 (no hint) for an s outside [1, n−1].
+/// `s_values + 32·i`, (s mod n)⁻¹ at `inverses + 4·i`; 0 (no hint) for an s ≡ 0. (A verify refuses
+/// an s of n or more before it looks at a hint.)
 void tv_p256_table_inverses(const uint8_t *s_values, size_t count, uint64_t *inverses);
 
 /// 1 when the 32-byte big-endian `scalar` is in [1, n-1] for the P-256 group order n.

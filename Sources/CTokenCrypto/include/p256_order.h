@@ -20,8 +20,6 @@ void tv_order_inverse_public(uint64_t r[4], const uint64_t a[4]);
 /// The inverses modulo n of `count` public values, each in [1, n−1], from one inversion and three
 /// multiplications a value (variable time). `inverses` must not overlap `values`.
 void tv_order_inverse_public_many(uint64_t (*inverses)[4], const uint64_t (*values)[4], size_t count);
-/// 1 when the 32-byte big-endian value is in [1, n−1].
-int tv_order_is_scalar(const uint8_t bytes[32]);
 /// 1 when a and b are both below n and a·b ≡ 1 (mod n).
 int tv_order_is_inverse(const uint64_t a[4], const uint64_t b[4]);
 

@@ -39,7 +39,7 @@ extension VerificationWorker {
     ///   (`tv_ed25519_table_verify_many`: the steps of one verify each, the points' encodings
     ///   sharing one field inversion for every 32), which check 12 then takes as its own.
     ///
-    /// An inversion is about a fifth of a table-path verify of either algorithm.
+    /// An inversion is a sixth to a fifth of a table-path verify's time (`perf`, ES256 and Ed25519).
     func withBatchSignatures<R>(
         _ requests: some BatchRequests, _ states: UnsafeMutablePointer<Prepared>,
         _ isRequest: UnsafeMutableBufferPointer<Bool>, snapshot: VerifierSnapshot, _ body: (BatchSignatures) -> R
