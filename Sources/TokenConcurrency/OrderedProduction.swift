@@ -1,14 +1,13 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Makes the elements `0..<count` on several threads of its own and hands them over in order on
 /// the caller's thread, with at most `window` elements made but not yet handed over, so memory
 /// stays flat however many there are (`gen`'s chunks of a token set).
 ///
 /// The workers are threads of their own, not Dispatch work items: they wait on semaphores, and
-/// Dispatch on Linux grows its pool slowly. The one lock (a `Mutex`) guards the claim counter and
-/// the finished elements, a few times per element, never per token.
+/// Dispatch on Linux grows its pool slowly. The one lock (a ``LockedValue``) guards the claim
+/// counter and the finished elements, a few times per element, never per token.
 public enum OrderedProduction {
     /// Calls `consume` with the elements in order, each made by a producer from `makeProducer`
     /// (called once on each worker thread, so a producer may keep state that is not shared).
@@ -47,7 +46,7 @@ public enum OrderedProduction {
 
         let count: Int
         let window: Int
-        let claims = Mutex(Claims())
+        let claims = LockedValue(Claims())
         /// Free places in the window: a worker takes one before it claims an element.
         let freePlaces = DispatchSemaphore(value: 0)
         /// One per place in the window: signalled when that place's element is finished.

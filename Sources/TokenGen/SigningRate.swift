@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TokenConcurrency
 import TokenTools
 
 /// The raw signing rate of the back ends on given threads: libsodium's `crypto_sign_detached`
@@ -71,9 +71,9 @@ public enum SigningRate {
         private struct Figures {
             var rates: [Double], done: [Int], cpu: [Double]
         }
-        private let figures: Mutex<Figures>
+        private let figures: LockedValue<Figures>
         init(_ count: Int) {
-            figures = Mutex(
+            figures = LockedValue(
                 Figures(
                     rates: Array(repeating: 0, count: count), done: Array(repeating: 0, count: count),
                     cpu: Array(repeating: 0, count: count)))
