@@ -187,8 +187,8 @@ let package = Package(
         .testTarget(
             name: "TokenVerifierTests",
             dependencies: [
-                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TestSupport", "CSodium", "CTokenCrypto",
-                "CTokenEd25519",
+                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TestSupport", "TokenConcurrency", "CSodium",
+                "CTokenCrypto", "CTokenEd25519",
             ]
         ),
         .testTarget(
@@ -201,11 +201,11 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenStreamTests",
-            dependencies: ["TokenStream", "LineProtocol", "TokenVerifier", "TestSupport"]
+            dependencies: ["TokenStream", "LineProtocol", "TokenVerifier", "TestSupport", "TokenConcurrency"]
         ),
         .testTarget(
             name: "tokenverifyTests",
-            dependencies: ["TokenVerifier", "TokenTools", "TokenGen", "TestSupport"]
+            dependencies: ["TokenVerifier", "TokenTools", "TokenGen", "TestSupport", "TokenConcurrency"]
         ),
         .testTarget(
             name: "TokenFetchTests",

@@ -2,6 +2,7 @@ import Foundation
 import LineProtocol
 import TestSupport
 import Testing
+import TokenConcurrency
 import TokenVerifier
 
 @testable import TokenStream
@@ -66,10 +67,10 @@ import Glibc
 
         // Small chunks of uneven work for four workers, while generations are put in force as
         // fast as one thread can.
-        let done = Locked(false)
+        let done = LockedValue(false)
         let swapper = Thread {
             var generation = 0
-            while !done.value {
+            while !done.withLock({ $0 }) {
                 generation += 1
                 verifier.apply(LiveStateUpdate(stepPolicy: Self.policy(generation)))
             }
@@ -77,7 +78,7 @@ import Glibc
         swapper.start()
         let pipeline = VerifyPipeline(verifier: verifier, configuration: .init(threads: 4, maxChunkLines: 7))
         let outcome = pipeline.run(inputs: [inputDescriptor], output: outputDescriptor, stopRequested: { false })
-        done.value = true
+        done.withLock { $0 = true }
         close(inputDescriptor)
         close(outputDescriptor)
 

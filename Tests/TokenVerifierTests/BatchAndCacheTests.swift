@@ -1,6 +1,7 @@
 import Dispatch
 import TestSupport
 import Testing
+import TokenConcurrency
 import TokenTools
 
 @testable import TokenVerifier
@@ -41,17 +42,17 @@ import TokenTools
             revocations: byToken, options: VerificationOptions(checkTime: Fixtures.now, signatureCacheSlots: 1024))
         let requests = Array(repeating: VerificationRequest(token: Fixtures.token(fixtures.ed)), count: 20_000)
         let done = UncheckedSendable(DispatchSemaphore(value: 0))
-        let stop = UncheckedSendable(SendableFlag())
+        let stop = LockedValue(false)
         DispatchQueue.global().async {
             var flip = false
-            while !stop.value.isSet {
+            while !stop.withLock({ $0 }) {
                 verifier.replaceRevocations(flip ? byToken : byDevice)
                 flip.toggle()
             }
             done.value.signal()
         }
         let results = verifier.verify(requests, threads: 2, chunkSize: 64)
-        stop.value.set()
+        stop.withLock { $0 = true }
         done.value.wait()
         let reasons = Set(results.map(\.reason))
         #expect(reasons.isSubset(of: [.revokedToken, .revokedDevice]), "\(reasons)")
@@ -204,33 +205,19 @@ import TokenTools
         }
         let inserted = UncheckedSendable(digests.filter { $0.low & (1 << 32) == 0 })
         let neverInserted = UncheckedSendable(digests.filter { $0.low & (1 << 32) != 0 })
-        let falseHits = ManagedCounter()
+        let falseHits = LockedValue(0)
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             for round in 0..<200 {
                 if worker % 2 == 0 {
                     for digest in inserted.value { cache.insert(digest) }
                 } else {
-                    for digest in neverInserted.value where cache.contains(digest) { falseHits.increment() }
+                    for digest in neverInserted.value where cache.contains(digest) { falseHits.withLock { $0 += 1 } }
                 }
                 _ = round
             }
         }
-        #expect(falseHits.value == 0)
+        #expect(falseHits.withLock { $0 } == 0)
     }
-}
-
-final class SendableFlag: @unchecked Sendable {
-    private let lock = DispatchQueue(label: "flag")
-    private var flag = false
-    var isSet: Bool { lock.sync { flag } }
-    func set() { lock.sync { flag = true } }
-}
-
-final class ManagedCounter: @unchecked Sendable {
-    private let lock = DispatchQueue(label: "counter")
-    private var count = 0
-    var value: Int { lock.sync { count } }
-    func increment() { lock.sync { count += 1 } }
 }
 
 extension VerificationWorker {

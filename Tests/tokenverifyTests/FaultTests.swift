@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TokenConcurrency
 import TokenGen
 import TokenVerifier
 
@@ -57,13 +58,13 @@ import Glibc
         try space.write("revocations.jsonl", byToken)
         let token = space.token()
         let live = try LiveTool(space.verifyArguments + ["--reload-interval", "0.005"])
-        let replacementsDone = Locked(false)
-        let sentLines = UncheckedCounter()
+        let replacementsDone = LockedValue(false)
+        let sentLines = LockedValue(0)
         let batch = String(repeating: token + "\n", count: 1_000)
         let feeder = Thread {
-            while !replacementsDone.value || sentLines.value < minimumLines {
+            while !replacementsDone.withLock({ $0 }) || sentLines.withLock({ $0 }) < minimumLines {
                 guard live.send(batch) else { return }
-                sentLines.add(1_000)
+                sentLines.withLock { $0 += 1_000 }
             }
         }
         feeder.start()
@@ -72,14 +73,14 @@ import Glibc
             Thread.sleep(forTimeInterval: 0.03)
         }
         // The last list written (index 99) revokes by token id.
-        replacementsDone.value = true
+        replacementsDone.withLock { $0 = true }
         while feeder.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
         Thread.sleep(forTimeInterval: 0.3)
         live.send(token + "\n")
         live.closeInput()
         let end = live.finish()
         let lines = end.stdout.split(separator: "\n")
-        #expect(lines.count == sentLines.value + 1)
+        #expect(lines.count == sentLines.withLock { $0 } + 1)
         var counts: [String: Int] = [:]
         for line in lines {
             let reason =
@@ -149,20 +150,5 @@ import Glibc
             #expect(output.stdout.isEmpty, "nothing is read or answered")
             #expect(output.stderr.contains(mentions), "\(output.stderr)")
         }
-    }
-}
-
-final class UncheckedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = 0
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-    func add(_ amount: Int) {
-        lock.lock()
-        stored += amount
-        lock.unlock()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TokenConcurrency
 import TokenTools
 import TokenVerifier
 
@@ -67,10 +68,13 @@ enum Tool {
             try? stdin.fileHandleForWriting.close()
         }
         writer.start()
-        let errorData = Locked<Data?>(nil)
-        let errorReader = Thread { errorData.value = stderr.fileHandleForReading.readDataToEndOfFile() }
+        let errorData = LockedValue<Data?>(nil)
+        let errorReader = Thread {
+            let data = stderr.fileHandleForReading.readDataToEndOfFile()
+            errorData.withLock { $0 = data }
+        }
         errorReader.start()
-        let peak = Locked<Data?>(nil)
+        let peak = LockedValue<Data?>(nil)
         let pid = process.processIdentifier
         let sampler = Thread {
             var highest = 0
@@ -78,18 +82,19 @@ enum Tool {
                 let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
             {
                 highest = max(highest, (Int(line.split(separator: " ")[1]) ?? 0) * 1024)
-                peak.value = Data(String(highest).utf8)
+                peak.withLock { $0 = Data(String(highest).utf8) }
                 Thread.sleep(forTimeInterval: 0.01)
             }
         }
         sampler.start()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while errorData.value == nil { Thread.sleep(forTimeInterval: 0.01) }
+        while errorData.withLock({ $0 }) == nil { Thread.sleep(forTimeInterval: 0.01) }
+        let errors = errorData.withLock { $0 }!
         return Output(
-            stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errorData.value!, as: UTF8.self),
+            stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errors, as: UTF8.self),
             status: process.terminationStatus,
-            peakResidentBytes: peak.value.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0)
+            peakResidentBytes: peak.withLock { $0 }.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0)
     }
 
     static func run(_ arguments: [String], input: String) throws -> Output {
@@ -291,17 +296,20 @@ enum External {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        let errorData = Locked<Data?>(nil)
-        let reader = Thread { errorData.value = stderr.fileHandleForReading.readDataToEndOfFile() }
+        let errorData = LockedValue<Data?>(nil)
+        let reader = Thread {
+            let data = stderr.fileHandleForReading.readDataToEndOfFile()
+            errorData.withLock { $0 = data }
+        }
         reader.start()
         stdin.fileHandleForWriting.write(input)
         try? stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while errorData.value == nil { Thread.sleep(forTimeInterval: 0.01) }
+        while errorData.withLock({ $0 }) == nil { Thread.sleep(forTimeInterval: 0.01) }
         return (
             process.terminationStatus, String(decoding: out, as: UTF8.self),
-            String(decoding: errorData.value!, as: UTF8.self)
+            String(decoding: errorData.withLock { $0 }!, as: UTF8.self)
         )
     }
 
