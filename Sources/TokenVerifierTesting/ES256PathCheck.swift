@@ -23,13 +23,10 @@ public enum ES256PathCheck {
             return (privateKey, P256VerifyContext(key: key))
         }
 
-    /// The verdicts of both paths on `input` (the table's alone and twice in one batch, nil when
-    /// the batch's two copies disagree or the signature is not 64 bytes), and whether the
-    /// signature was made here.
-    public static func verdicts(
-        _ input: UnsafeBufferPointer<UInt8>
-    ) -> (evp: Bool, table: Bool, batched: Bool?, signedHere: Bool) {
-        guard let input = SignaturePathInput(input, keys: keys.count) else { return (false, false, nil, false) }
+    /// The verdicts of both paths on `input`: EVP's (`standard`), the table's alone and twice in
+    /// one batch.
+    public static func verdicts(_ input: UnsafeBufferPointer<UInt8>) -> SignaturePathVerdicts {
+        guard let input = SignaturePathInput(input, keys: keys.count) else { return .refused }
         let key = keys[input.keyIndex]
         let signature = input.signature { message in
             var signature = [UInt8](repeating: 0, count: 64)
@@ -37,12 +34,9 @@ public enum ES256PathCheck {
             precondition(signed == 1, "OpenSSL could not sign")
             return signature
         }
-        let (evp, table, batched) = input.verdicts(signature: signature) { s, m in
-            (
-                key.context.verifyWithEVP(signature: s, message: m), key.context.verify(signature: s, message: m),
-                key.context.verifyTwiceInOneBatch(signature: s, message: m)
-            )
-        }
-        return (evp, table, batched, input.signedHere)
+        return input.verdicts(
+            signature: signature, standard: { key.context.verifyWithEVP(signature: $0, message: $1) },
+            table: { key.context.verify(signature: $0, message: $1) },
+            batched: { key.context.verifyTwiceInOneBatch(signature: $0, message: $1) })
     }
 }

@@ -17,25 +17,19 @@ public enum Ed25519PathCheck {
         return (secretKey, key)
     }
 
-    /// The verdicts of both paths on `input` (the table's alone and twice in one batch, nil when
-    /// the batch's two copies disagree or the signature is not 64 bytes), and whether the
-    /// signature was made here.
-    public static func verdicts(
-        _ input: UnsafeBufferPointer<UInt8>
-    ) -> (sodium: Bool, table: Bool, batched: Bool?, signedHere: Bool) {
-        guard let input = SignaturePathInput(input, keys: keys.count) else { return (false, false, nil, false) }
+    /// The verdicts of both paths on `input`: libsodium's (`standard`), the table's alone and
+    /// twice in one batch.
+    public static func verdicts(_ input: UnsafeBufferPointer<UInt8>) -> SignaturePathVerdicts {
+        guard let input = SignaturePathInput(input, keys: keys.count) else { return .refused }
         let key = keys[input.keyIndex]
         let signature = input.signature { message in
             var signature = [UInt8](repeating: 0, count: 64)
             _ = crypto_sign_detached(&signature, nil, message, UInt64(message.count), key.secretKey)
             return signature
         }
-        let (sodium, table, batched) = input.verdicts(signature: signature) { s, m in
-            (
-                key.key.verifyWithSodium(signature: s, message: m), key.key.verify(signature: s, message: m),
-                key.key.verifyTwiceInOneBatch(signature: s, message: m)
-            )
-        }
-        return (sodium, table, batched, input.signedHere)
+        return input.verdicts(
+            signature: signature, standard: { key.key.verifyWithSodium(signature: $0, message: $1) },
+            table: { key.key.verify(signature: $0, message: $1) },
+            batched: { key.key.verifyTwiceInOneBatch(signature: $0, message: $1) })
     }
 }

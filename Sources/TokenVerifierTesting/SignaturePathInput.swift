@@ -27,11 +27,42 @@ struct SignaturePathInput {
         return signature
     }
 
-    /// `verify(signature, message)` of each path, on this input's signature and message.
-    func verdicts<Verdicts>(
+    /// The verdicts of the paths on this input: `standard`, `table` and `batched` each called with
+    /// its signature and message.
+    func verdicts(
         signature: [UInt8],
-        _ paths: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Verdicts
-    ) -> Verdicts {
-        signature.withUnsafeBufferPointer { s in message.withUnsafeBufferPointer { m in paths(s, m) } }
+        standard: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool,
+        table: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool,
+        batched: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool?
+    ) -> SignaturePathVerdicts {
+        signature.withUnsafeBufferPointer { s in
+            message.withUnsafeBufferPointer { m in
+                SignaturePathVerdicts(
+                    standard: standard(s, m), table: table(s, m), batched: batched(s, m), signedHere: signedHere,
+                    wholeSignature: s.count == 64)
+            }
+        }
     }
+}
+
+/// What the verification paths of one algorithm said of one signature-path fuzz input.
+public struct SignaturePathVerdicts: Sendable {
+    /// The library's standard call (EVP_PKEY_verify, crypto_sign_verify_detached).
+    public var standard: Bool
+    /// The per-key table path, one signature alone.
+    public var table: Bool
+    /// The per-key table path with the signature twice in one batch: the verdict when both copies
+    /// got the same, nil when they did not or the signature is not 64 bytes (no batch takes it).
+    public var batched: Bool?
+    /// The signature was made here (then valid unless the input's mask changed it).
+    public var signedHere: Bool
+    /// The signature is 64 bytes, so a batch verifies it.
+    public var wholeSignature: Bool
+
+    /// A 64-byte signature got the standard verdict in the batch too; any other went to none.
+    public var batchAgrees: Bool { wholeSignature ? batched == standard : batched == nil }
+
+    /// An empty input's: nothing to verify.
+    static let refused = SignaturePathVerdicts(
+        standard: false, table: false, batched: nil, signedHere: false, wholeSignature: false)
 }

@@ -77,4 +77,24 @@ import Testing
             }
         }
     }
+
+    /// The pass's buffer keeps a typical batch's capacity from one batch to the next, and gives
+    /// back what a batch of long tokens made it take.
+    @Test func theScratchKeepsATypicalBatchAndGivesBackALongOne() {
+        let scratch = ByteScratch()
+        let typical = [UInt8](repeating: 7, count: 400)
+        func fill(_ times: Int, _ piece: [UInt8]) {
+            piece.withUnsafeBufferPointer { for _ in 0..<times { scratch.append($0) } }
+        }
+        fill(256, typical)
+        #expect(scratch.count == 256 * 400 && scratch.bytes[256 * 400 - 1] == 7)
+        let grown = scratch.capacity
+        #expect(grown > ByteScratch.initialCapacity && grown <= ByteScratch.keptCapacity)
+        scratch.removeAll()
+        #expect(scratch.count == 0 && scratch.capacity == grown, "a typical batch's capacity is kept")
+        fill(256, [UInt8](repeating: 9, count: 64 * 1024))
+        #expect(scratch.capacity > ByteScratch.keptCapacity && scratch.bytes[256 * 64 * 1024 - 1] == 9)
+        scratch.removeAll()
+        #expect(scratch.count == 0 && scratch.capacity == ByteScratch.initialCapacity, "given back")
+    }
 }

@@ -55,23 +55,20 @@ extension FuzzCorpusTests {
     /// batch's where the signature is 64 bytes), and some valid ones reached.
     private func replayBothPaths(
         _ corpus: String, standard: String,
-        _ verdicts: (UnsafeBufferPointer<UInt8>) -> (Bool, Bool, Bool?, Bool)
+        _ verdicts: (UnsafeBufferPointer<UInt8>) -> SignaturePathVerdicts
     ) throws {
         let inputs = try Repository.fuzzCorpus(corpus)
         #expect(inputs.count >= 10, "the \(corpus) corpus is missing or nearly empty")
         var signedAndValid = 0
         var batched = 0
         for input in inputs {
-            let (standardVerdict, table, batch, signedHere) = input.withUnsafeBufferPointer(verdicts)
-            #expect(standardVerdict == table, "\(standard) \(standardVerdict), table \(table) on \(input)")
-            // A 64-byte signature (any made here, or one the input holds whole) goes through a batch too.
-            if signedHere || input.count >= 65 {
-                #expect(
-                    batch == standardVerdict,
-                    "\(standard) \(standardVerdict), batched \(String(describing: batch)) on \(input)")
-                batched += 1
-            }
-            if signedHere, table { signedAndValid += 1 }
+            let said = input.withUnsafeBufferPointer(verdicts)
+            #expect(said.standard == said.table, "\(standard) \(said.standard), table \(said.table) on \(input)")
+            #expect(
+                said.batchAgrees,
+                "\(standard) \(said.standard), batched \(String(describing: said.batched)) on \(input)")
+            if said.wholeSignature { batched += 1 }
+            if said.signedHere, said.table { signedAndValid += 1 }
         }
         #expect(signedAndValid >= 3, "the \(corpus) corpus reaches valid signatures")
         #expect(batched >= 10, "the \(corpus) corpus has 64-byte signatures for the batch")

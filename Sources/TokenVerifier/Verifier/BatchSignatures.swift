@@ -68,7 +68,7 @@ extension VerificationWorker {
             return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 4 * count) { sValues in
                 withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: count) { tables in
                     withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { messageEnds in
-                        signedMessages.count = 0
+                        signedMessages.removeAll()
                         var signatures = 0
                         var ed25519 = 0
                         for index in 0..<count {
@@ -181,31 +181,50 @@ extension VerificationWorker {
 }
 
 /// Bytes appended back to back into one buffer that grows and is kept (a worker's, reused batch
-/// after batch).
+/// after batch). One grown past ``keptCapacity`` (a batch of long tokens; a batch of 256 typical
+/// ones takes about 100 KB) is given back when it is emptied, so a worker does not hold a batch's
+/// worth of long lines for the rest of its run.
 final class ByteScratch {
     private(set) var bytes: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    /// The bytes in use; set to 0 to start again.
-    var count = 0
+    private(set) var capacity: Int
+    /// The bytes in use.
+    private(set) var count = 0
+
+    /// The capacity made at first.
+    static let initialCapacity = 16 * 1024
+    /// The most capacity kept when the buffer is emptied.
+    static let keptCapacity = 1 << 20
 
     init() {
-        capacity = 16 * 1024
+        capacity = Self.initialCapacity
         bytes = .allocate(capacity: capacity)
     }
 
     deinit { bytes.deallocate() }
 
+    /// Empties the buffer, given back down to ``initialCapacity`` if it grew past
+    /// ``keptCapacity``.
+    @inline(__always)
+    func removeAll() {
+        count = 0
+        if capacity > Self.keptCapacity {
+            bytes.deallocate()
+            capacity = Self.initialCapacity
+            bytes = .allocate(capacity: capacity)
+        }
+    }
+
     /// Appends `more`.
     @inline(__always)
     func append(_ more: UnsafeBufferPointer<UInt8>) {
         if count + more.count > capacity { grow(to: count + more.count) }
-        if more.count > 0 { (bytes + count).update(from: more.baseAddress!, count: more.count) }
+        if more.count > 0 { (bytes + count).initialize(from: more.baseAddress!, count: more.count) }
         count += more.count
     }
 
     private func grow(to needed: Int) {
         let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: max(needed, 2 * capacity))
-        larger.update(from: bytes, count: count)
+        larger.initialize(from: bytes, count: count)
         bytes.deallocate()
         bytes = larger
         capacity = max(needed, 2 * capacity)
