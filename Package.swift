@@ -187,7 +187,8 @@ let package = Package(
         .testTarget(
             name: "TokenVerifierTests",
             dependencies: [
-                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TestSupport", "TokenConcurrency", "CSodium",
+                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TokenGen", "TestSupport", "TokenConcurrency",
+                "CSodium",
                 "CTokenCrypto", "CTokenEd25519",
             ]
         ),
@@ -197,11 +198,13 @@ let package = Package(
         ),
         .testTarget(
             name: "LineProtocolTests",
-            dependencies: ["LineProtocol", "TokenVerifier", "TestSupport"]
+            dependencies: ["LineProtocol", "TokenVerifier", "TokenGen", "TestSupport"]
         ),
         .testTarget(
             name: "TokenStreamTests",
-            dependencies: ["TokenStream", "LineProtocol", "TokenVerifier", "TestSupport", "TokenConcurrency"]
+            dependencies: [
+                "TokenStream", "LineProtocol", "TokenVerifier", "TokenGen", "TestSupport", "TokenConcurrency",
+            ]
         ),
         .testTarget(
             name: "tokenverifyTests",

@@ -148,7 +148,7 @@ public struct TokenSetSpec: Sendable {
 }
 
 /// SplitMix64: a small, fast, reproducible generator (also used by the tests for seeded data).
-public struct SplitMix64: Sendable {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
     public init(_ seed: UInt64) { state = seed }
 

@@ -1,4 +1,5 @@
 import Testing
+import TokenGen
 import TokenVerifier
 
 @testable import LineProtocol
@@ -107,7 +108,7 @@ import TokenVerifier
             #"{"id":42,"token":"\#(Self.token)","device":"phone-1","object":"car-2","channel":"ble","command":"unlock"}"#
                 .utf8)
         let specials = Array(#" "\{}[]:,-0123456789.eEntu"#.utf8) + [0x09, 0x0A, 0x0D, 0x00, 0x1F, 0x80, 0xC3, 0xFF]
-        var generator = SplitMix(state: 4242)
+        var generator = SplitMix64(4242)
         var taken = 0
         var differences: [String] = []
         for round in 0..<20_000 {
@@ -140,17 +141,5 @@ import TokenVerifier
         }
         #expect(differences.isEmpty, "\(differences.count): \(differences.prefix(3))")
         #expect(taken > 2_000 && taken < 19_000, "lines the plain reader took: \(taken)")
-    }
-
-    /// A small seeded generator (SplitMix64), so that a failure can be replayed.
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import TokenGen
 
 @testable import TokenVerifier
 
@@ -172,7 +173,7 @@ import Testing
     }
 
     @Test func randomStringsMatchTheReference() {
-        var generator = SecurityStepsTests.SplitMix(state: 20_240_611)
+        var generator = SplitMix64(20_240_611)
         var mismatches: [String] = []
         var failures = 0
         for _ in 0..<20_000 {

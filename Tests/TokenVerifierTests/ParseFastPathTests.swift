@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TokenGen
 
 @testable import TokenVerifier
 
@@ -8,7 +9,7 @@ import Testing
 /// random inputs: known member names found in place, plain-integer NumericDates, base64url
 /// sixteen characters at a time, and the header memo.
 @Suite struct ParseFastPathTests {
-    typealias Random = SecurityStepsTests.SplitMix
+    typealias Random = SplitMix64
 
     // MARK: - Known member names
 
@@ -113,7 +114,7 @@ import Testing
     }
 
     @Test func knownNamesAreReadAsTheGeneralReaderReadsThem() {
-        var random = Random(state: 11)
+        var random = Random(11)
         var duplicates = 0
         for _ in 0..<20_000 {
             let count = Int.random(in: 0..<12, using: &random)
@@ -155,7 +156,7 @@ import Testing
     // MARK: - NumericDates
 
     @Test func plainIntegersReadAsReadNumberReadsThem() {
-        var random = Random(state: 5)
+        var random = Random(5)
         var fast = 0
         for _ in 0..<50_000 {
             var number = ""
@@ -233,7 +234,7 @@ import Testing
     }
 
     @Test func base64URLDecodesAsAPlainDecoder() {
-        var random = Random(state: 3)
+        var random = Random(3)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var refused = 0
         for _ in 0..<20_000 {
@@ -297,7 +298,7 @@ import Testing
     }
 
     @Test func aTokenParsedWithTheHeaderMemoIsTheTokenParsedWithout() {
-        var random = Random(state: 9)
+        var random = Random(9)
         let headers = [
             #"{"alg":"Ed25519","kid":"gen-ed25519","typ":"JWT"}"#, #"{"alg":"ES256","kid":"es-1"}"#,
             #"{"alg":"EdDSA","kid":"k\u0031"}"#, #"{"alg":"Ed25519","kid":"a","crit":["x"]}"#,
@@ -328,7 +329,7 @@ import Testing
 /// The CWT side: known claim keys read by one map reader, ASCII text found a word at a time,
 /// and the parse scratch's retry with larger regions.
 @Suite struct CBORFastPathTests {
-    typealias Random = SecurityStepsTests.SplitMix
+    typealias Random = SplitMix64
     typealias ClaimKey = ClaimsBuilder.ClaimKey
 
     /// What a reader reported for one map: per entry, the known key (by its number) or nil and
@@ -407,7 +408,7 @@ import Testing
     }
 
     @Test func knownKeysAreReadAsTheGeneralReaderReadsThem() {
-        var random = Random(state: 21)
+        var random = Random(21)
         var duplicates = 0
         for _ in 0..<20_000 {
             let count = Int.random(in: 0..<10, using: &random)
@@ -424,7 +425,7 @@ import Testing
     }
 
     @Test func asciiIsFoundAsByteByByte() {
-        var random = Random(state: 4)
+        var random = Random(4)
         for _ in 0..<20_000 {
             let count = Int.random(in: 0..<40, using: &random)
             let bytes = (0..<count).map { _ in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TokenGen
 
 @testable import TokenVerifier
 
@@ -80,7 +81,7 @@ extension SecurityStepsTests {
         // Queries: by default 1 M lines of (device, car) of the file (every third a car the device lacks,
         // every seventh a stranger), through the staged hot-path API check 11b will use.
         let checker = SecuritySteps(policy: try StepPolicy.parse(Array(SecurityStepsTests.specPolicy.utf8)), done: done)
-        var random = SplitMix(state: 7)
+        var random = SplitMix64(7)
         var text: [UInt8] = []
         var ranges: [(device: Range<Int>, object: Range<Int>)] = []
         let queries = Self.scaleQueries

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TokenGen
 
 @testable import TokenVerifier
 
@@ -305,18 +306,6 @@ import Testing
 
     // MARK: - Against a naive model
 
-    /// A small seeded generator (SplitMix64), so that a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     struct Key: Hashable {
         var sub: String
         var aud: String?
@@ -325,7 +314,7 @@ import Testing
     /// Random entries, policies and queries against a dictionary of sets; seed 3 uses 90 step
     /// names, so that some ids live in the overflow set.
     @Test(arguments: [1, 2, 3] as [UInt64]) func agreesWithANaiveModel(seed: UInt64) throws {
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed)
         let stepPool = (0..<(seed == 3 ? 90 : 8)).map { "step\($0)" }
         let devices = (0..<200).map { "device-\($0)" }
         let objects = (0..<8).map { "car-\($0)" }
