@@ -125,12 +125,10 @@ def stages(inc, outside, signature):
                r'(partial apply for )?(specialized )?(closure #1 in ){4}LineAnswerer\.answer<A>\(_:lines:against:into:\)')
     request = f(r'(specialized )?RequestBatch\.init\(_:(_:)?requests:problems:oversizeDetail:\)')
     reader = f(r'VerifyPipeline\.run\(inputs:output:stopRequested:\)')
-    splitting = f(r'(closure #1 in )?LineChunker\.feed\(_:\)') + f(r'(closure #1 in )?LineChunker\.finish\(\)')
     worker = f(r'closure #1 in VerifyPipeline\.run\(inputs:output:stopRequested:\)')
     answerer = f(r'LineAnswerer\.answer\(_:(lines:)?(against:)?to:\)')
     rows = [
-        ('reading, splitting and copying lines (reader)', splitting),
-        ('cutting chunks, hand-off to the worker (reader)', reader - splitting),
+        ('reading, splitting lines, cutting chunks, hand-off to the worker (reader)', reader),
         ('request JSON (RequestBatch.init)', request),
         ('base64url (Base64URL.decode)', base64),
         ('header and claims (ParsedToken.parse without base64url)', parse - base64),

@@ -30,6 +30,12 @@ public struct LineBlock: Sendable {
         }
     }
 
+    /// A block of no line yet over `bytes`, which its lines are then marked in
+    /// (``appendLine(number:range:)``) without being copied.
+    public init(holding bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
     /// The number of lines.
     public var count: Int { entries.count }
 
@@ -45,6 +51,13 @@ public struct LineBlock: Sendable {
         let start = bytes.count
         bytes.append(contentsOf: line)
         entries.append(Entry(number: number, range: start..<bytes.count))
+    }
+
+    /// Appends line `number`, whose bytes are already held at `range` (nil for a line longer
+    /// than the limit).
+    public mutating func appendLine(number: Int, range: Range<Int>?) {
+        if let range { precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count) }
+        entries.append(Entry(number: number, range: range))
     }
 
     /// Empties the block, keeping its capacity.

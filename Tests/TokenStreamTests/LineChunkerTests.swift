@@ -1,18 +1,24 @@
+import Foundation
+import LineProtocol
 import Testing
+import TokenGen
+import TokenVerifier
 
 @testable import TokenStream
 
 @Suite struct LineChunkerTests {
+    /// A block's lines: (line number, text or nil for oversized).
+    static func numberedLines(_ block: LineBlock) -> [(Int, String?)] {
+        block.entries.indices.map { index in
+            (block.entries[index].number, block.bytes(of: index).map { String(decoding: $0, as: UTF8.self) })
+        }
+    }
+
     /// Feeds `pieces` one after another and returns (line number, text or nil for oversized).
     func lines(_ pieces: [String], limit: Int = 64) -> [(Int, String?)] {
         var chunker = LineChunker(maxLineBytes: limit)
         var result: [(Int, String?)] = []
-        func take() {
-            let block = chunker.takePending()
-            result += block.entries.indices.map { index in
-                (block.entries[index].number, block.bytes(of: index).map { String(decoding: $0, as: UTF8.self) })
-            }
-        }
+        func take() { result += Self.numberedLines(chunker.takePending()) }
         for piece in pieces {
             Array(piece.utf8).withUnsafeBufferPointer { chunker.feed($0) }
             take()
@@ -76,5 +82,93 @@ import Testing
     @Test func byteOrderMarkAtTheStartIsDropped() {
         #expect(lines(["\u{FEFF}abc\n\u{FEFF}def\n"]).map(\.1) == ["abc", "\u{FEFF}def"])
         #expect(lines(["\u{FEFF}\n"]).isEmpty)
+    }
+
+    /// The lines a ``LineSplitter`` fed the usual way finds in `text` (it holds a line that spans
+    /// reads itself), trimmed and numbered as the chunker does: the reference for the chunker,
+    /// which reads into its blocks and carries an unfinished line instead.
+    func referenceLines(_ text: [UInt8], limit: Int) -> [(Int, String?)] {
+        var splitter = LineSplitter(maxLineBytes: limit)
+        var result: [(Int, String?)] = []
+        func take(_ number: Int, _ line: UnsafeBufferPointer<UInt8>?) {
+            guard let line else { return result.append((number, nil)) }
+            var trimmed = trimmingBlanks(line)
+            if number == 1, trimmed.starts(with: [0xEF, 0xBB, 0xBF]) {
+                trimmed = trimmingBlanks(UnsafeBufferPointer(rebasing: trimmed[3...]))
+            }
+            if !trimmed.isEmpty { result.append((number, String(decoding: trimmed, as: UTF8.self))) }
+        }
+        text.withUnsafeBufferPointer { splitter.feed($0, take) }
+        splitter.feed(nil, take)
+        return result
+    }
+
+    /// Random streams of blanks, CRs, LFs, byte order marks and text, read in random pieces into
+    /// room of random size (short reads get blocks of their own), taken after some reads and
+    /// left pending over others, under limits around the lines' lengths: the same lines, numbers
+    /// and oversized marks as the reference, and a carried line never over the limit and a byte.
+    /// `TOKENVERIFY_LINE_STREAMS=N` compares N streams a seed (3,000 by default).
+    @Test(arguments: [1, 2, 3])
+    func readingIntoBlocksFindsWhatTheSplitterFinds(seed: UInt64) throws {
+        let environment = ProcessInfo.processInfo.environment["TOKENVERIFY_LINE_STREAMS"]
+        let streams =
+            try environment.map { try #require(Int($0), "TOKENVERIFY_LINE_STREAMS=\($0) is not a count") } ?? 3_000
+        var random = SplitMix64(seed)
+        let alphabet: [[UInt8]] = [
+            [0x61], [0x62], [0x20], [0x09], [0x0D], [0x0A], [0x0A], [0xEF, 0xBB, 0xBF], [0x7B, 0x22],
+        ]
+        var mismatches: [String] = []
+        for round in 0..<streams {
+            var text: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...120, using: &random) {
+                text += alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
+                if Int.random(in: 0..<40, using: &random) == 0 {
+                    text += [UInt8](repeating: 0x78, count: Int.random(in: 1...80, using: &random))
+                }
+            }
+            let limit = Int.random(in: 1...40, using: &random)
+            var chunker = LineChunker(maxLineBytes: limit)
+            var found: [(Int, String?)] = []
+            func take() { found += Self.numberedLines(chunker.takePending()) }
+            var offset = 0
+            while true {
+                let room = Int.random(in: 1...64, using: &random)
+                let piece = min(Int.random(in: 1...room, using: &random), text.count - offset)
+                let count = chunker.read(maxBytes: room) { buffer in
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[..<piece]).initialize(
+                        fromContentsOf: text[offset..<offset + piece])
+                    return piece
+                }
+                #expect(chunker.carriedCount <= limit + 1)
+                if count == 0 { break }
+                offset += count
+                if Bool.random(using: &random) { take() }
+            }
+            chunker.finish()
+            take()
+            let expected = referenceLines(text, limit: limit)
+            if found.map(\.0) != expected.map(\.0) || found.map(\.1) != expected.map(\.1) {
+                mismatches.append("round \(round), limit \(limit), \(text): \(found) against \(expected)")
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) streams differ; first: \(mismatches.first ?? "")")
+    }
+
+    /// A read that fills little of its room is kept in a block of its own size, so a trickle of
+    /// single lines does not hold a megabyte a line; a full one is handed on as read, uncopied.
+    @Test func aShortReadGetsABlockOfItsOwnSize() {
+        var chunker = LineChunker(maxLineBytes: 1024)
+        let line = Array("{\"token\":\"a.b.c\"}\n".utf8)
+        func read(_ bytes: [UInt8], room: Int) -> LineBlock {
+            _ = chunker.read(maxBytes: room) { buffer in
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[..<bytes.count]).initialize(fromContentsOf: bytes)
+                return bytes.count
+            }
+            return chunker.takePending()
+        }
+        let short = read(line, room: 1 << 20)
+        #expect(short.count == 1 && short.bytes.capacity < 4096)
+        let full = read([UInt8](repeating: 0x20, count: 1000) + line, room: 1100)
+        #expect(full.count == 1 && full.bytes.count == 1000 + line.count && full.bytes.capacity >= 1100)
     }
 }

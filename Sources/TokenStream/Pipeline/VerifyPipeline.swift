@@ -16,7 +16,8 @@ import Musl
 /// through a ``WorkQueue`` (a bounded ring; an idle worker sleeps on a semaphore), and answers
 /// come back in order through the sink's ``ReorderRing``.
 ///
-/// The reader takes whatever `read(2)` returns (up to 1 MiB), cuts it into lines and hands them
+/// The reader takes whatever `read(2)` returns (up to 1 MiB, read straight into the block its lines
+/// are handed out in, ``LineChunker``), cuts it into lines and hands them
 /// out in chunks: large chunks when input is plentiful, single lines when little is waiting, so
 /// an answer never waits for a batch to fill. When one or two lines arrive with nothing in
 /// flight, the reader answers them itself, and an interactive producer's round trip wakes no
@@ -136,8 +137,6 @@ public final class VerifyPipeline: @unchecked Sendable {
         var readError: String? = nil
         var interrupted = false
         let bufferSize = 1 << 20
-        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bufferSize)
-        defer { buffer.deallocate() }
 
         func dispatchPending() {
             let lines = chunker.takePending()
@@ -185,14 +184,18 @@ public final class VerifyPipeline: @unchecked Sendable {
                     answeredInline = false
                     Self.pollBriefly(input)
                 }
-                let count = read(input, buffer.baseAddress, bufferSize)
+                var readErrno: Int32 = 0
+                let count = chunker.read(maxBytes: bufferSize) { room in
+                    let count = read(input, room.baseAddress, room.count)
+                    if count < 0 { readErrno = errno }
+                    return count
+                }
                 if count < 0 {
-                    if errno == EINTR { continue }
-                    readError = String(cString: strerror(errno))
+                    if readErrno == EINTR { continue }
+                    readError = String(cString: strerror(readErrno))
                     break reading
                 }
                 if count == 0 { break }
-                chunker.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]))
                 dispatchPending()
             }
             chunker.finish()

@@ -49,6 +49,54 @@ package struct LineSplitter {
         }
     }
 
+    /// Feeds bytes as ``feed(_:_:)`` does, except that an unfinished last line is not held here:
+    /// returns where it starts (`buffer.count` when there is none), and the caller presents those
+    /// bytes again at the front of the next ones, so that every line it gets lies in the caller's
+    /// own buffer. An unfinished line already over the limit is taken and discarded as it
+    /// streams, as `feed` does, so what the caller carries is never more than the limit and one
+    /// byte. Its first `newlineFree` bytes are known to hold no line break (the bytes carried).
+    ///
+    /// A splitter is fed one way or the other, never both; ``finishCarrying(_:_:)`` ends it.
+    package mutating func feedCarrying<E: Error>(
+        _ buffer: UnsafeBufferPointer<UInt8>, newlineFree: Int = 0,
+        _ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void
+    ) throws(E) -> Int {
+        precondition(partial.isEmpty, "a splitter fed both ways")
+        var start = 0
+        var searchFrom = min(newlineFree, buffer.count)
+        while start < buffer.count {
+            guard let newline = firstIndex(of: 0x0A, in: buffer, from: searchFrom) else {
+                let rest = UnsafeBufferPointer(rebasing: buffer[start...])
+                // One byte over the limit may stay: it may be the CR of a CR LF line break.
+                if !partialOversized && rest.count - 1 <= maxLineBytes { return start }
+                appendPartial(rest)
+                return buffer.count
+            }
+            if partialOversized {
+                appendPartial(UnsafeBufferPointer(rebasing: buffer[start..<newline]))
+                try endPartial(body)
+            } else {
+                try end(UnsafeBufferPointer(rebasing: buffer[start..<newline]), body)
+            }
+            start = newline + 1
+            searchFrom = start
+        }
+        return buffer.count
+    }
+
+    /// Ends input fed through ``feedCarrying(_:newlineFree:_:)``: `carried`, the unfinished
+    /// line it left, counts as a last line without a newline.
+    package mutating func finishCarrying<E: Error>(
+        _ carried: UnsafeBufferPointer<UInt8>,
+        _ body: (Int, UnsafeBufferPointer<UInt8>?) throws(E) -> Void
+    ) throws(E) {
+        if partialOversized {
+            try endPartial(body)
+        } else if !carried.isEmpty {
+            try end(carried, body)
+        }
+    }
+
     private mutating func appendPartial(_ bytes: UnsafeBufferPointer<UInt8>) {
         if bytes.isEmpty { return }
         if partialOversized {
