@@ -133,8 +133,9 @@ import TokenVerifier
             var offset = 0
             while true {
                 let room = Int.random(in: 1...64, using: &random)
-                let piece = min(Int.random(in: 1...room, using: &random), text.count - offset)
+                let wanted = min(Int.random(in: 1...room, using: &random), text.count - offset)
                 let count = chunker.read(maxBytes: room) { buffer in
+                    let piece = min(wanted, buffer.count)
                     _ = UnsafeMutableBufferPointer(rebasing: buffer[..<piece]).initialize(
                         fromContentsOf: text[offset..<offset + piece])
                     return piece
@@ -154,21 +155,50 @@ import TokenVerifier
         #expect(mismatches.isEmpty, "\(mismatches.count) streams differ; first: \(mismatches.first ?? "")")
     }
 
-    /// A read that fills little of its room is kept in a block of its own size, so a trickle of
-    /// single lines does not hold a megabyte a line; a full one is handed on as read, uncopied.
-    @Test func aShortReadGetsABlockOfItsOwnSize() {
+    /// A read is given room for twice what the one before it brought (64 KiB reads through a
+    /// pipe get 128 KiB blocks, not a megabyte each), growing again when reads fill it; a read
+    /// that fills under a quarter of its room is moved into a block of its own size, so a trickle
+    /// of single lines does not hold a block of room a line; any other is handed on as read.
+    @Test func theRoomFollowsWhatReadsBring() {
         var chunker = LineChunker(maxLineBytes: 1024)
-        let line = Array("{\"token\":\"a.b.c\"}\n".utf8)
-        func read(_ bytes: [UInt8], room: Int) -> LineBlock {
-            _ = chunker.read(maxBytes: room) { buffer in
-                _ = UnsafeMutableBufferPointer(rebasing: buffer[..<bytes.count]).initialize(fromContentsOf: bytes)
-                return bytes.count
+        let line = Array(#"{"token":"a.b.c"}"#.utf8) + [0x0A]
+        func lines(_ count: Int) -> [UInt8] { Array([[UInt8]](repeating: line, count: count).joined()) }
+        /// Reads `bytes` (at most the room given) and returns the room and the block.
+        func read(_ bytes: [UInt8]) -> (room: Int, block: LineBlock) {
+            var room = 0
+            _ = chunker.read(maxBytes: 1 << 20) { buffer in
+                room = buffer.count
+                let count = min(bytes.count, buffer.count)
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[..<count]).initialize(fromContentsOf: bytes[..<count])
+                return count
             }
-            return chunker.takePending()
+            return (room, chunker.takePending())
         }
-        let short = read(line, room: 1 << 20)
-        #expect(short.count == 1 && short.bytes.capacity < 4096)
-        let full = read([UInt8](repeating: 0x20, count: 1000) + line, room: 1100)
-        #expect(full.count == 1 && full.bytes.count == 1000 + line.count && full.bytes.capacity >= 1100)
+        let pipeRead = lines(65_536 / line.count)
+        let first = read(pipeRead)
+        #expect(first.room == 1 << 20 && first.block.count == pipeRead.count / line.count)
+        #expect(first.block.bytes.capacity < 2 * pipeRead.count, "a short read moved into a block of its size")
+        let second = read(pipeRead)
+        #expect(second.room == 2 * pipeRead.count && second.block.count == pipeRead.count / line.count)
+        #expect(second.block.bytes.capacity >= 2 * pipeRead.count, "handed on as read, with its room")
+        let full = read(lines(2 * 65_536 / line.count + 1))
+        #expect(full.room == 2 * pipeRead.count && full.block.bytes.count == full.room)
+        let grown = read(lines(1))
+        #expect(grown.room == 2 * full.room && grown.block.bytes.capacity < 4096)
+        #expect(read(lines(1)).room == LineChunker.leastRoom)
+    }
+}
+
+extension LineChunker {
+    /// Feeds bytes already read, in as many reads as the chunker gives room for.
+    mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>) {
+        var offset = 0
+        while offset < buffer.count {
+            offset += read(maxBytes: buffer.count - offset) { room in
+                let count = min(room.count, buffer.count - offset)
+                _ = room.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: buffer[offset..<offset + count]))
+                return count
+            }
+        }
     }
 }

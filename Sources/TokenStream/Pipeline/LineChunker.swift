@@ -18,13 +18,20 @@ struct LineChunk: Sendable {
 ///
 /// Input is read straight into the block its lines are handed out in: a line is marked where it
 /// lies, not copied. An unfinished last line is carried to the front of the next read's block
-/// (at most the limit and one byte), and a short read gets a block of its own size.
+/// (at most the limit and one byte). A read is given room for twice what the one before it
+/// brought (at least 16 KiB, at most what the caller allows: a megabyte from a file, 64 KiB
+/// through a pipe, a line from a person), so a block holds at most about twice its bytes; a
+/// read that fills under a quarter of its room all the same gets a block of its own size.
 struct LineChunker {
     private var splitter: LineSplitter
     /// Complete lines not yet taken.
     private(set) var pending = LineBlock()
     /// The unfinished last line read so far: no line break in it, at most the limit and a byte.
     private var carried: [UInt8] = []
+    /// Room for the next read: twice what the last one brought (nil before the first read).
+    private var nextRoom: Int?
+    /// The least room a read is given.
+    static let leastRoom = 16 * 1024
 
     init(maxLineBytes: Int) {
         splitter = LineSplitter(maxLineBytes: maxLineBytes)
@@ -34,18 +41,21 @@ struct LineChunker {
     var carriedCount: Int { carried.count }
 
     /// Reads through `fill` into a new block and collects the lines completed. `fill` gets room
-    /// for up to `maxBytes` and returns what it put there, 0 at the end of the input or a
-    /// negative number on an error, as `read(2)` does; that is what this returns.
+    /// for up to `maxBytes` (less after short reads) and returns what it put there, 0 at the end
+    /// of the input or a negative number on an error, as `read(2)` does; that is what this
+    /// returns.
     mutating func read(maxBytes: Int, _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Int) -> Int {
         let carriedCount = carried.count
+        let room = min(maxBytes, nextRoom ?? maxBytes)
         var result = 0
-        var bytes = [UInt8](unsafeUninitializedCapacity: carriedCount + maxBytes) { buffer, initialized in
+        var bytes = [UInt8](unsafeUninitializedCapacity: carriedCount + room) { buffer, initialized in
             _ = UnsafeMutableBufferPointer(rebasing: buffer[..<carriedCount]).initialize(fromContentsOf: carried)
             result = fill(UnsafeMutableBufferPointer(rebasing: buffer[carriedCount...]))
-            initialized = carriedCount + max(0, min(result, maxBytes))
+            initialized = carriedCount + max(0, min(result, room))
         }
         guard result > 0 else { return result }
-        if result < maxBytes / 4 {
+        nextRoom = max(Self.leastRoom, 2 * result)
+        if result < room / 4 {
             // A short read (an interactive producer's line): a block of its own size.
             bytes = [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, initialized in
                 initialized = buffer.initialize(fromContentsOf: bytes)
@@ -53,13 +63,6 @@ struct LineChunker {
         }
         collect(bytes, newlineFree: carriedCount)
         return result
-    }
-
-    /// Feeds bytes already read (a copy of them becomes the block).
-    mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>) {
-        _ = read(maxBytes: buffer.count) { room in
-            room.initialize(fromContentsOf: buffer)
-        }
     }
 
     /// Ends the input: a last line without a newline counts as a line.
