@@ -50,7 +50,7 @@ struct LineChunker {
         var result = 0
         var bytes = [UInt8](unsafeUninitializedCapacity: carriedCount + room) { buffer, initialized in
             _ = UnsafeMutableBufferPointer(rebasing: buffer[..<carriedCount]).initialize(fromContentsOf: carried)
-            result = fill(UnsafeMutableBufferPointer(rebasing: buffer[carriedCount...]))
+            result = fill(UnsafeMutableBufferPointer(rebasing: buffer[carriedCount..<carriedCount + room]))
             initialized = carriedCount + max(0, min(result, room))
         }
         guard result > 0 else { return result }

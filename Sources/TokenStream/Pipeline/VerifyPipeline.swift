@@ -16,10 +16,10 @@ import Musl
 /// through a ``WorkQueue`` (a bounded ring; an idle worker sleeps on a semaphore), and answers
 /// come back in order through the sink's ``ReorderRing``.
 ///
-/// The reader takes whatever `read(2)` returns (up to 1 MiB, read straight into the block its lines
-/// are handed out in, ``LineChunker``), cuts it into lines and hands them
-/// out in chunks: large chunks when input is plentiful, single lines when little is waiting, so
-/// an answer never waits for a batch to fill. When one or two lines arrive with nothing in
+/// The reader takes whatever `read(2)` returns (up to 1 MiB, read straight into the block its
+/// lines are handed out in: ``LineChunker``), cuts it into lines and hands them out in chunks:
+/// large chunks when input is plentiful, single lines when little is waiting, so an answer never
+/// waits for a batch to fill. When one or two lines arrive with nothing in
 /// flight, the reader answers them itself, and an interactive producer's round trip wakes no
 /// other thread. Output keeps input order (unless `unordered`) and is written in large buffers,
 /// flushed whenever nothing more is in flight.

@@ -11,8 +11,6 @@ package struct LineSplitter {
     /// Lines ended so far.
     private(set) var lineNumber = 0
     private var partial: [UInt8] = []
-    /// The bytes of an unfinished line held from the reads before.
-    package var carriedCount: Int { partial.count }
     private var partialOversized = false
     /// The oversized line being discarded held a byte other than a blank.
     private var oversizedHasContent = false
