@@ -84,9 +84,9 @@ import TokenVerifier
         #expect(lines(["\u{FEFF}\n"]).isEmpty)
     }
 
-    /// The lines a ``LineSplitter`` fed the usual way finds in `text` (it holds a line that spans
-    /// reads itself), trimmed and numbered as the chunker does: the reference for the chunker,
-    /// which reads into its blocks and carries an unfinished line instead.
+    /// The lines a ``LineSplitter`` finds in `text` given whole, trimmed and numbered as the
+    /// chunker does: the reference for the chunker, whose lines must not depend on where its
+    /// reads end.
     func referenceLines(_ text: [UInt8], limit: Int) -> [(Int, String?)] {
         var splitter = LineSplitter(maxLineBytes: limit)
         var result: [(Int, String?)] = []
