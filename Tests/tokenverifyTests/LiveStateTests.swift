@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TokenConcurrency
 import TokenGen
 import TokenTools
 
@@ -201,10 +202,10 @@ import Glibc
         // The feeder sends about six batches of 500 lines per swap (waiting up to 200 ms a batch
         // for the next swap), so that the stream does not outrun the reloads however fast or slow
         // the machine (or the build) is, and never stalls.
-        let swapsDone = SwapCount()
+        let swapsDone = LockedValue(0)
         let feeder = Thread {
             for (batch, start) in stride(from: 0, to: lines.count, by: 500).enumerated() {
-                for _ in 0..<200 where swapsDone.value < batch / 6 { usleep(1_000) }
+                for _ in 0..<200 where swapsDone.withLock({ $0 }) < batch / 6 { usleep(1_000) }
                 live.send(lines[start..<min(start + 500, lines.count)].map { $0.text + "\n" }.joined())
             }
         }
@@ -234,7 +235,7 @@ import Glibc
                 swaps += 1
                 try install(states[swaps % 2])
                 kill(live.process.processIdentifier, SIGHUP)
-                swapsDone.set(swaps)
+                swapsDone.withLock { $0 = swaps }
             }
             guard let line = live.readLine(timeout: 20) else { break }
             answers.append(line)
@@ -263,21 +264,5 @@ import Glibc
         #expect(changes.count <= swaps, "\(swaps) swaps, but the state changed at lines \(changes.prefix(20))")
         #expect(swaps >= 3, "the files were swapped \(swaps) times")
         #expect(fromA > 0 && fromB > 0, "both states were seen (A only: \(fromA), B only: \(fromB))")
-    }
-}
-
-/// A count written by one thread and polled by another.
-private final class SwapCount: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
-    func set(_ value: Int) {
-        lock.lock()
-        count = value
-        lock.unlock()
     }
 }

@@ -19,9 +19,10 @@ struct LineChunk: Sendable {
 /// Input is read straight into the block its lines are handed out in: a line is marked where it
 /// lies, not copied. An unfinished last line is carried to the front of the next read's block
 /// (at most the limit and one byte). A read is given room for twice what the one before it
-/// brought (at least 16 KiB, at most what the caller allows: a megabyte from a file, 64 KiB
-/// through a pipe, a line from a person), so a block holds at most about twice its bytes; a
-/// read that fills under a quarter of its room all the same gets a block of its own size.
+/// brought (at least 16 KiB, at most what the caller allows), so whatever reads bring (a
+/// megabyte from a file, 64 KiB through a pipe, a line from a person) a block holds at most about
+/// twice its bytes; a read that fills under a quarter of its room all the same gets a block of
+/// its own size.
 struct LineChunker {
     private var splitter: LineSplitter
     /// Complete lines not yet taken.
