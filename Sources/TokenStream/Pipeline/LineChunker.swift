@@ -18,18 +18,19 @@ struct LineChunk: Sendable {
 ///
 /// Input is read straight into the block its lines are handed out in: a line is marked where it
 /// lies, not copied. An unfinished last line is carried to the front of the next read's block
-/// (at most the limit and one byte). A read is given room for twice what the one before it
-/// brought (at least 16 KiB, at most what the caller allows), so whatever reads bring (a
-/// megabyte from a file, 64 KiB through a pipe, a line from a person) a block holds at most about
-/// twice its bytes; a read that fills under a quarter of its room all the same gets a block of
-/// its own size.
+/// (at most the limit and one byte). A read is given room for a quarter more than the one before
+/// it brought, or twice its room when it filled it (at least 16 KiB, at most what the caller
+/// allows), so whatever reads bring (a megabyte from a file, 64 KiB through a pipe, a line from
+/// a person) a block holds little more than its bytes, and blocks stay below the allocator's
+/// 128 KiB `mmap` threshold where reads are small; a read that fills under a quarter of its room
+/// all the same gets a block of its own size.
 struct LineChunker {
     private var splitter: LineSplitter
     /// Complete lines not yet taken.
     private(set) var pending = LineBlock()
     /// The unfinished last line read so far: no line break in it, at most the limit and a byte.
     private var carried: [UInt8] = []
-    /// Room for the next read: twice what the last one brought (nil before the first read).
+    /// Room for the next read (nil before the first read).
     private var nextRoom: Int?
     /// The least room a read is given.
     static let leastRoom = 16 * 1024
@@ -55,7 +56,7 @@ struct LineChunker {
             initialized = carriedCount + max(0, min(result, room))
         }
         guard result > 0 else { return result }
-        nextRoom = max(Self.leastRoom, 2 * result)
+        nextRoom = result == room ? 2 * room : max(Self.leastRoom, result + result / 4)
         if result < room / 4 {
             // A short read (an interactive producer's line): a block of its own size.
             bytes = [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, initialized in
