@@ -54,9 +54,11 @@ public struct LiveStateFiles: Sendable {
         let policy = stepPolicy == nil ? nil : try loadStepPolicy().update.stepPolicy
         let done = deviceSteps.isEmpty ? DeviceSteps.empty : try loadDeviceSteps().update.deviceSteps
         let lists = try statusListFiles?.load(keys: keySet, strict: true, warn: warn)
-        return TokenVerifier(
+        let verifier = TokenVerifier(
             keys: keySet, revocations: list ?? .empty, steps: SecuritySteps(policy: policy, done: done ?? .empty),
             statusLists: lists, options: options)
+        for notice in verifier.statusListNotices { warn("tokenverify: \(notice)") }
+        return verifier
     }
 
     /// The groups of files, each reloaded alone when it changes.
@@ -84,7 +86,7 @@ public struct LiveStateFiles: Sendable {
         if let statusLists, let files = statusListFiles {
             sources.append(
                 LiveStateWatcher.Source(
-                    name: "status lists", kept: "lists", files: statusLists,
+                    name: "status lists", kept: "lists", files: statusLists, reloadsWithKeys: true,
                     load: { keys in
                         let lists = try files.load(keys: keys, strict: false, warn: self.warn)
                         return (LiveStateUpdate(statusLists: lists), counted(lists.count, "list", "lists"))

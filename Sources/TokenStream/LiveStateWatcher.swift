@@ -29,14 +29,18 @@ public final class LiveStateWatcher: @unchecked Sendable {
         /// key set this round puts in force (new keys of the same round, else the keys in force).
         /// Returns the new part of the state and what was loaded, in words ("3 keys").
         public var load: @Sendable (_ keys: KeySet) throws -> (update: LiveStateUpdate, summary: String)
+        /// Whether the files are loaded again whenever a new key set is put in force, changed or
+        /// not (status lists: a list refused because no key verified it is tried again).
+        public var reloadsWithKeys: Bool
 
         public init(
-            name: String, kept: String, files: [String],
+            name: String, kept: String, files: [String], reloadsWithKeys: Bool = false,
             load: @escaping @Sendable (_ keys: KeySet) throws -> (update: LiveStateUpdate, summary: String)
         ) {
             self.name = name
             self.kept = kept
             self.files = files
+            self.reloadsWithKeys = reloadsWithKeys
             self.load = load
         }
     }
@@ -108,6 +112,27 @@ public final class LiveStateWatcher: @unchecked Sendable {
         defer { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread, priority) }
         var update = LiveStateUpdate()
         var loaded: [String] = []
+        load(due, into: &update, &loaded)
+        if update.keys != nil {
+            // A new key set: the groups loaded with the keys (status lists) are loaded again with
+            // it, changed or not, so that a list no key verified before is tried again.
+            let following = sources.filter { source in
+                source.reloadsWithKeys && !due.contains { $0.0.name == source.name }
+            }
+            load(following.map { ($0, "key set changed") }, into: &update, &loaded)
+        }
+        guard !loaded.isEmpty else { return }
+        let noticed = Set(verifier.statusListNotices)
+        verifier.apply(update)
+        for line in loaded { log(line) }
+        // A key rotation puts out of force the lists its keys no longer verify, and new files may
+        // tie with old ones: say which, once.
+        for notice in verifier.statusListNotices where !noticed.contains(notice) { log("tokenverify: \(notice)") }
+    }
+
+    /// Loads each group of `due` (with the key set this round puts in force), merging what loads
+    /// into `update` and its stderr line into `loaded`; a group that fails says why at once.
+    private func load(_ due: [(Source, reason: String)], into update: inout LiveStateUpdate, _ loaded: inout [String]) {
         for (source, reason) in due {
             do {
                 let (part, summary) = try source.load(update.keys ?? verifier.keys)
@@ -118,14 +143,6 @@ public final class LiveStateWatcher: @unchecked Sendable {
                     "tokenverify: \(source.name) not reloaded (\(reason)), the previous \(source.kept) stays in force: \(error)"
                 )
             }
-        }
-        guard !loaded.isEmpty else { return }
-        let outOfForce = verifier.statusListsOutOfForce
-        verifier.apply(update)
-        for line in loaded { log(line) }
-        // A key rotation puts out of force the lists its keys no longer verify: say which.
-        for (uri, why) in verifier.statusListsOutOfForce.sorted(by: { $0.key < $1.key }) where outOfForce[uri] == nil {
-            log("tokenverify: status list \"\(uri)\" is out of force: \(why)")
         }
     }
 

@@ -35,6 +35,9 @@ final class StatusListFiles: @unchecked Sendable {
             do {
                 let list = try StatusListToken.load(
                     file: file, keys: keys, options: options, maxInflatedBytes: maxInflatedBytes)
+                if !strict, let previous = loaded[file]?.list, let why = Self.rollback(from: previous, to: list) {
+                    throw StatusListError(source: file, message: why)
+                }
                 next[file] = (signature, list)
                 order.append(file)
             } catch {
@@ -50,6 +53,17 @@ final class StatusListFiles: @unchecked Sendable {
         }
         loaded = next
         return StatusListSet(lists: order.map { next[$0]!.list })
+    }
+
+    /// Why a file's new list may not replace its previous one: an older generation of the same
+    /// list and issuer (a file rewritten with a stale copy must not un-revoke a token; removing
+    /// the file is how a generation is withdrawn). Nil when it may.
+    static func rollback(from previous: StatusListToken, to list: StatusListToken) -> String? {
+        guard list.uri == previous.uri, list.signerIssuer == previous.signerIssuer,
+            list.issuedAt < previous.issuedAt
+        else { return nil }
+        return
+            "refused: it holds the generation of \"\(list.uri)\" issued \(NumericDate.rfc3339(list.issuedAt)), older than the one it replaces (issued \(NumericDate.rfc3339(previous.issuedAt)))"
     }
 }
 

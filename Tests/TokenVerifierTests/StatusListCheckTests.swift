@@ -98,7 +98,7 @@ import TokenTools
         verifier.replaceKeys(others)
         #expect(result(verifier, index: 1).reason == .statusUnavailable)
         #expect(result(verifier, index: 1).detail?.contains("out of force") == true)
-        #expect(verifier.statusListsOutOfForce[uri] != nil)
+        #expect(verifier.statusListNotices.contains { $0.hasPrefix("status list \"\(uri)\" is out of force") })
         let impostor = SigningKey.generate(algorithm: .es256, keyID: "es-1")
         verifier.replaceKeys(try KeySet(keys: [fixtures.ed, impostor].map { try Fixtures.publicKey($0) }))
         #expect(
@@ -106,7 +106,7 @@ import TokenTools
             "same kid, other material: the list does not verify")
         verifier.replaceKeys(fixtures.keySet)
         #expect(result(verifier, index: 1).reason == .statusInvalid, "back in force, not inflated again")
-        #expect(verifier.statusListsOutOfForce.isEmpty)
+        #expect(verifier.statusListNotices.isEmpty)
     }
 
     @Test func auditListsTheStatusBesideOtherFailures() throws {

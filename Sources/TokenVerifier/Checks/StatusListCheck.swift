@@ -1,6 +1,8 @@
 /// Check 10, after ``RevocationCheck`` (`status_invalid`, `status_suspended`,
 /// `status_unavailable`): the token's entry in the status list it names (SPEC §4c), in the
-/// generation in force at the check time.
+/// generation in force at the check time among the lists signed for the token's issuer (the `iss`
+/// of the key that verified it). Fails closed: a generation out of force or in conflict answers
+/// `status_unavailable`, never an older one.
 struct StatusListCheck: TokenCheck {
     func check(
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
@@ -16,28 +18,26 @@ struct StatusListCheck: TokenCheck {
             )
             return
         }
-        guard let generations = token.withBytes(status.uri, { index.generations(of: $0) }) else {
-            let why =
-                index.outOfForce[uri()].map { "the loaded one is out of force: \($0)" } ?? "none is loaded for that URI"
-            failures.add(
-                .statusUnavailable, "token index \(status.index) of status list \"\(uri())\" cannot be checked: \(why)")
-            return
+        let lookup = token.withBytes(status.uri) { uri in
+            guard let keyIndex = findings.keyIndex else { return index.generations(of: uri, issuer: nil, keyKnown: false) }
+            return index.generations(of: uri, issuer: input.keys.facts[keyIndex].issuer, keyKnown: true)
         }
-        let time = input.time
-        guard let list = generations.inForce(at: time, leeway: input.options.leeway) else {
+        let generations: StatusListGenerations
+        switch lookup {
+        case .found(let found): generations = found
+        case .noList:
             failures.add(
                 .statusUnavailable,
-                "no generation of status list \"\(uri())\" was issued by \(NumericDate.rfc3339(time)) (the first is issued \(NumericDate.rfc3339(generations.lists[0].issuedAt)))"
+                "token index \(status.index) of status list \"\(uri())\" cannot be checked: none is loaded for that URI")
+            return
+        case .otherIssuers(let issuers):
+            failures.add(
+                .statusUnavailable,
+                "token index \(status.index) of status list \"\(uri())\" cannot be checked: none of its lists is signed for the token's issuer (\(Self.tokenIssuer(findings, input)); loaded for: \(issuers.joined(separator: ", ")))"
             )
             return
         }
-        if let expiresAt = list.expiresAt, expiresAt <= time {
-            failures.add(
-                .statusUnavailable,
-                "status list \"\(uri())\" (issued \(NumericDate.rfc3339(list.issuedAt))) expired at \(NumericDate.rfc3339(expiresAt)); the check time is \(NumericDate.rfc3339(time))"
-            )
-            return
-        }
+        guard let list = Self.list(in: generations, status: status.index, uri: uri, input, &failures) else { return }
         guard let value = list.status(at: status.index) else {
             failures.add(
                 .statusUnavailable,
@@ -51,6 +51,52 @@ struct StatusListCheck: TokenCheck {
             reason,
             "token index \(status.index) of status list \"\(uri())\" (issued \(NumericDate.rfc3339(list.issuedAt))) is \(StatusValue.describe(value))"
         )
+    }
+
+    /// The list that answers at the check time, or nil with the failure added: no generation yet,
+    /// the generation for that time out of force or in conflict, or expired.
+    private static func list(
+        in generations: StatusListGenerations, status index: UInt64, uri: () -> String, _ input: CheckInput,
+        _ failures: inout FailureList
+    ) -> StatusListToken? {
+        let time = input.time
+        guard let generation = generations.inForce(at: time, leeway: input.options.leeway) else {
+            failures.add(
+                .statusUnavailable,
+                "no generation of status list \"\(uri())\" was issued by \(NumericDate.rfc3339(time)) (the first is issued \(NumericDate.rfc3339(generations.generations[0].issuedAt)))"
+            )
+            return nil
+        }
+        let issued = NumericDate.rfc3339(generation.issuedAt)
+        switch generation.state {
+        case .inForce(let list):
+            if let expiresAt = list.expiresAt, expiresAt <= time {
+                failures.add(
+                    .statusUnavailable,
+                    "status list \"\(uri())\" (issued \(issued)) expired at \(NumericDate.rfc3339(expiresAt)); the check time is \(NumericDate.rfc3339(time))"
+                )
+                return nil
+            }
+            return list
+        case .outOfForce(_, let why):
+            failures.add(
+                .statusUnavailable,
+                "token index \(index) of status list \"\(uri())\" cannot be checked: its generation issued \(issued) is out of force (\(why)), and an older generation never stands in for it"
+            )
+        case .conflicting:
+            failures.add(
+                .statusUnavailable,
+                "token index \(index) of status list \"\(uri())\" cannot be checked: its generations issued \(issued) hold different entries (\(generation.sources))"
+            )
+        }
+        return nil
+    }
+
+    /// The token's issuer as the lookup saw it: its key's `iss`.
+    private static func tokenIssuer(_ findings: CheckFindings, _ input: CheckInput) -> String {
+        guard let keyIndex = findings.keyIndex else { return "its key is unknown" }
+        guard let issuer = input.state.keys.keys[keyIndex].issuer else { return "its key names no iss" }
+        return "its key's iss \"\(issuer)\""
     }
 }
 

@@ -80,19 +80,30 @@ public struct StatusListToken: Sendable {
             entries: StatusEntries(bytes: entries, bits: parsed.bits),
             signed: SignedStatusList(
                 algorithm: parsed.algorithm, message: parsed.signedMessage, signature: parsed.signature,
-                keyType: key.type, keyMaterial: key.publicKeyBytes))
+                keyType: key.type, keyMaterial: key.publicKeyBytes, keyIssuer: key.issuer))
     }
 
-    /// Whether the list still verifies with `keys`: its key is there with the same material (no
-    /// work), or its key's new material verifies its signature again. The entries are not inflated again.
-    func stillVerifies(with keys: KeySet, options: VerificationOptions) -> Bool {
-        guard let key = keys[keyID], key.accepts(signed.algorithm) else { return false }
+    /// The key of `keys` that verifies the list now: its key is there with the same material (no
+    /// work), or its key's new material verifies its signature again; nil when none does. The
+    /// entries are not inflated again.
+    func verifyingKey(in keys: KeySet, options: VerificationOptions) -> VerificationKey? {
+        guard let key = keys[keyID], key.accepts(signed.algorithm) else { return nil }
         if let environment = options.environment, let keyEnvironment = key.environment, environment != keyEnvironment {
-            return false
+            return nil
         }
-        if let issuer, let keyIssuer = key.issuer, issuer != keyIssuer { return false }
-        if key.type == signed.keyType && key.publicKeyBytes == signed.keyMaterial { return true }
-        return signed.verify(with: key)
+        if let issuer, let keyIssuer = key.issuer, issuer != keyIssuer { return nil }
+        if key.type == signed.keyType && key.publicKeyBytes == signed.keyMaterial { return key }
+        return signed.verify(with: key) ? key : nil
+    }
+
+    /// The `iss` of the key that verified the list when it was loaded: the issuer it answers for
+    /// while its key is out of the key set.
+    public var signerIssuer: String? { signed.keyIssuer }
+
+    /// Whether `other` holds the same entries (and bits and `exp`): a copy of the same generation.
+    func hasSameEntries(as other: StatusListToken) -> Bool {
+        bits == other.bits && expiresAt == other.expiresAt
+            && (entries === other.entries || entries.bytes == other.entries.bytes)
     }
 }
 
@@ -156,13 +167,19 @@ final class SignedStatusList: Sendable {
     /// The key the list was verified with at load.
     let keyType: KeyType
     let keyMaterial: [UInt8]
+    /// That key's `iss`.
+    let keyIssuer: String?
 
-    init(algorithm: SignatureAlgorithm, message: [UInt8], signature: [UInt8], keyType: KeyType, keyMaterial: [UInt8]) {
+    init(
+        algorithm: SignatureAlgorithm, message: [UInt8], signature: [UInt8], keyType: KeyType, keyMaterial: [UInt8],
+        keyIssuer: String?
+    ) {
         self.algorithm = algorithm
         self.message = message
         self.signature = signature
         self.keyType = keyType
         self.keyMaterial = keyMaterial
+        self.keyIssuer = keyIssuer
     }
 
     /// The standard call's verdict (libsodium, or OpenSSL's EVP_PKEY_verify) with `key`.

@@ -199,7 +199,7 @@ struct UnverifiedStatusList {
         guard signature.count == 64 else { throw failure("the signature is \(signature.count) bytes; expected 64") }
         let signed = SignedStatusList(
             algorithm: algorithm, message: signedMessage, signature: signature, keyType: key.type,
-            keyMaterial: key.publicKeyBytes)
+            keyMaterial: key.publicKeyBytes, keyIssuer: key.issuer)
         guard signed.verify(with: key) else { throw failure("the signature does not verify with key \"\(keyID)\"") }
         return key
     }

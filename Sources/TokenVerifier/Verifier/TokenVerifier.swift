@@ -58,9 +58,11 @@ public final class TokenVerifier: Sendable {
     /// The status lists loaded (nil when none are configured).
     public var statusLists: StatusListSet? { core.snapshot.statusLists }
 
-    /// The URIs of loaded status lists that are out of force with the key set in force (their
-    /// key left the set or no longer verifies them), with why.
-    public var statusListsOutOfForce: [String: String] { core.snapshot.statusIndex.outOfForce }
+    /// What stderr should say of the status lists in force (SPEC §4c, "Status fails closed"): each
+    /// generation that the key set in force leaves out of force (its key left the set or no
+    /// longer verifies it), with the older generations it shadows, and each pair of generations
+    /// with one `iat` and different entries, naming the files. One line each.
+    public var statusListNotices: [String] { core.snapshot.statusIndex.notices }
 
     /// Puts a new revocation list in force, atomically.
     public func replaceRevocations(_ list: RevocationList) {
