@@ -14,13 +14,19 @@ public struct StatusListSummary: Sendable {
     public var timeToLive: Double?
     /// What the report line says of it ("1000 entries of 1 bit").
     public var description: String
+    /// The list itself, when the loader keeps it (to tell a copy from other entries of one `iat`).
+    public var list: StatusListToken?
 
-    public init(uri: String, issuedAt: Double, expiresAt: Double?, timeToLive: Double?, description: String) {
+    public init(
+        uri: String, issuedAt: Double, expiresAt: Double?, timeToLive: Double?, description: String,
+        list: StatusListToken? = nil
+    ) {
         self.uri = uri
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
         self.timeToLive = timeToLive
         self.description = description
+        self.list = list
     }
 }
 
@@ -40,7 +46,7 @@ public func standardStatusListLoader(maxInflatedBytes: Int = 256 << 20) -> Statu
         return StatusListSummary(
             uri: list.uri, issuedAt: list.issuedAt, expiresAt: list.expiresAt,
             timeToLive: list.timeToLive,
-            description: "status list, \(entries) of \(list.bits) bit\(list.bits == 1 ? "" : "s")")
+            description: "status list, \(entries) of \(list.bits) bit\(list.bits == 1 ? "" : "s")", list: list)
     }
 }
 

@@ -12,6 +12,9 @@ struct FetchState: Codable {
         var validators: Validators
         /// When the file was last written or confirmed (a 304), as a NumericDate.
         var checkedAt: Double
+        /// The `iat` of the status list last written to the file (for the no-rollback rule when
+        /// that file no longer loads).
+        var issuedAt: Double?
     }
 
     var entries: [String: Entry] = [:]

@@ -37,7 +37,7 @@ public struct FetchWatch {
                 for result in fetcher.fetch(ready) {
                     if result.outcome == .stopped { return }
                     report(result)
-                    if case .failed = result.outcome {
+                    if result.outcome.isFailure {
                         failures[result.target, default: 0] += 1
                     } else {
                         failures[result.target] = nil
@@ -54,6 +54,16 @@ public struct FetchWatch {
             let wait = (due.values.min() ?? now + 1) - now
             var pause = timespec(tv_sec: 0, tv_nsec: Int(min(0.2, max(0.001, wait)) * 1e9))
             nanosleep(&pause, nil)  // a signal ends it early
+        }
+    }
+}
+
+extension FetchReport.Outcome {
+    /// Failed or refused: the file was not written, the run exits 1 and `--watch` retries with backoff.
+    public var isFailure: Bool {
+        switch self {
+        case .failed, .refused: true
+        case .updated, .unchanged, .stopped: false
         }
     }
 }

@@ -18,16 +18,19 @@ public struct FetchConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// Checks a status list as `verify` would (by default, `verify`'s own loader).
     public var statusListLoader: StatusListLoader
+    /// Seconds a list's `iat` may lie in the future before it is refused (SPEC §7, "No rollback").
+    public var leeway: Double
 
     public init(
         directory: String, caFile: String? = nil, timeout: Double = 30, maxBodyBytes: Int = 256 << 20,
-        statusListLoader: @escaping StatusListLoader = standardStatusListLoader()
+        statusListLoader: @escaping StatusListLoader = standardStatusListLoader(), leeway: Double = 60
     ) {
         self.directory = directory
         self.caFile = caFile
         self.timeout = timeout
         self.maxBodyBytes = maxBodyBytes
         self.statusListLoader = statusListLoader
+        self.leeway = leeway
     }
 }
 
@@ -40,6 +43,9 @@ public struct FetchReport: Sendable {
         case unchanged(String)
         /// Nothing was written: why.
         case failed(String)
+        /// A list that passed verify's checks was not written by the no-rollback rule (older than
+        /// the list in place, expired, or issued in the future): why.
+        case refused(String)
         /// SIGINT or SIGTERM arrived during the download.
         case stopped
     }
@@ -66,6 +72,7 @@ public struct FetchReport: Sendable {
         case .updated(let detail): return "\(target.url): wrote \(file) (\(detail))"
         case .unchanged(let why): return "\(target.url): unchanged (\(why)), \(file) stays"
         case .failed(let why): return "\(target.url) failed: \(why); \(file) is left as it was"
+        case .refused(let why): return "\(target.url) refused: \(why); \(file) is left as it was"
         case .stopped: return "\(target.url): stopped by a signal; \(file) is left as it was"
         }
     }
@@ -91,24 +98,25 @@ public final class Fetcher {
             caFile: configuration.caFile, timeout: configuration.timeout,
             maxBodyBytes: configuration.maxBodyBytes)
         let directory = configuration.directory
-        for folder in [
-            directory, "\(directory)/\(FetchTarget.Kind.keys.folder)",
-            "\(directory)/\(FetchTarget.Kind.statusList.folder)",
-        ] {
-            var info = stat()
-            if stat(folder, &info) == 0 {
-                guard info.st_mode & S_IFMT == S_IFDIR else {
-                    throw FetchUsageError("--out: \(folder) is not a directory")
-                }
-            } else if mkdir(folder, 0o755) != 0 {
-                throw FetchUsageError("--out: cannot create \(folder): \(errnoText())")
-            }
+        _ = creationMode  // the umask, read before any other thread runs
+        try Self.makeFolder(directory, following: true)
+        let lockFile = "\(directory)/.fetch.lock"
+        lockDescriptor = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o666)
+        guard lockDescriptor >= 0 else {
+            if errno == ELOOP { throw FetchUsageError("--out: \(lockFile) is a symbolic link (refused)") }
+            throw FetchUsageError("--out: cannot write in \(directory): \(errnoText())")
         }
-        lockDescriptor = open("\(directory)/.fetch.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard lockDescriptor >= 0 else { throw FetchUsageError("--out: cannot write in \(directory): \(errnoText())") }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(lockDescriptor)
             throw FetchUsageError("--out: another tokenverify fetch is writing \(directory)")
+        }
+        do {
+            for kind in [FetchTarget.Kind.keys, .statusList] {
+                try Self.makeFolder("\(directory)/\(kind.folder)", following: false)
+            }
+        } catch {
+            close(lockDescriptor)
+            throw error
         }
         state = FetchState.load(directory: directory)
         TemporaryFile.removeLeftovers(in: directory)
@@ -118,6 +126,20 @@ public final class Fetcher {
     }
 
     deinit { close(lockDescriptor) }
+
+    /// Makes `folder` unless it is a directory already; a symbolic link is refused unless
+    /// `following` (the output directory itself is the user's to choose; its folders are not).
+    private static func makeFolder(_ folder: String, following: Bool) throws(FetchUsageError) {
+        var info = stat()
+        if (following ? stat(folder, &info) : lstat(folder, &info)) == 0 {
+            if info.st_mode & S_IFMT == S_IFLNK {
+                throw FetchUsageError("--out: \(folder) is a symbolic link (refused: nothing is written through one)")
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw FetchUsageError("--out: \(folder) is not a directory") }
+        } else if mkdir(folder, 0o777) != 0 {
+            throw FetchUsageError("--out: cannot create \(folder): \(errnoText())")
+        }
+    }
 
     /// The loaders' warnings since the last call (a private member in a key set, for stderr).
     public func takeWarnings() -> [String] {
@@ -176,7 +198,8 @@ public final class Fetcher {
                 // A 304 may repeat only some validators: the others stay as they were.
                 let kept = Validators(
                     etag: response.validators.etag ?? validators?.etag,
-                    lastModified: response.validators.lastModified ?? validators?.lastModified)
+                    lastModified: response.validators.lastModified ?? validators?.lastModified,
+                    url: response.validators.url)
                 try remember(target, validators: kept)
                 return report(.unchanged("304 Not Modified"))
             }
@@ -205,15 +228,33 @@ public final class Fetcher {
                 detail = list.description
             }
             if bytes == existing {
-                try remember(target, validators: response.validators)
+                try remember(target, validators: response.validators, issuedAt: summary?.issuedAt)
                 return report(.unchanged("the same bytes"), summary)
             }
+            if let summary {
+                try NoRollback.check(
+                    summary, inPlace: inPlace(existing, target, listKeys), now: Date().timeIntervalSince1970,
+                    leeway: configuration.leeway)
+            }
             try file.commit(as: destination)
-            try remember(target, validators: response.validators)
+            try remember(target, validators: response.validators, issuedAt: summary?.issuedAt)
             return report(.updated(detail), summary)
         } catch {
-            return report(.failed(error.description))
+            return report(error.isRefusal ? .refused(error.description) : .failed(error.description))
         }
+    }
+
+    /// The list in a target's file, for the no-rollback rule: loaded as verify would, or, when
+    /// it no longer loads (its key left the fetched key set), the `iat` this fetcher recorded
+    /// when it wrote it. Nil where there is no file.
+    private func inPlace(
+        _ existing: [UInt8]?, _ target: FetchTarget, _ keys: Result<KeySet, FetchError>?
+    ) -> NoRollback.InPlace? {
+        guard let existing else { return nil }
+        if let current = currentList(existing, target, keys) {
+            return NoRollback.InPlace(issuedAt: current.issuedAt, list: current.list)
+        }
+        return state.entries[target.url]?.issuedAt.map { NoRollback.InPlace(issuedAt: $0, list: nil) }
     }
 
     /// The status list in a target's current file, for scheduling (nil when it cannot be read).
@@ -227,11 +268,14 @@ public final class Fetcher {
             loader: configuration.statusListLoader)
     }
 
-    /// Records a good response's validators.
-    private func remember(_ target: FetchTarget, validators: Validators) throws(FetchError) {
+    /// Records a good response's validators (and the `iat` of the list its file holds).
+    private func remember(
+        _ target: FetchTarget, validators: Validators, issuedAt: Double? = nil
+    ) throws(FetchError) {
         state.entries[target.url] = FetchState.Entry(
             file: "\(target.kind.folder)/\(target.fileName)",
-            validators: validators, checkedAt: Date().timeIntervalSince1970)
+            validators: validators.withoutControlCharacters, checkedAt: Date().timeIntervalSince1970,
+            issuedAt: issuedAt ?? state.entries[target.url]?.issuedAt)
         try state.save(directory: configuration.directory)
     }
 }

@@ -6,19 +6,40 @@ import TokenConcurrency
 import Glibc
 #endif
 
-/// The validators of the last good response, sent back as a conditional request.
+/// The validators of the last good response, sent back as a conditional request to the URL that
+/// gave them, and to no other (not to a redirect's target). A validator with a control
+/// character is neither kept nor sent (it could end a header line and start another).
 public struct Validators: Codable, Sendable, Equatable {
     /// The response's ETag, sent back as If-None-Match.
     public var etag: String?
     /// The response's Last-Modified, sent back as If-Modified-Since.
     public var lastModified: String?
+    /// The URL whose response gave them (nil: the URL fetched, as state files without it say).
+    public var url: String?
 
-    public init(etag: String? = nil, lastModified: String? = nil) {
+    public init(etag: String? = nil, lastModified: String? = nil, url: String? = nil) {
         self.etag = etag
         self.lastModified = lastModified
+        self.url = url
     }
 
     var isEmpty: Bool { etag == nil && lastModified == nil }
+
+    /// These validators less any with a control character (C0, DEL).
+    var withoutControlCharacters: Validators {
+        func clean(_ value: String?) -> String? {
+            value.flatMap { $0.utf8.contains { $0 < 0x20 || $0 == 0x7F } ? nil : $0 }
+        }
+        return Validators(etag: clean(etag), lastModified: clean(lastModified), url: url)
+    }
+
+    /// What to send to `current` in a fetch of `requested`: these, cleaned, when `current` gave
+    /// them; nothing otherwise.
+    func sent(to current: String, fetching requested: String) -> Validators? {
+        guard (url ?? requested) == current else { return nil }
+        let clean = withoutControlCharacters
+        return clean.isEmpty ? nil : clean
+    }
 }
 
 /// What one GET gave, after its redirects.
@@ -97,11 +118,12 @@ struct HTTPSClient {
             }
             let remaining = deadline.timeIntervalSinceNow
             if remaining <= 0 { throw .failed("timed out after \(seconds(timeout))") }
-            let response = try exchange(current, validators: validators, timeout: remaining, fd: fd)
+            let sent = validators?.sent(to: current, fetching: url)
+            let response = try exchange(current, validators: sent, timeout: remaining, fd: fd)
             guard [301, 302, 303, 307, 308].contains(response.status) else {
-                return HTTPSResponse(
-                    status: response.status, validators: response.validators,
-                    bodyBytes: response.bodyBytes)
+                var given = response.validators.withoutControlCharacters
+                given.url = current == url ? nil : current
+                return HTTPSResponse(status: response.status, validators: given, bodyBytes: response.bodyBytes)
             }
             guard let target = response.location, !target.isEmpty else {
                 throw .failed("HTTP \(response.status) redirect without a Location")

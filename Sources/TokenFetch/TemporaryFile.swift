@@ -15,12 +15,13 @@ final class TemporaryFile {
     private(set) var fd: Int32
     private var done = false
 
-    /// Creates the file (mode 0644, like a file a back office writes).
+    /// Creates the file (mode 0666 less the umask, like a file a back office writes; `mkstemp`
+    /// creates it exclusively, so never through a symbolic link).
     init(in folder: String, for name: String) throws(FetchError) {
         var template = Array("\(folder)/\(TemporaryFile.prefix)\(name).XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw FetchError("cannot create a temporary file in \(folder): \(errnoText())") }
-        fchmod(fd, 0o644)
+        fchmod(fd, creationMode)
         self.fd = fd
         self.path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
@@ -81,5 +82,24 @@ func errnoText() -> String { String(cString: strerror(errno)) }
 /// Why one URL could not be fetched, or a file not written: one sentence.
 public struct FetchError: Error, CustomStringConvertible, Sendable {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// A download that passed verify's checks but may not replace the file in place (SPEC §7,
+    /// "No rollback").
+    public var isRefusal: Bool
+    public init(_ description: String) {
+        self.description = description
+        isRefusal = false
+    }
+
+    /// A refusal by the no-rollback rule.
+    public init(refused description: String) {
+        self.description = description
+        isRefusal = true
+    }
 }
+
+/// The mode of a file `fetch` creates: 0666 less the process's umask, read once.
+let creationMode: mode_t = {
+    let mask = umask(0o022)
+    umask(mask)
+    return 0o666 & ~mask
+}()

@@ -21,11 +21,17 @@ extension TokenVerify {
                 renamed into place only when it passes: a failed, truncated or forged download leaves the \
                 previous file as it was, and stderr names the URL and why.
 
+                No rollback: a status list older than the one in place (or as old with other entries), \
+                expired, or issued more than --leeway seconds in the future is refused, so that a stale \
+                mirror or a replayed response never un-revokes a token. Validators with a control character \
+                are neither kept nor sent, and go only to the URL that gave them; nothing is written through \
+                a symbolic link; files are created with the umask.
+
                 Requests are conditional (If-None-Match, If-Modified-Since; the validators are kept in \
                 DIR/.fetch-state.json) and follow at most 5 redirects, each to an https URL. Trusted: the \
                 system's certificates and those of --ca-file.
 
-                Exit status: 0 when every URL was fetched or unchanged, 1 when one failed (the others are \
+                Exit status: 0 when every URL was fetched or unchanged, 1 when one failed or was refused (the others are \
                 still written), 2 for a usage error. With --watch it runs until SIGINT or SIGTERM (exit 0).
 
                 Examples:
@@ -90,6 +96,12 @@ extension TokenVerify {
             ))
         var maxStatusListBytes: Int = 256 << 20
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Seconds a status list's iat may lie in the future before the list is refused.", valueName: "seconds"))
+        var leeway: Double = 60
+
         func validate() throws {
             if keys.isEmpty && statusLists.isEmpty {
                 throw ValidationError("name at least one URL (--keys or --status-lists)")
@@ -102,6 +114,7 @@ extension TokenVerify {
                     throw ValidationError("\(name) must be a positive number of seconds")
                 }
             }
+            if !(leeway >= 0) || !leeway.isFinite { throw ValidationError("--leeway must be a number of seconds ≥ 0") }
             if minInterval > maxInterval { throw ValidationError("--min-interval must not exceed --max-interval") }
             if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }
             if out.isEmpty { throw ValidationError("--out must name a directory") }
@@ -124,7 +137,8 @@ extension TokenVerify {
                 fetcher = try Fetcher(
                     configuration: FetchConfiguration(
                         directory: out, caFile: caFile, timeout: timeout,
-                        statusListLoader: standardStatusListLoader(maxInflatedBytes: maxStatusListBytes)))
+                        statusListLoader: standardStatusListLoader(maxInflatedBytes: maxStatusListBytes),
+                        leeway: leeway))
             } catch {
                 ConfigurationError(description: error.description).exit()
             }
@@ -143,7 +157,7 @@ extension TokenVerify {
                     printError("tokenverify: fetch stopped by a signal")
                     throw ExitCode(130)
                 }
-                if case .failed = report.outcome { failed = true }
+                if report.outcome.isFailure { failed = true }
                 print(report, fetcher)
             }
             if failed { throw ExitCode(1) }

@@ -10,6 +10,7 @@ requests. A file NAME is served at /NAME; its behaviour is switched by ROOT/.mod
   redirect N      N redirects (302) to /NAME?hop=K, then the file
   redirect-http   one redirect to the plain HTTP listener
   slow S          the file after S seconds
+  etag-cr         as (none), with an ETag holding a bare CR and an "X-Injected: 1" after it
 
 A request with ?final=1 gets the file whatever the mode. Every request is logged as a JSON line to
 LOG. Prints {"https": PORT, "http": PORT} on stdout once both listen, and runs until its stdin
@@ -47,6 +48,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "tls": isinstance(self.connection, ssl.SSLSocket),
             "if_none_match": self.headers.get("If-None-Match"),
             "if_modified_since": self.headers.get("If-Modified-Since"),
+            "x_injected": self.headers.get("X-Injected"),
         }
         with log_lock, open(log_path, "a") as log:
             log.write(json.dumps(entry) + "\n")
@@ -91,6 +93,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
         last_modified = email.utils.formatdate(mtime, usegmt=True)
         headers = []
+        if mode[:1] == ["etag-cr"]:  # a hostile ETag: a bare CR and what a server would read as a header
+            etag = '"x"\rX-Injected: 1'
         if mode[:1] != ["lm-only"]:
             headers.append(("ETag", etag))
         if mode[:1] != ["etag-only"]:

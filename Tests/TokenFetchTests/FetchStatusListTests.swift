@@ -41,7 +41,7 @@ import TokenVerifier
         // A new key in the key set and a list signed by it, published together.
         let rotated = SigningKey.generate(algorithm: .es256, keyID: "es-2")
         try fixture.publisher.publish("keys.jwks", FetchFixture.jwks(fixture.ed, rotated))
-        let next = try Self.list(rotated, uri: list.url, status: 1, format: format)
+        let next = try Self.list(rotated, uri: list.url, status: 1, issuedAt: Self.now - 30, format: format)
         try fixture.publisher.publish("list", next)
         #expect(fetcher.fetch([list, keys]).map(\.outcome.isUpdated) == [true, true])
         #expect(fixture.file(list) == next)
@@ -56,7 +56,7 @@ import TokenVerifier
         let fixture = try FetchFixture()
         let (fetcher, _, list) = try start(fixture)
         let good = fixture.file(list)
-        let revoking = try Self.list(fixture.ed, uri: list.url, status: 1)
+        let revoking = try Self.list(fixture.ed, uri: list.url, status: 1, issuedAt: Self.now - 30)
         let parts = revoking.split(separator: ".").map(String.init)
         var signature = Array(parts[2].utf8)
         signature[10] = signature[10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")

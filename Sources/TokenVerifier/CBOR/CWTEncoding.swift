@@ -60,8 +60,9 @@ package enum CWTEncoding {
     /// The CWT claims map of a JSON claims object: `iss`, `sub`, `aud`, `exp`, `nbf`, `iat` and
     /// `jti` become the keys 1–7 (`jti` as a text `cti`) and `status` the key 65535 (its members
     /// keep their text keys, SPEC §4c); other names stay text keys. Strings,
-    /// arrays, objects, `true`, `false` and `null` keep their kind; an integer of at most 15
-    /// digits becomes a CBOR integer, any other number the shortest float that holds it.
+    /// arrays, objects, `true`, `false` and `null` keep their kind; an integer from −2^64 to
+    /// 2^64 − 1 becomes the CBOR integer of that exact value (a larger one is refused), any other
+    /// number the shortest float that holds it.
     package static func claims(json: [UInt8]) throws(JSONError) -> [UInt8] {
         try json.withUnsafeBufferPointer { (buffer) throws(JSONError) in
             var reader = JSONReader(buffer)
@@ -109,10 +110,15 @@ package enum CWTEncoding {
         case .number:
             let start = reader.position
             var probe = reader
-            let (_, isSmallInteger) = try probe.scanNumber()
+            let (range, _) = try probe.scanNumber()
+            if let integer = try integerHead(UnsafeBufferPointer(rebasing: reader.bytes[range]), at: start) {
+                writer.head(major: integer.major, argument: integer.argument)
+                reader = probe
+                return
+            }
             let value = try reader.readNumber()
             guard value.isFinite else { throw JSONError("number out of range", at: start) }
-            if isSmallInteger { writer.integer(Int64(value)) } else { writer.float(value) }
+            writer.float(value)
         case .bool:
             writer.raw([try reader.readBool() ? 0xF5 : 0xF4])
         case .null:
@@ -125,6 +131,38 @@ package enum CWTEncoding {
 }
 
 extension CWTEncoding {
+    /// The CBOR head of the JSON integer `literal` (`-`? digits, as scanned), exact: major type 0
+    /// and the value, or major type 1 and −1 − value. Nil for a number with a fraction or an
+    /// exponent; beyond −2^64 … 2^64 − 1 an error.
+    static func integerHead(
+        _ literal: UnsafeBufferPointer<UInt8>, at offset: Int
+    ) throws(JSONError) -> (major: UInt8, argument: UInt64)? {
+        if literal.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+            return nil
+        }
+        let negative = literal.first == UInt8(ascii: "-")
+        var magnitude: UInt64 = 0
+        var overflowed = false
+        for digit in literal.dropFirst(negative ? 1 : 0) {
+            let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times10.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
+            overflowed = overflowed || o1 || o2
+            magnitude = sum
+        }
+        if !negative {
+            guard !overflowed else { throw JSONError("integer above 2^64 − 1", at: offset) }
+            return (0, magnitude)
+        }
+        // −2^64 is the one magnitude that overflows by exactly one: 2^64 wraps to 0.
+        if overflowed {
+            guard literal.dropFirst().elementsEqual("18446744073709551616".utf8) else {
+                throw JSONError("integer below −2^64", at: offset)
+            }
+            return (1, UInt64.max)
+        }
+        return magnitude == 0 ? (0, 0) : (1, magnitude - 1)
+    }
+
     /// The protected header of a CWT Status List Token: `{1: alg, 4: h'kid', 16: "application/statuslist+cwt"}`.
     package static func statusListProtectedHeader(algorithm: Int64, keyID: String) -> [UInt8] {
         protectedHeader(algorithm: algorithm, keyID: keyID, type: UnverifiedStatusList.cwtType)

@@ -50,12 +50,13 @@ public enum CWTInspection {
         guard let major = reader.peekMajor() else { throw reader.error("the CBOR ends inside an item") }
         switch major {
         case .unsigned, .negative:
-            let start = reader.position
-            if let value = try reader.readInteger() {
-                writer.raw(Array(String(value).utf8))
-            } else {
-                writer.string("integer at byte \(start) beyond 64 bits")
-            }
+            // Exact from −2^64 to 2^64 − 1: the argument n is the value, or −1 − n.
+            let head = try reader.readHead()
+            let text =
+                head.major == .unsigned
+                ? String(head.argument)
+                : head.argument == .max ? "-18446744073709551616" : "-" + String(head.argument + 1)
+            writer.raw(Array(text.utf8))
         case .bytes:
             writer.string(Base64URL.encodeString(reader.bytes[try reader.readByteString()]))
         case .text:

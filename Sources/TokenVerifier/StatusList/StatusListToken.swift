@@ -101,7 +101,7 @@ public struct StatusListToken: Sendable {
     public var signerIssuer: String? { signed.keyIssuer }
 
     /// Whether `other` holds the same entries (and bits and `exp`): a copy of the same generation.
-    func hasSameEntries(as other: StatusListToken) -> Bool {
+    public func hasSameEntries(as other: StatusListToken) -> Bool {
         bits == other.bits && expiresAt == other.expiresAt
             && (entries === other.entries || entries.bytes == other.entries.bytes)
     }
