@@ -40,7 +40,8 @@ enum NoRollback {
             )
         }
         if downloaded.issuedAt == inPlace.issuedAt {
-            guard let list = downloaded.list, let currentList = inPlace.list, list.hasSameEntries(as: currentList) else {
+            guard let list = downloaded.list, let currentList = inPlace.list, list.hasSameEntries(as: currentList)
+            else {
                 throw FetchError(
                     refused: "the list has the iat of the list in place (\(current)) and other entries")
             }

@@ -15,7 +15,9 @@ import Glibc
 @Suite struct FetchNoRollbackTests {
     static let now = Int64(Date().timeIntervalSince1970)
 
-    func list(_ key: SigningKey, uri: String, revoked: Bool, issuedAt: Int64, expiresAt: Int64? = nil) throws
+    func list(
+        _ key: SigningKey, uri: String, revoked: Bool, issuedAt: Int64, expiresAt: Int64? = nil
+    ) throws
         -> String
     {
         try StatusListIssuer(key: key).sign(
@@ -39,7 +41,8 @@ import Glibc
         let newer = try list(fixture.ed, uri: target.url, revoked: true, issuedAt: Self.now - 100)
         try fixture.publisher.publish("list", newer)
         #expect(fetcher.fetch([keys, target]).map(\.outcome.isUpdated) == [true, true])
-        try fixture.publisher.publish("list", try list(fixture.ed, uri: target.url, revoked: false, issuedAt: Self.now - 200))
+        try fixture.publisher.publish(
+            "list", try list(fixture.ed, uri: target.url, revoked: false, issuedAt: Self.now - 200))
         let replay = fetchOne(fetcher, target)
         #expect(refusal(replay.outcome)?.contains("before the list in place") == true, "\(replay.outcome)")
         #expect(replay.line.contains("refused:") && replay.outcome.isFailure)
@@ -59,7 +62,8 @@ import Glibc
         // When the list in place no longer loads (its key left the key set), the iat recorded stands.
         let rotated = SigningKey.generate(algorithm: .ed25519, keyID: "ed-2")
         try fixture.publisher.publish("keys.jwks", FetchFixture.jwks(rotated))
-        try fixture.publisher.publish("list", try list(rotated, uri: target.url, revoked: false, issuedAt: Self.now - 70))
+        try fixture.publisher.publish(
+            "list", try list(rotated, uri: target.url, revoked: false, issuedAt: Self.now - 70))
         let reports = fetcher.fetch([keys, target])
         #expect(refusal(reports[1].outcome)?.contains("before the list in place") == true, "\(reports[1].outcome)")
     }
@@ -72,18 +76,21 @@ import Glibc
         let keys = try fixture.keysTarget("keys.jwks")
         let target = try FetchTarget(kind: .statusList, url: fixture.publisher.url("list"))
         let fetcher = try fixture.fetcher()
-        let expired = try list(fixture.ed, uri: target.url, revoked: false, issuedAt: Self.now - 7200, expiresAt: Self.now - 10)
+        let expired = try list(
+            fixture.ed, uri: target.url, revoked: false, issuedAt: Self.now - 7200, expiresAt: Self.now - 10)
         try fixture.publisher.publish("list", expired)
         let first = fetcher.fetch([keys, target])[1]
         #expect(refusal(first.outcome)?.contains("expired at") == true, "\(first.outcome)")
         #expect(fixture.file(target) == nil, "none is written where there was none")
-        try fixture.publisher.publish("list", try list(fixture.ed, uri: target.url, revoked: false, issuedAt: Self.now + 3600))
+        try fixture.publisher.publish(
+            "list", try list(fixture.ed, uri: target.url, revoked: false, issuedAt: Self.now + 3600))
         #expect(refusal(fetchOne(fetcher, target).outcome)?.contains("(--leeway)") == true)
         #expect(fixture.file(target) == nil)
         let good = try list(fixture.ed, uri: target.url, revoked: true, issuedAt: Self.now + 30)
         try fixture.publisher.publish("list", good)
         #expect(fetchOne(fetcher, target).outcome.isUpdated, "within the leeway of 60 s")
-        try fixture.publisher.publish("list", try list(fixture.ed, uri: target.url, revoked: false, issuedAt: Self.now + 2_000_000_000))
+        try fixture.publisher.publish(
+            "list", try list(fixture.ed, uri: target.url, revoked: false, issuedAt: Self.now + 2_000_000_000))
         #expect(refusal(fetchOne(fetcher, target).outcome) != nil, "a list of a far year")
         #expect(fixture.file(target) == good)
     }

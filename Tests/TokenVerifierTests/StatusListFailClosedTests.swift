@@ -21,7 +21,9 @@ import TokenTools
     }
 
     /// The list of `key` issued at `issuedAt` with entry 3 set to `entry`, loaded from `source`.
-    func list(_ key: SigningKey, entry: UInt8, issuedAt: Int64, source: String, keys: KeySet) throws
+    func list(
+        _ key: SigningKey, entry: UInt8, issuedAt: Int64, source: String, keys: KeySet
+    ) throws
         -> StatusListToken
     {
         let token = Fixtures.statusListToken(key, statuses: entry == 0 ? [:] : [3: entry], issuedAt: issuedAt)
@@ -70,7 +72,8 @@ import TokenTools
         let unavailable = answer(onlyForeign)
         #expect(unavailable.reason == .statusUnavailable)
         #expect(
-            unavailable.detail?.contains("none of its lists is signed for the token's issuer (its key's iss \"operator-a\"")
+            unavailable.detail?.contains(
+                "none of its lists is signed for the token's issuer (its key's iss \"operator-a\"")
                 == true, "\(unavailable)")
         // Keys without iss are one issuer: both without one counts as the same.
         let plainToken = SigningKey.generate(algorithm: .ed25519, keyID: "plain-token")
@@ -78,10 +81,12 @@ import TokenTools
         let plain = try keys([plainToken, plainList])
         let plainVerifier = TokenVerifier(
             keys: plain,
-            statusLists: StatusListSet(lists: [try list(plainList, entry: 1, issuedAt: 1_000, source: "p", keys: plain)]))
+            statusLists: StatusListSet(lists: [try list(plainList, entry: 1, issuedAt: 1_000, source: "p", keys: plain)]
+            ))
         let claims = Fixtures.claims(statusIndex: 3)
         let token = Fixtures.token(plainToken, claims: claims)
-        #expect(plainVerifier.verify(VerificationRequest(token: token, checkTime: Fixtures.now)).reason == .statusInvalid)
+        #expect(
+            plainVerifier.verify(VerificationRequest(token: token, checkTime: Fixtures.now)).reason == .statusInvalid)
     }
 
     /// A key that comes back naming another issuer moves its lists to that issuer; for the issuer
@@ -89,7 +94,8 @@ import TokenTools
     @Test func aKeyThatChangesIssuerLeavesItsListsShadowing() throws {
         let secret = [UInt8](repeating: 7, count: 32)
         let b = try SigningKey.derive(algorithm: .ed25519, keyID: "list-b", secret: secret, issuer: "operator-a")
-        let bElsewhere = try SigningKey.derive(algorithm: .ed25519, keyID: "list-b", secret: secret, issuer: "operator-b")
+        let bElsewhere = try SigningKey.derive(
+            algorithm: .ed25519, keyID: "list-b", secret: secret, issuer: "operator-b")
         let all = try keys([tokenKey, keyA, b])
         let g1 = try list(keyA, entry: 0, issuedAt: 1_000, source: "g1.jwt", keys: all)
         let g2 = try list(b, entry: 1, issuedAt: 2_000, source: "g2.jwt", keys: all)
@@ -111,9 +117,10 @@ import TokenTools
             let got = answer(verifier)
             #expect(got.reason == .statusUnavailable, "never decided by file name or order")
             #expect(got.detail?.contains("hold different entries (a.jwt and b.jwt)") == true, "\(got)")
-            #expect(verifier.statusListNotices == [
-                "status list \"\(uri)\" has generations issued 1970-01-01T00:16:40Z with different entries, in a.jwt and b.jwt: a line they would answer is status_unavailable"
-            ])
+            #expect(
+                verifier.statusListNotices == [
+                    "status list \"\(uri)\" has generations issued 1970-01-01T00:16:40Z with different entries, in a.jwt and b.jwt: a line they would answer is status_unavailable"
+                ])
         }
         let copy = try list(keyB, entry: 1, issuedAt: 1_000, source: "copy.jwt", keys: all)
         let copies = TokenVerifier(keys: all, statusLists: StatusListSet(lists: [revoked, copy]))

@@ -18,8 +18,10 @@ import Glibc
         let workspace = try Workspace()
         try publisher.publish("keys.jwks", "{\"keys\":[\(workspace.ed.publicJWK)]}")
         let out = publisher.directory.appendingPathComponent("out").path
-        let command = ["umask 077 && exec \"$0\" \"$@\"", Tool.binary.path, "fetch", "--keys", publisher.url("keys.jwks"),
-            "--out", out, "--ca-file", publisher.caFile]
+        let command = [
+            "umask 077 && exec \"$0\" \"$@\"", Tool.binary.path, "fetch", "--keys", publisher.url("keys.jwks"),
+            "--out", out, "--ca-file", publisher.caFile,
+        ]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c"] + command

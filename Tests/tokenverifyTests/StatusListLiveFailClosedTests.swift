@@ -107,9 +107,11 @@ import Glibc
         let end = live.finish()
         #expect(end.status == 0)
         #expect(
-            end.stderr.contains("status list \"\(Self.uri)\" is out of force: its key \"list-b\" is no longer in the key set"),
+            end.stderr.contains(
+                "status list \"\(Self.uri)\" is out of force: its key \"list-b\" is no longer in the key set"),
             "\(end.stderr)")
-        #expect(end.stderr.contains("g2.jwt") && end.stderr.contains("it shadows the older generation"), "\(end.stderr)")
+        #expect(
+            end.stderr.contains("g2.jwt") && end.stderr.contains("it shadows the older generation"), "\(end.stderr)")
     }
 
     /// Finding 2: G2 arrives before its key ("not loaded"); when the key arrives, the lists are
@@ -147,7 +149,9 @@ import Glibc
         #expect(got.reached && !got.sawValid)
         live.closeInput()
         let end = live.finish()
-        #expect(end.stderr.contains("with different entries, in \(folders.lists)/a.jwt and \(folders.lists)/b.jwt"), "\(end.stderr)")
+        #expect(
+            end.stderr.contains("with different entries, in \(folders.lists)/a.jwt and \(folders.lists)/b.jwt"),
+            "\(end.stderr)")
         // At start-up too.
         let again = try Tool.run(
             ["verify", "--keys", folders.keys, "--status-lists", folders.lists, "--at", Workspace.checkTime],
@@ -191,6 +195,7 @@ import Glibc
         #expect(answer(live, token).contains("status_invalid"))
         live.closeInput()
         let end = live.finish()
-        #expect(end.stderr.contains("status list not reloaded, its previous generation stays in force"), "\(end.stderr)")
+        #expect(
+            end.stderr.contains("status list not reloaded, its previous generation stays in force"), "\(end.stderr)")
     }
 }

@@ -19,7 +19,9 @@ struct StatusListCheck: TokenCheck {
             return
         }
         let lookup = token.withBytes(status.uri) { uri in
-            guard let keyIndex = findings.keyIndex else { return index.generations(of: uri, issuer: nil, keyKnown: false) }
+            guard let keyIndex = findings.keyIndex else {
+                return index.generations(of: uri, issuer: nil, keyKnown: false)
+            }
             return index.generations(of: uri, issuer: input.keys.facts[keyIndex].issuer, keyKnown: true)
         }
         let generations: StatusListGenerations
@@ -28,7 +30,8 @@ struct StatusListCheck: TokenCheck {
         case .noList:
             failures.add(
                 .statusUnavailable,
-                "token index \(status.index) of status list \"\(uri())\" cannot be checked: none is loaded for that URI")
+                "token index \(status.index) of status list \"\(uri())\" cannot be checked: none is loaded for that URI"
+            )
             return
         case .otherIssuers(let issuers):
             failures.add(

@@ -42,7 +42,8 @@ struct StatusListIndex: Sendable {
             let generations = Self.generations(members)
             let uri = Array(key.uri.utf8)
             byHash[Self.hash(uri), default: []].append(groups.count)
-            let group = StatusListGenerations(uri: uri, issuer: key.issuer.map { Array($0.utf8) }, generations: generations)
+            let group = StatusListGenerations(
+                uri: uri, issuer: key.issuer.map { Array($0.utf8) }, generations: generations)
             groups.append(group)
             notices += Self.notices(group, uri: key.uri)
         }
@@ -137,7 +138,8 @@ extension StatusListIndex {
         }
         let issuedAt = run[0].list.issuedAt
         if distinct.count > 1 {
-            return StatusListGeneration(issuedAt: issuedAt, state: .conflicting(distinct.sorted { $0.source < $1.source }))
+            return StatusListGeneration(
+                issuedAt: issuedAt, state: .conflicting(distinct.sorted { $0.source < $1.source }))
         }
         if let verified = run.filter({ $0.why == nil }).min(by: { $0.list.source < $1.list.source }) {
             return StatusListGeneration(issuedAt: issuedAt, state: .inForce(verified.list))
@@ -154,7 +156,8 @@ extension StatusListIndex {
             let older = group.generations[..<position].map { "\(NumericDate.rfc3339($0.issuedAt)) (\($0.sources))" }
             let shadows =
                 older.isEmpty
-                ? "" : "; it shadows the older generation\(older.count == 1 ? "" : "s") issued \(older.joined(separator: ", "))"
+                ? ""
+                : "; it shadows the older generation\(older.count == 1 ? "" : "s") issued \(older.joined(separator: ", "))"
             switch generation.state {
             case .inForce: continue
             case .outOfForce(let list, let why):
