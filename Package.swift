@@ -22,14 +22,14 @@ import PackageDescription
 //   CTokenSigning       all of the project's signing C: P-256 private keys, OpenSSL's randomised
 //                       ES256 signing and an RFC 6979 deterministic signer (tools and tests only)
 //   TokenVerifier       the verification library: keys, revocations, the parsed token, the checks
-//                       (one file each, composed in SPEC order), signature back ends, caches, and a
+//                       (one file each, composed in the spec's order), signature back ends, caches, and a
 //                       safe public API (sync, batch and async), the three-pass batch engine they
 //                       and the line protocol share, and the verdict members of an answer line
 //   TokenTools          what only the tools need: signing keys and token signing, key import
 //                       (PEM, DER, JWK), RFC 7638 thumbprints, CWT signing
 //   TokenVerifierTesting  what the tests and the fuzz harnesses share: both paths of each signature
 //                       back end on one input, with fixed private keys; never a dependency of the tools
-//   LineProtocol        SPEC §6 lines: request lines parsed in, answer lines out
+//   LineProtocol        spec §6 lines: request lines parsed in, answer lines out
 //   TokenStream         the streaming engine of `verify`: reader, chunks to workers on Dispatch
 //                       queues through TokenConcurrency's rings, ordered output, live-state reload
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)

@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// tokenbench (SPEC §8): throughput, latency and efficiency against the raw signature back ends.
+// tokenbench (spec §8): throughput, latency and efficiency against the raw signature back ends.
 // A nested package, so that the main build never depends on the benchmark's dependencies.
 let package = Package(
     name: "tokenverify-benchmarks",

@@ -2,7 +2,7 @@ import TokenVerifier
 
 /// How `tokenverify verify` writes its answers.
 public enum AnswerFormat: String, Sendable, CaseIterable {
-    /// One JSON object a line (SPEC §6).
+    /// One JSON object a line (spec §6).
     case json
     /// An Arrow IPC stream: the schema, one record batch for each chunk of answers, then the
     /// end-of-stream marker. The columns are the answer's members (see `AnswerColumns`).
@@ -50,7 +50,7 @@ extension AnswerRows {
     }
 }
 
-/// Answers as JSON lines (SPEC §6), appended to `writer`.
+/// Answers as JSON lines (spec §6), appended to `writer`.
 struct JSONAnswerRows: AnswerRows {
     var writer = JSONWriter(reservingCapacity: 0)
     let audit: Bool

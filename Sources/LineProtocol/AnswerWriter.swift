@@ -1,6 +1,6 @@
 import TokenVerifier
 
-/// Writes the JSON answer line of SPEC §6 for one input line: the only writer of answer lines. It writes
+/// Writes the JSON answer line of spec §6 for one input line: the only writer of answer lines. It writes
 /// `{"line":N,"id":…` and the verifier appends the verdict's members
 /// (``VerificationResult/appendAnswerMembers(audit:to:)`` in TokenVerifier).
 enum AnswerWriter {
@@ -22,7 +22,7 @@ enum AnswerWriter {
 }
 
 extension VerificationResult {
-    /// This verdict as the answer line of SPEC §6 (with its newline) for input line `number`,
+    /// This verdict as the answer line of spec §6 (with its newline) for input line `number`,
     /// echoing `id` (JSON text) when given.
     public func answerLine(number: Int, id: [UInt8]? = nil, audit: Bool = false) -> [UInt8] {
         var writer = JSONWriter()

@@ -13,7 +13,7 @@ public struct InputLine: Sendable {
     }
 }
 
-/// Answers input lines of the line protocol (SPEC §6) for one thread: request lines in, answer
+/// Answers input lines of the line protocol (spec §6) for one thread: request lines in, answer
 /// lines out. Make one per thread; it holds a ``VerificationWorker``.
 public final class LineAnswerer {
     private let verifier: TokenVerifier
@@ -59,7 +59,7 @@ public final class LineAnswerer {
 
     /// Answers `lines` as ``answer(_:to:)-([InputLine],_)`` does, against `snapshot` (one taken
     /// from this answerer's verifier, ``TokenVerifier/snapshot``): a stream that takes its
-    /// snapshots in line order answers in line order (SPEC §4), whichever thread answers which lines.
+    /// snapshots in line order answers in line order (spec §4), whichever thread answers which lines.
     package func answer(
         _ lines: [InputLine], against snapshot: VerifierSnapshot,
         to output: inout [UInt8]

@@ -1,6 +1,6 @@
 import TokenVerifier
 
-/// A request line (SPEC §6) parsed in place: the token, the `id` and the context strings are ranges of
+/// A request line (spec §6) parsed in place: the token, the `id` and the context strings are ranges of
 /// the line, so the hot path copies nothing. A token or context string written with JSON
 /// escapes is unescaped into a buffer the caller keeps beside the line (see
 /// ``parse(_:into:unescapedInto:)``), so that a request is plain data, copied without

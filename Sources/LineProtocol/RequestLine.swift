@@ -1,6 +1,6 @@
 import TokenVerifier
 
-/// One input line of `tokenverify verify` (SPEC §6), parsed: a bare compact token or a JSON
+/// One input line of `tokenverify verify` (spec §6), parsed: a bare compact token or a JSON
 /// request object `{"id":…,"token":…,"device":…,"object":…,"channel":…,"command":…,"at":…}`.
 public struct RequestLine: Sendable {
     /// The `id` member's JSON text (without white space), echoed in the answer.

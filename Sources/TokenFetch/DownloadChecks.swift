@@ -30,7 +30,7 @@ public struct StatusListSummary: Sendable {
     }
 }
 
-/// Loads a Status List Token exactly as `verify --status-lists` loads one (SPEC §4c: format,
+/// Loads a Status List Token exactly as `verify --status-lists` loads one (spec §4c: format,
 /// `typ`, signature against `keys`, claims, the list inflated within its limit); `source` names
 /// it in errors. Throws an error whose description says why it fails.
 public typealias StatusListLoader =
@@ -52,7 +52,7 @@ public func standardStatusListLoader(maxInflatedBytes: Int = 256 << 20) -> Statu
 
 /// The checks a download passes before it replaces a file: the loaders `verify` uses.
 enum DownloadChecks {
-    /// A key set as `verify` loads it at start-up (SPEC §3), which must also load beside the
+    /// A key set as `verify` loads it at start-up (spec §3), which must also load beside the
     /// other key files of `folder` (no `kid` in two files). Returns the number of keys and the
     /// loader's warnings.
     static func keySet(

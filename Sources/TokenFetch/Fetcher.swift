@@ -18,7 +18,7 @@ public struct FetchConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// Checks a status list as `verify` would (by default, `verify`'s own loader).
     public var statusListLoader: StatusListLoader
-    /// Seconds a list's `iat` may lie in the future before it is refused (SPEC §7, "No rollback").
+    /// Seconds a list's `iat` may lie in the future before it is refused (spec §7, "No rollback").
     public var leeway: Double
 
     public init(

@@ -1,6 +1,6 @@
 import TokenVerifier
 
-/// SPEC §7 "No rollback": a downloaded Status List Token that passed verify's checks may still not
+/// spec §7 "No rollback": a downloaded Status List Token that passed verify's checks may still not
 /// replace the list in place. A stale mirror, a cache or a replayed response must never
 /// un-revoke a token, so a list is refused when it is
 /// - older than the list in place (`iat` earlier), or as old with other entries;

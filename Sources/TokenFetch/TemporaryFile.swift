@@ -82,7 +82,7 @@ func errnoText() -> String { String(cString: strerror(errno)) }
 /// Why one URL could not be fetched, or a file not written: one sentence.
 public struct FetchError: Error, CustomStringConvertible, Sendable {
     public var description: String
-    /// A download that passed verify's checks but may not replace the file in place (SPEC §7,
+    /// A download that passed verify's checks but may not replace the file in place (spec §7,
     /// "No rollback").
     public var isRefusal: Bool
     public init(_ description: String) {

@@ -312,7 +312,7 @@ final class ChunkWorker {
         chunk.deviceSteps.append(ascii: "]}\n")
     }
 
-    /// `step_required` with SPEC §4b's detail, e.g. `command "unlock" needs step "deviceActivation"
+    /// `step_required` with spec §4b's detail, e.g. `command "unlock" needs step "deviceActivation"
     /// of device "phone-1" for object "car-1"`.
     private func appendStepRequired(
         _ line: Int, command: Int, step: Int, device: Int, object: Int, to chunk: inout TokenChunk

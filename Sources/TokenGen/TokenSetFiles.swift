@@ -28,10 +28,10 @@ public enum TokenSetFiles {
         "keys.jwks", "signing-keys.jwk", "revocations.jsonl", "tokens.txt", "requests.jsonl", "expected.jsonl",
     ]
 
-    /// The files a set with a step share adds (SPEC §4b): the policy and the steps devices did.
+    /// The files a set with a step share adds (spec §4b): the policy and the steps devices did.
     public static let stepNames = ["step-policy.json", "device-steps.jsonl"]
 
-    /// The status lists a set with a status share adds (SPEC §4c), in `status-lists/`: one for
+    /// The status lists a set with a status share adds (spec §4c), in `status-lists/`: one for
     /// the JWS tokens, one for the CWTs.
     public static let statusListNames = ["status-lists/jws.statuslist.jwt", "status-lists/cwt.statuslist.cwt"]
 

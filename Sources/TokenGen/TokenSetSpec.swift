@@ -1,7 +1,7 @@
 import TokenTools
 import TokenVerifier
 
-/// What share of a generated token set is of each kind (SPEC §7 `gen`).
+/// What share of a generated token set is of each kind (spec §7 `gen`).
 public struct TokenSetSpec: Sendable {
     public var count: Int
     public var seed: UInt64
@@ -16,14 +16,14 @@ public struct TokenSetSpec: Sendable {
     /// `TokenSetSpec.linesPerChunk` lines (with a new id): repeats come from a bounded window of
     /// recent lines, so no generator ever holds the whole set.
     public var repeatShare: Double = 0
-    /// Share of device–object pairs with security steps still `todo` (SPEC §4b). Above 0, the set
+    /// Share of device–object pairs with security steps still `todo` (spec §4b). Above 0, the set
     /// also has `step-policy.json` (`TokenSetSpec.stepPolicy`) and `device-steps.jsonl`, and the
     /// expected verdicts include `step_required` (check 11b).
     public var stepShare: Double = 0
-    /// Share of tokens written as CWTs (SPEC §2b: COSE_Sign1, base64url) instead of JWS, drawn
+    /// Share of tokens written as CWTs (spec §2b: COSE_Sign1, base64url) instead of JWS, drawn
     /// apart from the other shares, so that a set without CWTs is byte for byte what it was.
     public var cwtShare: Double = 0
-    /// Share of tokens with a `status` claim naming their entry in a status list (SPEC §4c), drawn
+    /// Share of tokens with a `status` claim naming their entry in a status list (spec §4c), drawn
     /// apart from the other shares. Above 0, the set also has `status-lists/` (a JWS list for the
     /// JWS tokens, a CWT list for the CWTs, 2 bits an entry, indexed by line) and the expected
     /// verdicts include `status_invalid` and `status_suspended`.
@@ -85,7 +85,7 @@ public struct TokenSetSpec: Sendable {
     /// When the set's status lists were issued: an hour before the check time.
     var statusListIssuedAt: Int64 { Int64(checkTime) - 3600 }
 
-    /// The step policy of sets with `stepShare` above 0: SPEC §4b's example.
+    /// The step policy of sets with `stepShare` above 0: spec §4b's example.
     public static let stepPolicy =
         "{\"unlock\":[\"trustedPhone\",\"deviceActivation\"],\"engine_start\":[\"trustedPhone\",\"deviceActivation\",\"mediumCarKey\"],\"*\":[\"trustedPhone\"]}"
 

@@ -1,6 +1,6 @@
 import TokenVerifier
 
-/// The files of the live state (SPEC §3, §4, §4b, §4c) and the one loader of them:
+/// The files of the live state (spec §3, §4, §4b, §4c) and the one loader of them:
 /// ``makeVerifier(options:)`` loads them all at start-up; ``sources`` reloads each group alone
 /// for the ``LiveStateWatcher``. Both run the same loading and print the same warnings.
 public struct LiveStateFiles: Sendable {

@@ -9,7 +9,7 @@ import Glibc
 import Musl
 #endif
 
-/// Follows the files of the live state while a stream runs (SPEC §3 key rotation, §4, §4b, §4c): each
+/// Follows the files of the live state while a stream runs (spec §3 key rotation, §4, §4b, §4c): each
 /// group of files (the key files, the revocation files, …) is reloaded in the background when
 /// one of its files changes (a new file renamed into place, or rewritten) and on SIGHUP, checked
 /// completely, and put in force: every group that loaded in one round (a poll, or a SIGHUP,

@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 
-/// The files a live-state path stands for (SPEC §3, §4c): a file itself; a directory, its regular
+/// The files a live-state path stands for (spec §3, §4c): a file itself; a directory, its regular
 /// files in name order, leaving out names that start with `.` (where a writer such as
 /// `tokenverify fetch` keeps a download until it is checked and renamed into place).
 public enum StatePaths {

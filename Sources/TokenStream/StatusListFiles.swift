@@ -1,6 +1,6 @@
 import TokenVerifier
 
-/// The Status List Token files of a run (SPEC §4c), each one generation of a list: loaded at
+/// The Status List Token files of a run (spec §4c), each one generation of a list: loaded at
 /// start-up, and on reload each file again only when it changed. A file that fails on reload keeps
 /// its previous generation in force (and says why); a file gone from a watched directory takes
 /// its generation with it. Touched only at start-up and then on the watcher's queue.

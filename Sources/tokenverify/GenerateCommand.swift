@@ -46,18 +46,18 @@ extension TokenVerify {
         @Option(
             name: .long,
             help:
-                "Share of device–object pairs with security steps still todo (SPEC §4b): adds step-policy.json and device-steps.jsonl, and step_required verdicts."
+                "Share of device–object pairs with security steps still todo (spec §4b): adds step-policy.json and device-steps.jsonl, and step_required verdicts."
         )
         var stepShare: Double = 0
 
         @Option(
             name: .long,
-            help: "Share of tokens written as CWTs (SPEC §2b: COSE_Sign1, base64url, no dot) instead of JWS.")
+            help: "Share of tokens written as CWTs (spec §2b: COSE_Sign1, base64url, no dot) instead of JWS.")
         var cwtShare: Double = 0
         @Option(
             name: .long,
             help:
-                "Share of tokens with a status claim (SPEC §4c): adds status-lists/ (a JWS list for the JWS tokens, a CWT list for the CWTs; verify with --status-lists SET/status-lists)."
+                "Share of tokens with a status claim (spec §4c): adds status-lists/ (a JWS list for the JWS tokens, a CWT list for the CWTs; verify with --status-lists SET/status-lists)."
         )
         var statusShare: Double = 0
         @Option(name: .long, help: "Of the tokens with a status claim, the share whose entry is 0x01 INVALID.")

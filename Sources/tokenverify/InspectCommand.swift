@@ -12,7 +12,7 @@ extension TokenVerify {
 
                 A Status List Token (typ statuslist+jwt or application/statuslist+cwt) also shows "status_list_entries": its URI, bits, number of entries and every non-zero entry {"idx", "status"}.
 
-                A token without a dot is read as a CWT (base64url of a COSE_Sign1 message, SPEC §2b): its protected and unprotected headers and its claims are written as JSON, with known labels named ("alg (1)", "kid (4)", "iss (1)", "cti (7)"), byte strings as base64url and tags as {"tag": N, "value": …}.
+                A token without a dot is read as a CWT (base64url of a COSE_Sign1 message, spec §2b): its protected and unprotected headers and its claims are written as JSON, with known labels named ("alg (1)", "kid (4)", "iss (1)", "cti (7)"), byte strings as base64url and tags as {"tag": N, "value": …}.
                 """
         )
 

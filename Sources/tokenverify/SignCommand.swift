@@ -11,7 +11,7 @@ extension TokenVerify {
             discussion: """
                 The header is {"alg": <the key's alg>, "kid": <the key's kid>, "typ": "JWT"}. The claims are signed exactly as written on the line (after trimming). A line that is not a JSON object is reported on stderr and skipped; the exit status is then 1.
 
-                With --format cwt each line becomes a CWT (SPEC §2b): a COSE_Sign1 message under tag 18, written as base64url of its CBOR bytes (no dot). Its protected header is {1: alg (-19 Ed25519, -8 EdDSA, -7 ES256), 4: kid as a byte string}; the claims become a CBOR map in which iss, sub, aud, exp, nbf, iat and jti are the keys 1 to 7 (jti as a text cti) and every other name stays a text key. ES256 signatures are deterministic (RFC 6979).
+                With --format cwt each line becomes a CWT (spec §2b): a COSE_Sign1 message under tag 18, written as base64url of its CBOR bytes (no dot). Its protected header is {1: alg (-19 Ed25519, -8 EdDSA, -7 ES256), 4: kid as a byte string}; the claims become a CBOR map in which iss, sub, aud, exp, nbf, iat and jti are the keys 1 to 7 (jti as a text cti) and every other name stays a text key. ES256 signatures are deterministic (RFC 6979).
                 """
         )
 

@@ -4,7 +4,7 @@ import TokenTools
 import TokenVerifier
 
 extension TokenVerify {
-    /// `tokenverify status-list`: entries in, a signed Status List Token out (SPEC §7).
+    /// `tokenverify status-list`: entries in, a signed Status List Token out (spec §7).
     struct StatusList: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status-list",

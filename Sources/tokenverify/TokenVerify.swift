@@ -29,7 +29,7 @@ struct TokenVerify: ParsableCommand {
         ]
     )
 
-    /// Runs the command; usage and configuration errors exit with status 2 (SPEC §6).
+    /// Runs the command; usage and configuration errors exit with status 2 (spec §6).
     static func main() {
         if let problem = SubcommandSuggestion.problem(in: Array(CommandLine.arguments.dropFirst())) {
             printError("Error: \(problem)")

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import TokenVerifier
 
-/// CWT lines (SPEC §2b) through the line protocol: mixed with JWS lines in one stream, answered
+/// CWT lines (spec §2b) through the line protocol: mixed with JWS lines in one stream, answered
 /// in order, with `"format":"cwt"`; every reason code of §5 reachable from a CWT line.
 @Suite struct CWTStreamTests {
     let fixtures = Fixtures()

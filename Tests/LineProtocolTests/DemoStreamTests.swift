@@ -9,7 +9,7 @@ import TokenVerifier
 @Suite struct DemoStreamTests {
     static let demo = Repository.demo
 
-    /// The demo stream, and the mixed JWS and CWT stream (SPEC §2b).
+    /// The demo stream, and the mixed JWS and CWT stream (spec §2b).
     @Test(arguments: [("requests.jsonl", "expected.jsonl"), ("cwt-requests.jsonl", "cwt-expected.jsonl")])
     func demoLinesMatchTheirExpectedVerdicts(_ requests: String, _ expectedVerdicts: String) throws {
         let (keys, warnings) = try KeySet.load(files: [Self.demo.appendingPathComponent("keys.jwks").path])

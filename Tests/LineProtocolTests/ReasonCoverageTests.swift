@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import TokenVerifier
 
-/// Every reason code of SPEC §5 is produced by some input line: the list of reasons comes from
+/// Every reason code of spec §5 is produced by some input line: the list of reasons comes from
 /// ``Reason/allCases``, so a new code without an input that produces it fails here.
 @Suite struct ReasonCoverageTests {
     let fixtures = Fixtures()

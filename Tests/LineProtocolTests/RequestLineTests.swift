@@ -4,7 +4,7 @@ import TokenVerifier
 
 @testable import LineProtocol
 
-/// Request lines (SPEC §6): what is refused as `malformed_request`, what an answer echoes, and
+/// Request lines (spec §6): what is refused as `malformed_request`, what an answer echoes, and
 /// escapes read through the batch path.
 @Suite struct RequestLineTests {
     let fixtures = Fixtures()

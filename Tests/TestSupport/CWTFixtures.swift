@@ -1,7 +1,7 @@
 import TokenTools
 import TokenVerifier
 
-/// CWTs (SPEC §2b) for the tests, made with the library's CWT signer, and CBOR pieces to build
+/// CWTs (spec §2b) for the tests, made with the library's CWT signer, and CBOR pieces to build
 /// odd ones.
 extension Fixtures {
     /// A CWT over the JSON `claims` (names mapped to their CWT keys).

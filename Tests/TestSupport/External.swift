@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Tests that need something from outside the repository (the Wycheproof vectors of `shared/`,
-/// another library to mint or verify tokens) state it with ``require(_:_:sourceLocation:)``:
+/// Tests that need something from outside the repository (the Token Status List vectors of
+/// `../shared/`, another library to mint or verify tokens) state it with ``require(_:_:sourceLocation:)``:
 /// when it is missing the test is skipped with the reason, and in CI (the variable `CI` set to
 /// anything but "", "0" or "false") it fails instead, so CI never passes a test it did not run.
 public enum ExternalRequirement {

@@ -1,7 +1,7 @@
 import TokenTools
 import TokenVerifier
 
-/// Status List Tokens (SPEC §4c) for the tests, made with the library's issuer.
+/// Status List Tokens (spec §4c) for the tests, made with the library's issuer.
 extension Fixtures {
     /// The URI the fixtures' lists are published at.
     public static let statusListURI = "https://op.example/statuslists/1"

@@ -9,7 +9,7 @@ import TokenVerifier
 import Glibc
 #endif
 
-/// SPEC §7 "No rollback": a replayed, stale, expired or future list never replaces the list in
+/// spec §7 "No rollback": a replayed, stale, expired or future list never replaces the list in
 /// place; validators are clean and go only to the URL that gave them; nothing is written through a
 /// symbolic link. Before these rules, each refusal below was written and each validator sent.
 @Suite struct FetchNoRollbackTests {

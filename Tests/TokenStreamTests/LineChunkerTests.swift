@@ -53,7 +53,7 @@ import TokenVerifier
         #expect(lines(["      ", "abc\n"], limit: 8).map(\.1) == [nil])
     }
 
-    /// SPEC §6: the limit counts surrounding spaces and tabs but not the line break, LF or CR LF.
+    /// spec §6: the limit counts surrounding spaces and tabs but not the line break, LF or CR LF.
     @Test(arguments: [1, 3, 7, 100])
     func theLimitCountsBlanksButNotTheLineBreak(pieceSize: Int) {
         func run(_ text: String) -> [String?] {

@@ -11,7 +11,7 @@ import TokenVerifier
 import Glibc
 #endif
 
-/// Snapshots in line order (SPEC §4): once a line is answered against a new snapshot of the live
+/// Snapshots in line order (spec §4): once a line is answered against a new snapshot of the live
 /// state, no later line is answered against an older one.
 @Suite struct SnapshotOrderTests {
     /// Step policy number `generation`: every command needs the one step "g<generation>", so an

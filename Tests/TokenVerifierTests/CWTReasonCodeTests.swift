@@ -4,7 +4,7 @@ import TokenTools
 
 @testable import TokenVerifier
 
-/// Every reason code of SPEC §5 that a token can cause, produced by a CWT (SPEC §2b).
+/// Every reason code of spec §5 that a token can cause, produced by a CWT (spec §2b).
 @Suite struct CWTReasonCodeTests {
     let fixtures = Fixtures()
 

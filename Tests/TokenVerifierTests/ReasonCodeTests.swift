@@ -4,7 +4,7 @@ import TokenTools
 
 @testable import TokenVerifier
 
-/// Every reason code of SPEC §5, produced through the public API.
+/// Every reason code of spec §5, produced through the public API.
 @Suite struct ReasonCodeTests {
     let fixtures = Fixtures()
 

@@ -4,7 +4,7 @@ import TokenGen
 
 @testable import TokenVerifier
 
-/// The 10 M-entry measurement of SPEC §4b (not a unit test: off unless asked for).
+/// The 10 M-entry measurement of spec §4b (not a unit test: off unless asked for).
 /// Build in release for meaningful figures:
 ///
 ///     swift build -c release --build-tests -Xswiftc -enable-testing

@@ -4,7 +4,7 @@ import TokenGen
 
 @testable import TokenVerifier
 
-/// The data layer of check 11b (SPEC §4b): the step policy, the device-steps snapshot and the
+/// The data layer of check 11b (spec §4b): the step policy, the device-steps snapshot and the
 /// query combining them.
 @Suite struct SecurityStepsTests {
     static let specPolicy =

@@ -45,17 +45,11 @@ import TokenTools
         }
     }
 
-    static let wycheproof = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/testvectors/wycheproof").standardized
-
-    /// The test groups of one Wycheproof file; the test is skipped (failed, in CI) without it.
+    /// The test groups of one Wycheproof file of `Tests/Vectors/wycheproof`; a missing file fails the test.
     func loadVectors(_ name: String) throws -> [[String: Any]] {
-        let url = Self.wycheproof.appendingPathComponent(name)
-        try ExternalRequirement.require(
-            FileManager.default.fileExists(atPath: url.path),
-            "the Wycheproof vectors are not at \(url.path) (shared/testvectors beside the checkout)")
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+        let url = Repository.vectors("wycheproof").appendingPathComponent(name)
+        let data = try #require(FileManager.default.contents(atPath: url.path), "no Wycheproof file at \(url.path)")
+        let json = try JSONSerialization.jsonObject(with: data) as! [String: Any]
         return try #require(json["testGroups"] as? [[String: Any]])
     }
 

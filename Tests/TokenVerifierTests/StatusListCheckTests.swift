@@ -5,7 +5,7 @@ import TokenTools
 
 @testable import TokenVerifier
 
-/// Check 10's status lists (SPEC §4c): the status claim, the generation in force at each check
+/// Check 10's status lists (spec §4c): the status claim, the generation in force at each check
 /// time, the values, and the lists' life with the key set.
 @Suite struct StatusListCheckTests {
     let fixtures = Fixtures()

@@ -5,7 +5,7 @@ import TokenTools
 
 @testable import TokenVerifier
 
-/// SPEC §4c "Status fails closed, never open": no key rotation, second issuer or tie may make a
+/// spec §4c "Status fails closed, never open": no key rotation, second issuer or tie may make a
 /// token that the newest list of its issuer revokes answer valid. Each test here fails on the
 /// index that chose among all lists of a URI by `iat` alone.
 @Suite struct StatusListFailClosedTests {

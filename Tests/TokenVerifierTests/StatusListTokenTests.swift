@@ -5,7 +5,7 @@ import TokenTools
 
 @testable import TokenVerifier
 
-/// Loading a Status List Token (SPEC §4c): each form it may come in, and each rule that refuses it.
+/// Loading a Status List Token (spec §4c): each form it may come in, and each rule that refuses it.
 @Suite struct StatusListTokenTests {
     let fixtures = Fixtures()
     let uri = Fixtures.statusListURI

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// CWTs (SPEC §2b) across implementations: CWTs minted by python-cwt and pycose (PyPI) verify in
-/// tokenverify with the verdicts SPEC gives, and CWTs from `tokenverify sign --format cwt` verify
+/// CWTs (spec §2b) across implementations: CWTs minted by python-cwt and pycose (PyPI) verify in
+/// tokenverify with the verdicts the spec gives, and CWTs from `tokenverify sign --format cwt` verify
 /// in both. A library that is not installed skips its tests with the reason (a failure when CI
 /// is set: see `External`).
 @Suite struct CWTInteropTests {

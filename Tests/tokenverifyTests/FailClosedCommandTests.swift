@@ -8,7 +8,7 @@ import TokenVerifier
 import Glibc
 #endif
 
-/// The command-line side of SPEC §4c and §7's fail-closed rules: `fetch` honours the umask, and
+/// The command-line side of spec §4c and §7's fail-closed rules: `fetch` honours the umask, and
 /// `sign --format cwt` keeps integers exact from −2^64 to 2^64 − 1 (a status index above 2^53 was
 /// written as a float, and verify then called the token malformed).
 @Suite struct FailClosedCommandTests {

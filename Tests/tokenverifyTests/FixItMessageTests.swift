@@ -159,7 +159,7 @@ import TokenVerifier
     }
 }
 
-/// SPEC §6's line limit end to end: a 65,536-byte line is within the default limit with LF or
+/// spec §6's line limit end to end: a 65,536-byte line is within the default limit with LF or
 /// CR LF, and over it after a leading space (or with a trailing tab).
 @Suite struct LineLimitTests {
     @Test func theDefaultLimitCountsBlanksButNotTheLineBreak() throws {

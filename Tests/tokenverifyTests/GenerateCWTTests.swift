@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `gen --cwt-share` (SPEC §7): a share of the set's tokens are CWTs (SPEC §2b), byte for byte
+/// `gen --cwt-share` (spec §7): a share of the set's tokens are CWTs (spec §2b), byte for byte
 /// the same on one thread and many, and `verify` gives every line the verdict written beside it,
 /// with `"format":"cwt"` on exactly the CWT lines.
 @Suite struct GenerateCWTTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `gen --status-share` (SPEC §4c, §7): a share of the set's tokens name their entry in a status
+/// `gen --status-share` (spec §4c, §7): a share of the set's tokens name their entry in a status
 /// list the set carries (a JWS list for the JWS tokens, a CWT list for the CWTs), the same on one
 /// thread and many, and `verify --status-lists` gives every line the verdict written beside it.
 @Suite struct GenerateStatusListTests {

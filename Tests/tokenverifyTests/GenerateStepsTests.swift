@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `gen --step-share` (SPEC §4b): the shape of `step-policy.json` and `device-steps.jsonl`, and
+/// `gen --step-share` (spec §4b): the shape of `step-policy.json` and `device-steps.jsonl`, and
 /// `step_required` verdicts that follow from them. `verify` on this branch has no
 /// `--step-policy`/`--device-steps` yet, so the end-to-end check is left to the branch that has
 /// them; here every other verdict is checked against `verify`.

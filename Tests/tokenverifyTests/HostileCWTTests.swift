@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TokenVerifier
 
-/// Hostile CBOR (SPEC §2b) sent to `tokenverify verify` as CWT lines, through the built binary:
+/// Hostile CBOR (spec §2b) sent to `tokenverify verify` as CWT lines, through the built binary:
 /// indefinite lengths, duplicate keys, deep nesting, huge declared lengths, wrong tags, trailing
 /// bytes, ill-formed items. Every line is answered once, in order, with the right reason.
 @Suite struct HostileCWTTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Tokens and keys made by PyJWT (PyPI) and panva/jose (Debian's node-jose) go through
-/// `keys import` and `verify` with the verdicts SPEC §2 gives them, and tokens from
+/// `keys import` and `verify` with the verdicts spec §2 gives them, and tokens from
 /// `tokenverify sign` verify in PyJWT, jose and joserfc. A minter that is not installed skips
 /// its tests with the reason (a failure when CI is set: see `External`).
 @Suite struct InteropMinterTests {

@@ -7,7 +7,7 @@ import TokenVerifier
 import Glibc
 #endif
 
-/// SPEC §4c "Status fails closed, never open", over watched folders of a running `verify`: key
+/// spec §4c "Status fails closed, never open", over watched folders of a running `verify`: key
 /// rotations, lists waiting for their key, ties, other issuers and stale rewrites never make a
 /// token that the newest list of its issuer revokes answer valid. Before the fail-closed index,
 /// the rotation, retry, tie and issuer tests answered `valid` where these expect otherwise.

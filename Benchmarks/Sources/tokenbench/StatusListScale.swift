@@ -5,7 +5,7 @@ import TokenGen
 import TokenTools
 import TokenVerifier
 
-/// The status-list scenario (SPEC §4c at scale): a Status List Token of `--status-list-entries`
+/// The status-list scenario (spec §4c at scale): a Status List Token of `--status-list-entries`
 /// entries (1 bit each, 100 million by default: 12.5 MB inflated) is written, loaded the way
 /// `verify` loads it (timed, with the bytes it holds), and the same Ed25519 tokens are streamed
 /// with and without a `status` claim naming an entry of it, in interleaved runs, by CPU time.

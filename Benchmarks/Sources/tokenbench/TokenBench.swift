@@ -4,7 +4,7 @@ import TokenBenchReport
 import TokenGen
 import TokenVerifier
 
-/// `tokenbench`: throughput, latency and efficiency of the verifier (SPEC §8), and the CI gate.
+/// `tokenbench`: throughput, latency and efficiency of the verifier (spec §8), and the CI gate.
 @main
 struct TokenBench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -229,14 +229,14 @@ struct TokenBench: ParsableCommand {
     }
 }
 
-/// The scenarios of SPEC §8, and those of the CI gate.
+/// The scenarios of spec §8, and those of the CI gate.
 enum Scenario: String, CaseIterable, ExpressibleByArgument, Codable {
     case ed25519, es256, mixed, realistic
-    /// The Ed25519 and ES256 streams written as CWTs (SPEC §2b).
+    /// The Ed25519 and ES256 streams written as CWTs (spec §2b).
     case cwtEd25519 = "cwt-ed25519"
     case cwtES256 = "cwt-es256"
     case revocations = "revocations-10m"
-    /// A 100-million-entry status list (SPEC §4c): load time, bytes held, and the CPU a token that
+    /// A 100-million-entry status list (spec §4c): load time, bytes held, and the CPU a token that
     /// names an entry costs beside the same token without the claim.
     case statusList = "status-list-100m"
     case repeatedUncached = "repeated-uncached"

@@ -1,7 +1,7 @@
 import FuzzSupport
 import TokenVerifier
 
-/// CWTs (SPEC §2b): the input is the CBOR of a COSE_Sign1 message; its base64url goes through
+/// CWTs (spec §2b): the input is the CBOR of a COSE_Sign1 message; its base64url goes through
 /// the CWT parser (the strict CBOR reader, the headers, the claims) and then every check, as a
 /// bare-token line and in audit mode.
 runFuzzer { bytes in

@@ -1,7 +1,7 @@
 import FuzzSupport
 import TokenVerifier
 
-/// JWKS documents: the strict JSON reader and every key rule of SPEC §3. A document either
+/// JWKS documents: the strict JSON reader and every key rule of spec §3. A document either
 /// loads or is refused with an error naming the file.
 runFuzzer { bytes in
     let size = bytes.count

@@ -1,7 +1,7 @@
 import FuzzSupport
 import TokenVerifier
 
-/// Revocation lists: JSON lines of SPEC §4. A list either loads, with one entry per non-blank
+/// Revocation lists: JSON lines of spec §4. A list either loads, with one entry per non-blank
 /// line, or is refused with the line that failed.
 runFuzzer { bytes in
     let size = bytes.count

@@ -2,7 +2,7 @@ import Foundation
 import FuzzSupport
 import TokenVerifier
 
-/// Status List Tokens (SPEC §4c): the input is a list token's file (compact JWS, base64url or raw
+/// Status List Tokens (spec §4c): the input is a list token's file (compact JWS, base64url or raw
 /// CBOR of a CWT). It is read and inflated unverified (as `inspect` does, within a small limit),
 /// and loaded against the demo keys (as `verify` does): either it loads or it is refused with a
 /// message naming its source; an entry's value always fits its bits.

@@ -1,4 +1,4 @@
-"""CWT lines (SPEC §2b: base64url of a COSE_Sign1 message, no dot) and CWT token columns pass
+"""CWT lines (spec §2b: base64url of a COSE_Sign1 message, no dot) and CWT token columns pass
 through the job's request building unchanged, and the child answers them as tokenverify does."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Status lists (SPEC §4c) in the job: Status List Token files and folders are shipped with the
+"""Status lists (spec §4c) in the job: Status List Token files and folders are shipped with the
 job like the other state files, and every row gets the single-process answer."""
 
 from __future__ import annotations

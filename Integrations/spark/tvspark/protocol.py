@@ -1,4 +1,4 @@
-"""The line protocol of `tokenverify verify` (SPEC §6) as the Spark job speaks it.
+"""The line protocol of `tokenverify verify` (spec §6) as the Spark job speaks it.
 
 Every row becomes one request line. The job numbers the lines it sends to one child process
 1, 2, 3, … (it never sends a blank line, so that number is the `line` the child answers with) and
@@ -23,7 +23,7 @@ ANSWER_FIELDS: tuple[str, ...] = (
 )
 ANSWER_SCHEMA = ", ".join(f"`{name}` {dict(valid='boolean', exp='double').get(name, 'string')}"
                           for name in ANSWER_FIELDS)
-# Context members a table may carry as columns (SPEC §9).
+# Context members a table may carry as columns (spec §9).
 CONTEXT_COLUMNS: tuple[str, ...] = ("device", "object", "channel", "command", "at")
 
 DEFAULT_MAX_LINE_BYTES = 65536

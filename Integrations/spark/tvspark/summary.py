@@ -13,7 +13,7 @@ from .options import JobOptions
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-# Reason codes in check order (SPEC §5), for the summary's order; unknown codes follow.
+# Reason codes in check order (spec §5), for the summary's order; unknown codes follow.
 REASON_ORDER = (
     "malformed_request", "malformed_token", "unsupported_alg", "bad_header", "unknown_key",
     "key_alg_mismatch", "wrong_environment", "wrong_issuer", "not_yet_valid", "expired",

@@ -24,7 +24,7 @@ import Musl
 /// other thread. Output keeps input order (unless `unordered`) and is written in large buffers,
 /// flushed whenever nothing more is in flight.
 ///
-/// Snapshots are taken in line order (SPEC §4): the reader loads the live state's snapshot as it
+/// Snapshots are taken in line order (spec §4): the reader loads the live state's snapshot as it
 /// cuts each chunk (one atomic load a chunk), and the chunk carries it to its worker; lines it
 /// answers inline are checked against one it loads the same way. So once a line is answered
 /// against a new snapshot, no later line is answered against an older one, whichever worker

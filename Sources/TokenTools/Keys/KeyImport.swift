@@ -24,7 +24,7 @@ public struct KeyImportOptions: Sendable {
 
 /// Reads public keys in the forms other tools write them (PEM SPKI as `openssl pkey -pubout`
 /// writes, PEM private keys, DER, a bare JWK, a JWKS, JSON lines of JWKs) and turns them into
-/// one JWKS that `verify --keys` accepts, checked by the same rules (SPEC §3).
+/// one JWKS that `verify --keys` accepts, checked by the same rules (spec §3).
 public enum KeyImporter {
     /// The result: the JWKS text (ending in a newline), its keys and warnings for stderr.
     public struct Imported: Sendable {

@@ -1,6 +1,6 @@
 import TokenVerifier
 
-/// Makes CWTs (SPEC §2b): COSE_Sign1 messages under tag 18 whose protected header is
+/// Makes CWTs (spec §2b): COSE_Sign1 messages under tag 18 whose protected header is
 /// `{1: alg, 4: h'kid'}` (alg −19 for an Ed25519 key, −8 for an EdDSA one, −7 for ES256) and
 /// whose payload is the claims as a CBOR map, written as base64url. Signatures are deterministic
 /// (Ed25519 by design, ES256 with RFC 6979 nonces), so the same key and claims give the same CWT.

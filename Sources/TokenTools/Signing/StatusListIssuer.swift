@@ -1,6 +1,6 @@
 import TokenVerifier
 
-/// Builds and signs Status List Tokens (SPEC §4c, draft-ietf-oauth-status-list §5): the issuer's
+/// Builds and signs Status List Tokens (spec §4c, draft-ietf-oauth-status-list §5): the issuer's
 /// side of `tokenverify status-list`. Entries are packed `bits` bits each, least significant bits
 /// first, compressed as a ZLIB stream, and signed as a JWS (`typ` `statuslist+jwt`) or a CWT
 /// (COSE_Sign1 under tag 18, `typ` `application/statuslist+cwt`). Signatures are deterministic.

@@ -1,6 +1,6 @@
 /// The four items of a COSE_Sign1 message (RFC 9052 §4.2), as ranges of its CBOR bytes:
 /// `[protected: bstr, unprotected: map, payload: bstr, signature: bstr]`, optionally under tag 61
-/// (CWT) and then tag 18 (COSE_Sign1), and under no other tag (SPEC §2b).
+/// (CWT) and then tag 18 (COSE_Sign1), and under no other tag (spec §2b).
 struct COSESign1 {
     /// The protected header's bytes (the content of the bstr, as received).
     var protected: Range<Int>
@@ -43,7 +43,7 @@ struct COSESign1 {
     }
 }
 
-/// The COSE header parameters tokenverify reads (SPEC §2b), from both header maps.
+/// The COSE header parameters tokenverify reads (spec §2b), from both header maps.
 struct COSEHeader {
     /// `alg` (1) when an integer.
     var algorithmValue: Int64?

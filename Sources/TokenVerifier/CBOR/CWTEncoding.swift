@@ -1,4 +1,4 @@
-/// The CBOR the tools write for a CWT (SPEC §2b): the claims map from JSON claims, the protected
+/// The CBOR the tools write for a CWT (spec §2b): the claims map from JSON claims, the protected
 /// header, the Sig_structure and the tagged COSE_Sign1 message. Here, beside the reader, so that
 /// the JSON reader and the CBOR writer stay internal to TokenVerifier; signing is the tools' part.
 package enum CWTEncoding {
@@ -59,7 +59,7 @@ package enum CWTEncoding {
 
     /// The CWT claims map of a JSON claims object: `iss`, `sub`, `aud`, `exp`, `nbf`, `iat` and
     /// `jti` become the keys 1–7 (`jti` as a text `cti`) and `status` the key 65535 (its members
-    /// keep their text keys, SPEC §4c); other names stay text keys. Strings,
+    /// keep their text keys, spec §4c); other names stay text keys. Strings,
     /// arrays, objects, `true`, `false` and `null` keep their kind; an integer from −2^64 to
     /// 2^64 − 1 becomes the CBOR integer of that exact value (a larger one is refused), any other
     /// number the shortest float that holds it.

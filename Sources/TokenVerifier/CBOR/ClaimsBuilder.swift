@@ -1,4 +1,4 @@
-/// Reads a CWT's claims map (SPEC §2b) out of a scratch buffer laid out as a ``ParsedToken``'s
+/// Reads a CWT's claims map (spec §2b) out of a scratch buffer laid out as a ``ParsedToken``'s
 /// storage, noting where each text lies and making the texts that are not in it (a bstr `cti`'s
 /// base64url).
 struct ClaimsBuilder {
@@ -198,7 +198,7 @@ struct ClaimsBuilder {
             status: status)
     }
 
-    /// Reads the `status` claim (65535, SPEC §4c): a map with text keys whose `"status_list"`,
+    /// Reads the `status` claim (65535, spec §4c): a map with text keys whose `"status_list"`,
     /// when present, is `{"idx": uint, "uri": tstr}`; other entries are only checked to be well-formed.
     private func statusClaim(_ reader: inout CBORReader, offset: Int) throws(CBORError) -> ParsedToken.StatusReference?
     {

@@ -1,5 +1,5 @@
 /// Check 4 (`bad_header`): `kid` is a string, `crit` is absent, and `typ`, if present, is `JWT`
-/// or `dkt+jwt` (any case); a CWT's header problems were named by its parser (SPEC §2b). Keys
+/// or `dkt+jwt` (any case); a CWT's header problems were named by its parser (spec §2b). Keys
 /// carried in the header (`jwk`, `jku`, `x5u`, `x5c`) are never read.
 struct HeaderCheck: TokenCheck {
     func check(

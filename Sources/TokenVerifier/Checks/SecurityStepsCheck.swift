@@ -1,4 +1,4 @@
-/// Check 11b (`step_required`, SPEC §4b): when a step policy is loaded and the request names a
+/// Check 11b (`step_required`, spec §4b): when a step policy is loaded and the request names a
 /// `command`, the token's device (`sub`) has done every step the policy requires for that command,
 /// for the request's object, or, without one, for every object of the token's `aud`. The detail
 /// names the first step not done, in the policy's order: the next one the device must do. A bare

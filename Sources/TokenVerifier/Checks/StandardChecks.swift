@@ -1,4 +1,4 @@
-/// The checks of SPEC §5, composed in order. Checks 1 and 2 are the parsers that make a check's
+/// The checks of spec §5, composed in order. Checks 1 and 2 are the parsers that make a check's
 /// input (`malformed_request`: the line protocol's request parser; `malformed_token`:
 /// ``ParsedToken``); every later check is one value here. To add a check, write its file in this
 /// folder and add it at its place in the table and in ``BeforeSignature``.

@@ -1,5 +1,5 @@
 /// Check 10, after ``RevocationCheck`` (`status_invalid`, `status_suspended`,
-/// `status_unavailable`): the token's entry in the status list it names (SPEC §4c), in the
+/// `status_unavailable`): the token's entry in the status list it names (spec §4c), in the
 /// generation in force at the check time among the lists signed for the token's issuer (the `iss`
 /// of the key that verified it). Fails closed: a generation out of force or in conflict answers
 /// `status_unavailable`, never an older one.

@@ -1,4 +1,4 @@
-/// One check of SPEC §5, as a value: it reads the parsed token (borrowed: never copied) and a
+/// One check of spec §5, as a value: it reads the parsed token (borrowed: never copied) and a
 /// ``CheckInput`` and adds what fails to a ``FailureList``. Outside audit mode a check may stop at its own first failure; the list it
 /// belongs to (``StandardChecks``) stops after any check that ended the run.
 ///

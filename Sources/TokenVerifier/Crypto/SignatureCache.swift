@@ -1,7 +1,7 @@
 import Atomics
 internal import CTokenPrefetch
 
-/// A bounded, lock-free cache of signatures that verified (SPEC §5).
+/// A bounded, lock-free cache of signatures that verified (spec §5).
 ///
 /// An entry is the 128-bit keyed hash (random key per cache) of the whole token, so that no other
 /// token can hit it. Only successes are stored, so the cache can never turn an invalid token valid;

@@ -1,4 +1,4 @@
-/// Reads a JWKS document (RFC 7517) strictly, per SPEC §3.
+/// Reads a JWKS document (RFC 7517) strictly, per spec §3.
 enum JWKSParser {
     struct Loaded {
         var keys: [VerificationKey]

@@ -20,7 +20,7 @@ public struct VerificationKey: Sendable {
     /// The key and its precomputed table once built, for Ed25519 keys.
     let ed25519: Ed25519PublicKey?
 
-    /// Whether this key may verify a token whose header says `algorithm` (SPEC §3: the key's
+    /// Whether this key may verify a token whose header says `algorithm` (spec §3: the key's
     /// type decides, and a declared `alg` must agree, `EdDSA` ≡ `Ed25519`).
     public func accepts(_ algorithm: SignatureAlgorithm) -> Bool {
         Self.accepts(algorithm, type: type, declared: self.algorithm)

@@ -1,4 +1,4 @@
-/// One revocation (SPEC §4): what it selects, and the optional limits on what and when.
+/// One revocation (spec §4): what it selects, and the optional limits on what and when.
 public struct RevocationEntry: Sendable, Equatable {
     /// What a revocation selects.
     public enum Selector: Sendable, Equatable {

@@ -1,5 +1,5 @@
 extension RevocationList {
-    /// Loads revocation files (JSON lines, SPEC §4) into one snapshot. Blank lines are skipped;
+    /// Loads revocation files (JSON lines, spec §4) into one snapshot. Blank lines are skipped;
     /// the first malformed entry stops loading with the file name and line number.
     public static func load(files: [String]) throws(RevocationListError) -> RevocationList {
         // Two streaming passes: count the lines to size the table exactly, then parse. The

@@ -1,4 +1,4 @@
-/// The status lists of a snapshot checked against its key set (SPEC §4c "Status fails closed"),
+/// The status lists of a snapshot checked against its key set (spec §4c "Status fails closed"),
 /// by URI and issuer: a list answers only for tokens whose key names the same `iss` as the key
 /// that signed the list; a generation that a key rotation put out of force still shadows the
 /// older generations of its URI; two generations with one `iat` and different entries answer

@@ -1,4 +1,4 @@
-/// The Status List Tokens a verifier holds (SPEC §4c): every generation of every list, as loaded
+/// The Status List Tokens a verifier holds (spec §4c): every generation of every list, as loaded
 /// and verified. Immutable; a new set is put in force whole, like a key set.
 public final class StatusListSet: Sendable {
     /// No lists (a verifier given `--status-lists` with nothing in them yet).

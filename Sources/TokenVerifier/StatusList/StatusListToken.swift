@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 
-/// A verified Status List Token (SPEC §4c; draft-ietf-oauth-status-list §5): the list of URI
+/// A verified Status List Token (spec §4c; draft-ietf-oauth-status-list §5): the list of URI
 /// ``uri`` issued at ``issuedAt``, one entry of ``bits`` bits per token, inflated and held in
 /// memory, with what it takes to verify its signature again when the key set changes.
 ///

@@ -1,6 +1,6 @@
 /// A Status List Token read but not yet verified: its header, its claims, the compressed list,
 /// and what its signature covers. Made by ``parse(_:source:)`` from a compact JWS, or from a CWT
-/// as base64url text or raw CBOR (SPEC §4c).
+/// as base64url text or raw CBOR (spec §4c).
 struct UnverifiedStatusList {
     var format: TokenFormat
     var algorithm: SignatureAlgorithm
@@ -179,7 +179,7 @@ struct UnverifiedStatusList {
 
     // MARK: - Verification
 
-    /// Checks the list against the key set as a token is checked (SPEC §4c): the key named by
+    /// Checks the list against the key set as a token is checked (spec §4c): the key named by
     /// `kid` exists and fits `alg`, its `env` agrees with `options.environment`, its `iss` with
     /// the list's, and the signature verifies with the library's standard call. Returns the key.
     func verify(keys: KeySet, options: VerificationOptions, source: String) throws(StatusListError) -> VerificationKey {

@@ -1,4 +1,4 @@
-/// One device-steps entry (SPEC §4b): steps device `sub` has done for object `aud`, or for every
+/// One device-steps entry (spec §4b): steps device `sub` has done for object `aud`, or for every
 /// object when `aud` is nil.
 public struct DeviceStepEntry: Sendable, Equatable {
     public var sub: String

@@ -1,5 +1,5 @@
 extension DeviceSteps {
-    /// Loads device-steps files (JSON lines, SPEC §4b) into one snapshot. Each line is
+    /// Loads device-steps files (JSON lines, spec §4b) into one snapshot. Each line is
     /// `{"sub":S,"aud":A,"done":[step,…]}` with `aud` optional; blank lines are skipped. An
     /// unknown member, a wrong type, a missing `sub` or `done`, an empty step name or any JSON
     /// fault stops loading with the file name and line number. A step listed twice, an empty

@@ -1,4 +1,4 @@
-/// The query of check 11b (`step_required`, SPEC §4b): a step policy and a device-steps snapshot,
+/// The query of check 11b (`step_required`, spec §4b): a step policy and a device-steps snapshot,
 /// combined once so that a line costs a command lookup, one keyed hash of its device, and per
 /// object one keyed hash and two table lookups whose cache misses overlap.
 ///

@@ -1,4 +1,4 @@
-/// A step policy or device-steps file that cannot be loaded (SPEC §4b).
+/// A step policy or device-steps file that cannot be loaded (spec §4b).
 public struct SecurityStepsError: Error, CustomStringConvertible, Sendable {
     public var file: String
     /// 1-based line number, when the problem is on a line.

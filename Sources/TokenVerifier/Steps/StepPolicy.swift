@@ -1,9 +1,9 @@
-/// The operator's step policy (SPEC §4b, `--step-policy FILE`): for each command, the security
+/// The operator's step policy (spec §4b, `--step-policy FILE`): for each command, the security
 /// steps a device must have done for the object, in the order they are done.
 ///
 /// The file is one JSON object, command → ordered array of step names; `"*"` is the rule for any
 /// command not listed. Commands and step names are compared by their UTF-8 bytes after JSON
-/// unescaping (no Unicode equivalence). Choices where SPEC §4b is silent:
+/// unescaping (no Unicode equivalence). Choices where spec §4b is silent:
 /// - An **empty array** means the command needs no step. It is a rule of its own, so
 ///   `{"lock":[],"*":["trustedPhone"]}` exempts `lock` from the `"*"` rule.
 /// - A command not listed, with no `"*"` rule, needs no step.

@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 
-// Byte helpers shared by every layer: comparisons, searches and the blank trimming of SPEC §6.
+// Byte helpers shared by every layer: comparisons, searches and the blank trimming of spec §6.
 // Every string of a token, a request and a key is compared by its UTF-8 bytes, never as a
 // `String` (no Unicode equivalence).
 
@@ -34,7 +34,7 @@ func firstIndex(of byte: UInt8, in buffer: UnsafeBufferPointer<UInt8>, from star
     return UnsafeRawPointer(found) - UnsafeRawPointer(base)
 }
 
-/// Whether `byte` is a space, a tab or a carriage return: the blanks around a line (SPEC §6).
+/// Whether `byte` is a space, a tab or a carriage return: the blanks around a line (spec §6).
 @inline(__always)
 @inlinable
 func isLineBlank(_ byte: UInt8) -> Bool {

@@ -2,7 +2,7 @@
 /// revocation and step files). A line ends at LF; a CR right before the LF belongs to the line
 /// break. The last line needs no newline.
 ///
-/// A line is at most `maxLineBytes` long, counting every byte but its line break (SPEC §6): a
+/// A line is at most `maxLineBytes` long, counting every byte but its line break (spec §6): a
 /// longer line is reported as oversized and the rest of it is discarded as it streams past, so a
 /// line is never held beyond the limit (plus one byte, a possible CR). A line of nothing but
 /// spaces, tabs and CRs is blank at any length: it is reported empty, not oversized.

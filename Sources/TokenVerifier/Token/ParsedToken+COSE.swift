@@ -7,7 +7,7 @@ extension ParsedToken {
         return withBytes(signedMessage, body)
     }
 
-    /// Parses a CWT (SPEC §2b): canonical base64url of a COSE_Sign1 message of strict CBOR
+    /// Parses a CWT (spec §2b): canonical base64url of a COSE_Sign1 message of strict CBOR
     /// (``CBORReader``) whose payload is a claims map of the right types. Header problems are
     /// kept for the header checks; everything else wrong is a parse error (`malformed_token`).
     static func parseCOSE(_ token: UnsafeBufferPointer<UInt8>) -> Result<ParsedToken, CompactToken.ParseError> {

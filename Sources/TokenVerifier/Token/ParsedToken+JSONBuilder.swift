@@ -311,7 +311,7 @@ extension ParsedToken {
                 status: status)
         }
 
-        /// Reads the `status` claim (SPEC §4c): an object whose `status_list` member, when present,
+        /// Reads the `status` claim (spec §4c): an object whose `status_list` member, when present,
         /// is `{"idx": non-negative integer, "uri": string}`; other members are only checked to be
         /// well-formed.
         private mutating func statusClaim(_ reader: inout JSONReader, offset: Int) throws(JSONError) -> StatusReference?

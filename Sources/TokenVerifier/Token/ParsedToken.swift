@@ -68,7 +68,7 @@ import Musl
     @usableFromInline let issuedAt: Double?
     @usableFromInline let environment: Environment?
 
-    // The format (SPEC §2b).
+    // The format (spec §2b).
     /// JWS or CWT.
     @usableFromInline let format: TokenFormat
     /// Where the signed message lies in ``storage``: a CWT's Sig_structure. Nil for JWS, whose
@@ -76,7 +76,7 @@ import Musl
     @usableFromInline let signedMessage: Text?
     /// A CWT header problem found while parsing (`bad_header`), such as `kid` not a bstr.
     @usableFromInline let headerProblem: String?
-    /// The token's entry in a status list (SPEC §4c: `status.status_list`, CWT claim 65535), if it names one.
+    /// The token's entry in a status list (spec §4c: `status.status_list`, CWT claim 65535), if it names one.
     @usableFromInline let status: StatusReference?
 
     /// A token as parsed (every text a range of `storage`).

@@ -1,4 +1,4 @@
-/// The claims of a token (SPEC §2), with every type already checked.
+/// The claims of a token (spec §2), with every type already checked.
 public struct TokenClaims: Sendable, Equatable {
     /// `iss`: the operator.
     public var issuer: String

@@ -1,4 +1,4 @@
-/// How a token is written on a line (SPEC §2, §2b).
+/// How a token is written on a line (spec §2, §2b).
 public enum TokenFormat: String, Sendable {
     /// JWS Compact Serialization: `header.payload.signature`.
     case jws

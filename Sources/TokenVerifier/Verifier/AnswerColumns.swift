@@ -1,5 +1,5 @@
 /// Answers as Arrow columns, one row an answer: the record batches of `verify --output-format
-/// arrow`. The columns are the answer line's members (SPEC §6), null where a line lacks one:
+/// arrow`. The columns are the answer line's members (spec §6), null where a line lacks one:
 /// `line`, `id` (its JSON text), `valid`, `reason`, `detail`, `jti`, `sub`, `aud` (the string, or
 /// an array as its JSON text), `kid`, `alg`, `exp`, `role`, `format` (`cwt` for a CWT), and with
 /// audit `reasons` and `details`. A text holds the same characters as the answer line's string.

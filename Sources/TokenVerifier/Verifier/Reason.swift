@@ -1,4 +1,4 @@
-/// Why a token is not valid: the reason codes of SPEC §5, declared (and ordered) in check order.
+/// Why a token is not valid: the reason codes of spec §5, declared (and ordered) in check order.
 public enum Reason: String, Sendable, CaseIterable, Comparable {
     case malformedRequest = "malformed_request"
     case malformedToken = "malformed_token"

@@ -1,7 +1,7 @@
 import Dispatch
 
 /// Verifies access tokens against the live state: a key set, a revocation list and the security
-/// steps (SPEC §2–§5).
+/// steps (spec §2–§5).
 ///
 /// The live state is one snapshot read through an atomic: ``replaceKeys(_:)`` and
 /// ``replaceRevocations(_:)`` may run at any time, even during a batch, and each request is
@@ -19,9 +19,9 @@ public final class TokenVerifier: Sendable {
     let core: VerifierCore
     let lanes: VerificationLanes
 
-    /// A verifier with a key set, a revocation list, the security steps (SPEC §4b: a step
+    /// A verifier with a key set, a revocation list, the security steps (spec §4b: a step
     /// policy and what devices have done; ``SecuritySteps/none`` checks no steps) and the status
-    /// lists (SPEC §4c; nil: none configured, so a token that names a list is
+    /// lists (spec §4c; nil: none configured, so a token that names a list is
     /// `status_unavailable` unless ``VerificationOptions/skipStatusLists``).
     public init(
         keys: KeySet, revocations: RevocationList = .empty, steps: SecuritySteps = .none,
@@ -37,7 +37,7 @@ public final class TokenVerifier: Sendable {
 
     /// The snapshot of the live state in force (one atomic load), for a batch of lines to be
     /// checked against with ``VerificationWorker/verify(batch:against:_:)``: a caller that takes
-    /// snapshots in line order answers its lines in line order (SPEC §4).
+    /// snapshots in line order answers its lines in line order (spec §4).
     package var snapshot: VerifierSnapshot { core.snapshot }
 
     /// The key set in force.
@@ -58,7 +58,7 @@ public final class TokenVerifier: Sendable {
     /// The status lists loaded (nil when none are configured).
     public var statusLists: StatusListSet? { core.snapshot.statusLists }
 
-    /// What stderr should say of the status lists in force (SPEC §4c, "Status fails closed"): each
+    /// What stderr should say of the status lists in force (spec §4c, "Status fails closed"): each
     /// generation that the key set in force leaves out of force (its key left the set or no
     /// longer verifies it), with the older generations it shadows, and each pair of generations
     /// with one `iat` and different entries, naming the files. One line each.

@@ -1,4 +1,4 @@
-/// One token to check, with the optional request context of SPEC §6.
+/// One token to check, with the optional request context of spec §6.
 public struct VerificationRequest: Sendable {
     /// The compact token.
     public var token: String
@@ -15,7 +15,7 @@ public struct VerificationRequest: Sendable {
     }
 }
 
-/// The request context (SPEC §6): what the context checks compare against, and the check time.
+/// The request context (spec §6): what the context checks compare against, and the check time.
 public struct RequestContext: Sendable {
     /// Checked against `sub` when given.
     public var device: String?
@@ -117,7 +117,7 @@ public struct VerificationOptions: Sendable {
         get { tableMemory["ed25519"] ?? 64 << 20 }
         set { tableMemory["ed25519"] = newValue }
     }
-    /// Leave the status of tokens that name a status list unchecked (SPEC §4c `--skip-status-lists`).
+    /// Leave the status of tokens that name a status list unchecked (spec §4c `--skip-status-lists`).
     public var skipStatusLists: Bool
 
     public init(

@@ -1,9 +1,9 @@
 extension VerificationResult {
-    /// Appends the verdict members of this result's answer line (SPEC §6) and the closing brace
+    /// Appends the verdict members of this result's answer line (spec §6) and the closing brace
     /// and newline: `,"valid":true,"jti":…,"sub":…,"aud":…,"kid":…,"alg":…,"exp":…,"role":…}`
     /// for a valid token, written straight from the parsed token's bytes; `reason` and `detail`
     /// (with `audit`, also `reasons` and `details`) for an invalid one; `"format":"cwt"` last for a
-    /// CWT that could be parsed (SPEC §2b). The caller writes the line's opening (`{"line":N,"id":…`).
+    /// CWT that could be parsed (spec §2b). The caller writes the line's opening (`{"line":N,"id":…`).
     package func appendAnswerMembers(audit: Bool, to writer: inout JSONWriter) {
         appendAnswer(audit: audit, openingBound: 0, to: &writer) { _ in }
     }

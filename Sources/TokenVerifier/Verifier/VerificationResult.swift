@@ -24,7 +24,7 @@ public struct VerificationResult: Sendable {
     /// JWS or CWT, when the token could be parsed.
     public var format: TokenFormat? { parsed?.format }
 
-    /// The entry of a status list the token names (SPEC §4c), when it names one.
+    /// The entry of a status list the token names (spec §4c), when it names one.
     public var statusListEntry: (uri: String, index: UInt64)? {
         guard let parsed, let status = parsed.status else { return nil }
         return (parsed.string(status.uri), status.index)

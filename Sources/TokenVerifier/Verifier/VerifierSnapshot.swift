@@ -8,7 +8,7 @@ import Atomics
 package final class VerifierSnapshot: AtomicReference, Sendable {
     let keys: KeySet
     let revocations: RevocationList
-    /// The step policy and the steps devices have done (SPEC §4b).
+    /// The step policy and the steps devices have done (spec §4b).
     let steps: SecuritySteps
     /// Whether a step policy is loaded (read per line without copying ``steps``).
     let stepsActive: Bool

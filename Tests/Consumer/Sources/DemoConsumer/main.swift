@@ -62,7 +62,7 @@ var differences = 0
 var lineFormatOnly = 0
 for (index, answer) in expected.enumerated() {
     let wanted = (answer["valid"] as? Bool ?? false) ? "valid" : answer["reason"] as? String ?? "?"
-    // A request line the line protocol refuses (SPEC §6: an unknown member) never reaches the library.
+    // A request line the line protocol refuses (spec §6: an unknown member) never reaches the library.
     if wanted == "malformed_request" {
         lineFormatOnly += 1
         continue
