@@ -245,8 +245,8 @@ public final class Fetcher {
     }
 
     /// The list in a target's file, for the no-rollback rule: loaded as verify would, or, when
-    /// it no longer loads (its key left the fetched key set), the `iat` this fetcher recorded
-    /// when it wrote it. Nil where there is no file.
+    /// it no longer loads (its key left the fetched key set), the later of the `iat` this fetcher
+    /// recorded when it wrote it and the `iat` the file holds. Nil where there is no file.
     private func inPlace(
         _ existing: [UInt8]?, _ target: FetchTarget, _ keys: Result<KeySet, FetchError>?
     ) -> NoRollback.InPlace? {
@@ -254,7 +254,8 @@ public final class Fetcher {
         if let current = currentList(existing, target, keys) {
             return NoRollback.InPlace(issuedAt: current.issuedAt, list: current.list)
         }
-        return state.entries[target.url]?.issuedAt.map { NoRollback.InPlace(issuedAt: $0, list: nil) }
+        let known = [state.entries[target.url]?.issuedAt, StatusListInspection.issuedAt(of: existing)].compactMap { $0 }
+        return known.max().map { NoRollback.InPlace(issuedAt: $0, list: nil) }
     }
 
     /// The status list in a target's current file, for scheduling (nil when it cannot be read).

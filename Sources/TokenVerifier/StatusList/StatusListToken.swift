@@ -232,6 +232,12 @@ public enum StatusListInspection {
         public var nonZero: [(index: Int, status: UInt8)]
     }
 
+    /// The `iat` of the Status List Token in `bytes` (as a list file holds it), read but not
+    /// verified; nil when it is not one.
+    public static func issuedAt(of bytes: [UInt8]) -> Double? {
+        try? UnverifiedStatusList.parse(bytes, source: "the file").issuedAt
+    }
+
     /// Whether `token` (compact JWS or base64url CWT text) declares itself a Status List Token
     /// by its `typ`.
     public static func isStatusList(_ token: [UInt8]) -> Bool {
