@@ -131,141 +131,52 @@ final class ChunkWorker {
 
     private static let stepRequiredVerdict = Array(",\"valid\":false,\"reason\":\"step_required\"".utf8)
 
+    /// What one generated line is, drawn from its seed: the algorithm, the kind, the device and
+    /// object, and where the claims' `jti` and `role` lie.
+    private struct Line {
+        let number: Int
+        let isES256: Bool
+        let kind: Kind
+        let device: Int
+        let object: Int
+        let isCWT: Bool
+        let status: UInt8?
+        var jti: Range<Int> = 0..<0
+        var roleStart = 0
+    }
+
+    /// The kinds by share, in the order a line's roll is compared with their running total;
+    /// a roll past them all is valid.
+    private var kindShares: [(share: Double, kind: Kind)] {
+        [
+            (spec.expiredShare, .expired), (spec.revokedShare, .revoked), (spec.tamperedShare, .tampered),
+            (spec.wrongContextShare, .wrongContext),
+        ]
+    }
+
+    private func drawKind(roll: Double) -> Kind {
+        var threshold = 0.0
+        for (share, kind) in kindShares {
+            threshold += share
+            if roll < threshold { return kind }
+        }
+        return .valid
+    }
+
     private func appendLine(_ line: Int, to chunk: inout TokenChunk) {
         var random = SplitMix64(spec.seed ^ UInt64(line) &* 0xD1B5_4A32_D192_ED03)
         let isES256 = random.unit() < spec.es256Share
-        let roll = random.unit()
-        var threshold = spec.expiredShare
-        let kind: Kind
-        if roll < threshold {
-            kind = .expired
-        } else if roll
-            < {
-                threshold += spec.revokedShare
-                return threshold
-            }()
-        {
-            kind = .revoked
-        } else if roll
-            < {
-                threshold += spec.tamperedShare
-                return threshold
-            }()
-        {
-            kind = .tampered
-        } else if roll
-            < {
-                threshold += spec.wrongContextShare
-                return threshold
-            }()
-        {
-            kind = .wrongContext
-        } else {
-            kind = .valid
-        }
-
+        let kind = drawKind(roll: random.unit())
         let device = Int(random.next() % 100_000)
         let object = Int(random.next() % 20_000)
-        let issuedAt = Int(spec.checkTime) - 86_400 - Int(random.next() % 86_400)
-        let expiresAt =
-            kind == .expired ? Int(spec.checkTime) - 1 - Int(random.next() % 3600) : Int(spec.checkTime) + 86_400 * 30
-        claims.removeAll(keepingCapacity: true)
-        claims.append(ascii: "{\"iss\":\"gen-operator\",\"sub\":\"phone-")
-        claims.append(decimal: device)
-        claims.append(ascii: "\",\"aud\":\"car-")
-        claims.append(decimal: object)
-        claims.append(ascii: "\",\"jti\":\"")
-        let jtiStart = claims.count
-        appendJTI(line)
-        let jtiEnd = claims.count
-        claims.append(ascii: "\",\"iat\":")
-        claims.append(decimal: issuedAt)
-        claims.append(ascii: ",\"exp\":")
-        claims.append(decimal: expiresAt)
-        claims.append(
-            ascii: ",\"env\":\"int\",\"ch\":[\"ble\",\"nfc\",\"uwb\"],\"cmd\":[\"unlock\",\"lock\",\"engine_start\"],")
-        let isCWT = spec.isCWT(line)
-        let status = spec.statusEntry(line)
-        if status != nil {
-            claims.append(ascii: "\"status\":{\"status_list\":{\"idx\":")
-            claims.append(decimal: line)
-            claims.append(ascii: ",\"uri\":\"")
-            claims.append(contentsOf: spec.statusListURI(isCWT ? .cwt : .jws).utf8)
-            claims.append(ascii: "\"}},")
-        }
-        claims.append(ascii: "\"role\":\"")
-        let roleStart = claims.count
-        claims.append(ascii: "owner\"}")
-
-        let signer = isES256 ? es256 : ed25519
-        let tokenStart = chunk.tokens.count
-        if isCWT {
-            appendCWT(
-                isES256 ? es256CWT : ed25519CWT, tampered: kind == .tampered, roleStart: roleStart, to: &chunk.tokens)
-        } else {
-            claims.withUnsafeBufferPointer { claimBytes in
-                if kind == .tampered {
-                    presented.removeAll(keepingCapacity: true)
-                    presented.append(contentsOf: claimBytes[..<roleStart])
-                    presented.append(ascii: "admin\"}")
-                    presented.withUnsafeBufferPointer {
-                        signer.appendToken(claims: claimBytes, to: &chunk.tokens, presentedClaims: $0)
-                    }
-                } else {
-                    signer.appendToken(claims: claimBytes, to: &chunk.tokens)
-                }
-            }
-        }
-        chunk.signedTokens += 1
-        if isES256 { chunk.signedES256 += 1 }
-        let tokenEnd = chunk.tokens.count
-        tokenRanges.append(tokenStart..<tokenEnd)
-        chunk.tokens.append(UInt8(ascii: "\n"))
-
+        var drawn = Line(
+            number: line, isES256: isES256, kind: kind, device: device, object: object, isCWT: spec.isCWT(line),
+            status: spec.statusEntry(line))
+        appendClaims(&drawn, random: &random)
+        let token = appendToken(drawn, to: &chunk)
         let commandIndex = Int(random.next() % 3)
-        let reason: Reason?
-        switch kind {
-        case .valid: reason = nil
-        case .expired: reason = .expired
-        case .revoked:
-            reason = .revokedToken
-            chunk.revocations.append(ascii: "{\"jti\":\"")
-            chunk.revocations.append(contentsOf: claims[jtiStart..<jtiEnd])
-            chunk.revocations.append(ascii: "\"}\n")
-        case .tampered: reason = .badSignature
-        case .wrongContext: reason = .commandNotPermitted
-        }
-        // Check 10's status lists come after the revocations and before the context (11), the
-        // steps (11b) and the signature (12).
-        var statusReason: Reason? = nil
-        if let status, status != 0 {
-            chunk.statusEntries.append((isCWT ? .cwt : .jws, line, status))
-            if kind == .valid || kind == .wrongContext || kind == .tampered {
-                statusReason = status == 2 ? .statusSuspended : .statusInvalid
-            }
-        }
-        let verdict = statusReason ?? reason
-        chunk.requests.append(ascii: "{\"id\":")
-        chunk.requests.append(decimal: line + 1)
-        chunk.requests.append(ascii: ",\"token\":\"")
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: chunk.tokens[tokenStart..<tokenEnd])
-        chunk.requests.append(contentsOf: scratch)
-        let contextStart = chunk.requests.count
-        chunk.requests.append(ascii: "\",\"device\":\"phone-")
-        chunk.requests.append(decimal: device)
-        chunk.requests.append(ascii: "\",\"object\":\"car-")
-        chunk.requests.append(decimal: object)
-        chunk.requests.append(ascii: "\",\"channel\":\"ble\",\"command\":\"")
-        switch kind == .wrongContext ? 3 : commandIndex {
-        case 0: chunk.requests.append(ascii: "unlock")
-        case 1: chunk.requests.append(ascii: "lock")
-        case 2: chunk.requests.append(ascii: "engine_start")
-        default: chunk.requests.append(ascii: "horn")
-        }
-        chunk.requests.append(ascii: "\"}")
-        contextRanges.append(contextStart..<chunk.requests.count)
-        chunk.requests.append(UInt8(ascii: "\n"))
+        let verdict = verdict(of: drawn, to: &chunk)
+        appendRequest(drawn, token: token, command: kind == .wrongContext ? 3 : commandIndex, to: &chunk)
         var missingStep: Int? = nil
         if spec.stepShare > 0 {
             let done = spec.stepsDone(device: device, object: object)
@@ -282,6 +193,121 @@ final class ChunkWorker {
         } else {
             appendExpected(line, verdict, to: &chunk)
         }
+    }
+
+    /// Writes the line's claims JSON into `claims`, drawing its `iat` and `exp`.
+    private func appendClaims(_ line: inout Line, random: inout SplitMix64) {
+        let issuedAt = Int(spec.checkTime) - 86_400 - Int(random.next() % 86_400)
+        let expiresAt =
+            line.kind == .expired
+            ? Int(spec.checkTime) - 1 - Int(random.next() % 3600) : Int(spec.checkTime) + 86_400 * 30
+        claims.removeAll(keepingCapacity: true)
+        claims.append(ascii: "{\"iss\":\"gen-operator\",\"sub\":\"phone-")
+        claims.append(decimal: line.device)
+        claims.append(ascii: "\",\"aud\":\"car-")
+        claims.append(decimal: line.object)
+        claims.append(ascii: "\",\"jti\":\"")
+        let jtiStart = claims.count
+        appendJTI(line.number)
+        line.jti = jtiStart..<claims.count
+        claims.append(ascii: "\",\"iat\":")
+        claims.append(decimal: issuedAt)
+        claims.append(ascii: ",\"exp\":")
+        claims.append(decimal: expiresAt)
+        claims.append(
+            ascii: ",\"env\":\"int\",\"ch\":[\"ble\",\"nfc\",\"uwb\"],\"cmd\":[\"unlock\",\"lock\",\"engine_start\"],")
+        if line.status != nil {
+            claims.append(ascii: "\"status\":{\"status_list\":{\"idx\":")
+            claims.append(decimal: line.number)
+            claims.append(ascii: ",\"uri\":\"")
+            claims.append(contentsOf: spec.statusListURI(line.isCWT ? .cwt : .jws).utf8)
+            claims.append(ascii: "\"}},")
+        }
+        claims.append(ascii: "\"role\":\"")
+        line.roleStart = claims.count
+        claims.append(ascii: "owner\"}")
+    }
+
+    /// Signs the claims (a tampered line presents `"role":"admin"`) and appends the token line;
+    /// returns where the token lies in the chunk's tokens.
+    private func appendToken(_ line: Line, to chunk: inout TokenChunk) -> Range<Int> {
+        let signer = line.isES256 ? es256 : ed25519
+        let tokenStart = chunk.tokens.count
+        if line.isCWT {
+            appendCWT(
+                line.isES256 ? es256CWT : ed25519CWT, tampered: line.kind == .tampered, roleStart: line.roleStart,
+                to: &chunk.tokens)
+        } else {
+            claims.withUnsafeBufferPointer { claimBytes in
+                if line.kind == .tampered {
+                    presented.removeAll(keepingCapacity: true)
+                    presented.append(contentsOf: claimBytes[..<line.roleStart])
+                    presented.append(ascii: "admin\"}")
+                    presented.withUnsafeBufferPointer {
+                        signer.appendToken(claims: claimBytes, to: &chunk.tokens, presentedClaims: $0)
+                    }
+                } else {
+                    signer.appendToken(claims: claimBytes, to: &chunk.tokens)
+                }
+            }
+        }
+        chunk.signedTokens += 1
+        if line.isES256 { chunk.signedES256 += 1 }
+        let tokenEnd = chunk.tokens.count
+        tokenRanges.append(tokenStart..<tokenEnd)
+        chunk.tokens.append(UInt8(ascii: "\n"))
+        return tokenStart..<tokenEnd
+    }
+
+    /// The line's expected reason before steps (nil: valid), recording its revocation and its
+    /// status list entry. Check 10's status lists come after the revocations and before the
+    /// context (11), the steps (11b) and the signature (12).
+    private func verdict(of line: Line, to chunk: inout TokenChunk) -> Reason? {
+        let reason: Reason?
+        switch line.kind {
+        case .valid: reason = nil
+        case .expired: reason = .expired
+        case .revoked:
+            reason = .revokedToken
+            chunk.revocations.append(ascii: "{\"jti\":\"")
+            chunk.revocations.append(contentsOf: claims[line.jti])
+            chunk.revocations.append(ascii: "\"}\n")
+        case .tampered: reason = .badSignature
+        case .wrongContext: reason = .commandNotPermitted
+        }
+        var statusReason: Reason? = nil
+        if let status = line.status, status != 0 {
+            chunk.statusEntries.append((line.isCWT ? .cwt : .jws, line.number, status))
+            if line.kind == .valid || line.kind == .wrongContext || line.kind == .tampered {
+                statusReason = status == 2 ? .statusSuspended : .statusInvalid
+            }
+        }
+        return statusReason ?? reason
+    }
+
+    /// Appends the line's request: its token and context (command 3 is one never permitted).
+    private func appendRequest(_ line: Line, token: Range<Int>, command: Int, to chunk: inout TokenChunk) {
+        chunk.requests.append(ascii: "{\"id\":")
+        chunk.requests.append(decimal: line.number + 1)
+        chunk.requests.append(ascii: ",\"token\":\"")
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: chunk.tokens[token])
+        chunk.requests.append(contentsOf: scratch)
+        let contextStart = chunk.requests.count
+        chunk.requests.append(ascii: "\",\"device\":\"phone-")
+        chunk.requests.append(decimal: line.device)
+        chunk.requests.append(ascii: "\",\"object\":\"car-")
+        chunk.requests.append(decimal: line.object)
+        chunk.requests.append(ascii: "\",\"channel\":\"ble\",\"command\":\"")
+        switch command {
+        case 0: chunk.requests.append(ascii: "unlock")
+        case 1: chunk.requests.append(ascii: "lock")
+        case 2: chunk.requests.append(ascii: "engine_start")
+        default: chunk.requests.append(ascii: "horn")
+        }
+        chunk.requests.append(ascii: "\"}")
+        contextRanges.append(contextStart..<chunk.requests.count)
+        chunk.requests.append(UInt8(ascii: "\n"))
     }
 
     /// Appends the CWT of `claims` (with `"role":"admin"` presented instead when tampered).

@@ -60,7 +60,25 @@ struct UnverifiedStatusList {
         guard let signature = Base64URL.decode(segments[2]) else {
             throw failure("the signature segment is not canonical base64url")
         }
+        let (algorithm, keyID) = try jwsHeader(header, source: source)
+        let claims: StatusListClaims
+        do throws(JSONError) {
+            claims = try jwsClaims(payload)
+        } catch {
+            throw failure("the claims are not valid: \(error.description)")
+        }
+        let signingInputCount = segments[0].count + 1 + segments[1].count
+        return UnverifiedStatusList(
+            format: .jws, algorithm: algorithm, keyID: keyID, claims: claims,
+            required: try claims.checked(.jws, source: source), signedMessage: Array(text[..<signingInputCount]),
+            signature: signature)
+    }
 
+    /// The JWS header's `alg` and `kid`, its `typ` exactly ``jwsType`` and no `crit`.
+    private static func jwsHeader(
+        _ header: [UInt8], source: String
+    ) throws(StatusListError) -> (SignatureAlgorithm, String) {
+        func failure(_ message: String) -> StatusListError { StatusListError(source: source, message: message) }
         var algorithmName: String?
         var keyID: String?
         var type: String?
@@ -95,86 +113,57 @@ struct UnverifiedStatusList {
             throw failure("unsupported alg \"\(algorithmName)\" (supported: Ed25519, EdDSA, ES256)")
         }
         guard let keyID else { throw failure("header \"kid\" is missing") }
-
-        var uri: String?
-        var issuedAt: Double?
-        var expiresAt: Double?
-        var timeToLive: Double?
-        var issuer: String?
-        var bits: Int?
-        var list: [UInt8]?
-        do throws(JSONError) {
-            try payload.withUnsafeBufferPointer { (bytes) throws(JSONError) in
-                var reader = JSONReader(bytes)
-                try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-                    if name.equals("sub") {
-                        uri = try reader.readString(member: "claim \"sub\"")
-                    } else if name.equals("iss") {
-                        issuer = try reader.readString(member: "claim \"iss\"")
-                    } else if name.equals("iat") {
-                        issuedAt = try reader.readNumericDate(member: "claim \"iat\"", allowRFC3339: false)
-                    } else if name.equals("exp") {
-                        expiresAt = try reader.readNumericDate(member: "claim \"exp\"", allowRFC3339: false)
-                    } else if name.equals("ttl") {
-                        timeToLive = try reader.readNumericDate(member: "claim \"ttl\"", allowRFC3339: false)
-                    } else if name.equals("status_list") {
-                        guard reader.peekKind() == .object else {
-                            throw JSONError(
-                                "claim \"status_list\" must be an object {\"bits\", \"lst\"}", at: reader.position)
-                        }
-                        try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-                            if name.equals("bits") {
-                                bits = Int(exactly: try reader.readIndex(member: "status_list \"bits\""))
-                            } else if name.equals("lst") {
-                                let (content, unescaped) = try reader.readStringContent(member: "lst")
-                                let encoded = unescaped ?? Array(reader.bytes[content])
-                                guard let decoded = Base64URL.decode(encoded) else {
-                                    throw JSONError(
-                                        "status_list \"lst\" is not canonical base64url", at: content.lowerBound)
-                                }
-                                list = decoded
-                            } else {
-                                try reader.skipValue()
-                            }
-                        }
-                    } else {
-                        try reader.skipValue()
-                    }
-                }
-                try reader.finish()
-            }
-        } catch {
-            throw failure("the claims are not valid: \(error.description)")
-        }
-        let claims = try checkedClaims(
-            uri: uri, issuedAt: issuedAt, timeToLive: timeToLive, bits: bits, list: list, source: source,
-            names: (sub: "sub", iat: "iat", ttl: "ttl", statusList: "status_list"))
-        let signingInputCount = segments[0].count + 1 + segments[1].count
-        return UnverifiedStatusList(
-            format: .jws, algorithm: algorithm, keyID: keyID, uri: claims.uri, issuedAt: claims.issuedAt,
-            expiresAt: expiresAt,
-            timeToLive: timeToLive, issuer: issuer, bits: claims.bits, compressedList: claims.list,
-            signedMessage: Array(text[..<signingInputCount]), signature: signature)
+        return (algorithm, keyID)
     }
 
-    /// The required claims, present and in range.
-    static func checkedClaims(
-        uri: String?, issuedAt: Double?, timeToLive: Double?, bits: Int?, list: [UInt8]?, source: String,
-        names: (sub: String, iat: String, ttl: String, statusList: String)
-    ) throws(StatusListError) -> (uri: String, issuedAt: Double, bits: Int, list: [UInt8]) {
-        func failure(_ message: String) -> StatusListError { StatusListError(source: source, message: message) }
-        guard let uri else { throw failure("required claim \(names.sub) (the list's URI) is missing") }
-        guard let issuedAt else { throw failure("required claim \(names.iat) is missing") }
-        if let timeToLive, !(timeToLive > 0) {
-            throw failure("claim \(names.ttl) must be a positive number of seconds")
+    /// The claims of a JWS list's payload (JSON).
+    private static func jwsClaims(_ payload: [UInt8]) throws(JSONError) -> StatusListClaims {
+        var claims = StatusListClaims()
+        try payload.withUnsafeBufferPointer { (bytes) throws(JSONError) in
+            var reader = JSONReader(bytes)
+            try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
+                if name.equals("sub") {
+                    claims.uri = try reader.readString(member: "claim \"sub\"")
+                } else if name.equals("iss") {
+                    claims.issuer = try reader.readString(member: "claim \"iss\"")
+                } else if name.equals("iat") {
+                    claims.issuedAt = try reader.readNumericDate(member: "claim \"iat\"", allowRFC3339: false)
+                } else if name.equals("exp") {
+                    claims.expiresAt = try reader.readNumericDate(member: "claim \"exp\"", allowRFC3339: false)
+                } else if name.equals("ttl") {
+                    claims.timeToLive = try reader.readNumericDate(member: "claim \"ttl\"", allowRFC3339: false)
+                } else if name.equals("status_list") {
+                    try jwsStatusList(&reader, into: &claims)
+                } else {
+                    try reader.skipValue()
+                }
+            }
+            try reader.finish()
         }
-        guard let bits, let list else {
-            throw failure("required claim \(names.statusList) with \"bits\" and \"lst\" is missing")
+        return claims
+    }
+
+    /// The `status_list` object of a JWS list: `bits` and `lst` (base64url of the compressed list).
+    private static func jwsStatusList(
+        _ reader: inout JSONReader, into claims: inout StatusListClaims
+    ) throws(JSONError) {
+        guard reader.peekKind() == .object else {
+            throw JSONError("claim \"status_list\" must be an object {\"bits\", \"lst\"}", at: reader.position)
         }
-        guard [1, 2, 4, 8].contains(bits) else {
-            throw failure("status_list \"bits\" must be 1, 2, 4 or 8 (found \(bits))")
+        try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
+            if name.equals("bits") {
+                claims.bits = Int(exactly: try reader.readIndex(member: "status_list \"bits\""))
+            } else if name.equals("lst") {
+                let (content, unescaped) = try reader.readStringContent(member: "lst")
+                let encoded = unescaped ?? Array(reader.bytes[content])
+                guard let decoded = Base64URL.decode(encoded) else {
+                    throw JSONError("status_list \"lst\" is not canonical base64url", at: content.lowerBound)
+                }
+                claims.list = decoded
+            } else {
+                try reader.skipValue()
+            }
         }
-        return (uri, issuedAt, bits, list)
     }
 
     // MARK: - Verification

@@ -104,11 +104,53 @@ extension ParsedToken {
         func parse(
             in base: UnsafeMutablePointer<UInt8>, textCapacity: Int, tableCapacity: Int
         ) -> ScratchOutcome {
+            let recalled: (HeaderFields, SignatureAlgorithm?)?
+            switch decodeSegments(into: base) {
+            case .failure(let failure): return failure.outcome
+            case .success(let memo): recalled = memo
+            }
+            let decodedCount = self.decodedCount
+            var builder = JSONBuilder(
+                text: UnsafeMutableBufferPointer(start: base + decodedCount, count: textCapacity),
+                textStart: decodedCount,
+                table: UnsafeMutableRawBufferPointer(start: base + decodedCount + textCapacity, count: tableCapacity))
+            let header: HeaderFields
+            let supportedAlgorithm: SignatureAlgorithm?
+            if let recalled {
+                (header, supportedAlgorithm) = recalled
+            } else {
+                switch readHeader(in: base, with: &builder) {
+                case .failure(let failure): return failure.outcome
+                case .success(let read): (header, supportedAlgorithm) = read
+                }
+            }
+            let claims: ClaimFields
+            do throws(JSONError) {
+                claims = try builder.readClaims(
+                    UnsafeBufferPointer(start: base + signatureCount + headerCount, count: payloadCount),
+                    at: signatureCount + headerCount)
+            } catch {
+                if builder.overflowed { return .overflowed }
+                return .failed("the claims are not valid: \(error.description)")
+            }
+            return .parsed(
+                token(
+                    from: base, textCount: builder.textCount, textCapacity: textCapacity,
+                    tableBytes: builder.tableCount * 8, header: header, supportedAlgorithm: supportedAlgorithm,
+                    claims: claims))
+        }
+
+        /// Decodes the three segments into `base` (the header from the memo when it recalls it:
+        /// then its fields, else nil), or the outcome of a segment that is not canonical base64url.
+        @inline(__always)
+        private func decodeSegments(
+            into base: UnsafeMutablePointer<UInt8>
+        ) -> Result<(HeaderFields, SignatureAlgorithm?)?, ScratchFailure> {
             guard
                 Base64URL.decode(signatureSegment, into: UnsafeMutableBufferPointer(start: base, count: signatureCount))
                     != nil
             else {
-                return .failed("the signature segment is not canonical base64url")
+                return .failure(ScratchFailure(.failed("the signature segment is not canonical base64url")))
             }
             let headerStart = signatureCount
             let recalled = headerMemo?.recall(headerSegment, into: base + headerStart, headerStart: headerStart)
@@ -118,7 +160,7 @@ extension ParsedToken {
                         headerSegment, into: UnsafeMutableBufferPointer(start: base + headerStart, count: headerCount))
                         != nil
                 else {
-                    return .failed("the header segment is not canonical base64url")
+                    return .failure(ScratchFailure(.failed("the header segment is not canonical base64url")))
                 }
             }
             let payloadStart = headerStart + headerCount
@@ -127,61 +169,67 @@ extension ParsedToken {
                     payloadSegment, into: UnsafeMutableBufferPointer(start: base + payloadStart, count: payloadCount))
                     != nil
             else {
-                return .failed("the payload segment is not canonical base64url")
+                return .failure(ScratchFailure(.failed("the payload segment is not canonical base64url")))
             }
-            let decodedCount = self.decodedCount
-            var builder = JSONBuilder(
-                text: UnsafeMutableBufferPointer(start: base + decodedCount, count: textCapacity),
-                textStart: decodedCount,
-                table: UnsafeMutableRawBufferPointer(start: base + decodedCount + textCapacity, count: tableCapacity))
-            var header = HeaderFields()
-            var supportedAlgorithm: SignatureAlgorithm?
-            if let recalled {
-                (header, supportedAlgorithm) = recalled
-            } else {
-                let headerJSON = UnsafeBufferPointer(start: base + headerStart, count: headerCount)
-                do throws(JSONError) {
-                    header = try builder.readHeader(headerJSON, at: headerStart)
-                } catch {
-                    if builder.overflowed { return .overflowed }
-                    return .failed("the header is not a valid JSON object: \(error.description)")
-                }
-                // The scratch is laid out as the storage, so a range of one is a range of the other.
-                supportedAlgorithm = header.algorithm.flatMap {
-                    SignatureAlgorithm(bytes: UnsafeBufferPointer(start: base + Int($0.start), count: $0.count))
-                }
-                if builder.textCount == 0 {
-                    headerMemo?.keep(
-                        headerSegment, decoded: headerJSON, headerStart: headerStart, fields: header,
-                        supportedAlgorithm: supportedAlgorithm)
-                }
-            }
-            let claims: ClaimFields
+            return .success(recalled)
+        }
+
+        /// Reads the decoded header JSON in `base` (kept in the memo when it needed no text of its
+        /// own): its fields and its algorithm when supported.
+        @inline(__always)
+        private func readHeader(
+            in base: UnsafeMutablePointer<UInt8>, with builder: inout JSONBuilder
+        ) -> Result<(HeaderFields, SignatureAlgorithm?), ScratchFailure> {
+            let headerStart = signatureCount
+            let headerJSON = UnsafeBufferPointer(start: base + headerStart, count: headerCount)
+            let header: HeaderFields
             do throws(JSONError) {
-                claims = try builder.readClaims(
-                    UnsafeBufferPointer(start: base + payloadStart, count: payloadCount), at: payloadStart)
+                header = try builder.readHeader(headerJSON, at: headerStart)
             } catch {
-                if builder.overflowed { return .overflowed }
-                return .failed("the claims are not valid: \(error.description)")
+                if builder.overflowed { return .failure(ScratchFailure(.overflowed)) }
+                return .failure(
+                    ScratchFailure(.failed("the header is not a valid JSON object: \(error.description)")))
             }
-            let textCount = builder.textCount
+            // The scratch is laid out as the storage, so a range of one is a range of the other.
+            let supportedAlgorithm = header.algorithm.flatMap {
+                SignatureAlgorithm(bytes: UnsafeBufferPointer(start: base + Int($0.start), count: $0.count))
+            }
+            if builder.textCount == 0 {
+                headerMemo?.keep(
+                    headerSegment, decoded: headerJSON, headerStart: headerStart, fields: header,
+                    supportedAlgorithm: supportedAlgorithm)
+            }
+            return .success((header, supportedAlgorithm))
+        }
+
+        /// The parsed token of the scratch in `base`: its storage, and the fields read.
+        @inline(__always)
+        private func token(
+            from base: UnsafeMutablePointer<UInt8>, textCount: Int, textCapacity: Int, tableBytes: Int,
+            header: HeaderFields, supportedAlgorithm: SignatureAlgorithm?, claims: ClaimFields
+        ) -> ParsedToken {
             let storage = storage(
                 from: base, fixedCount: decodedCount, textCount: textCount, textCapacity: textCapacity,
-                tableBytes: builder.tableCount * 8)
-            return .parsed(
-                ParsedToken(
-                    storage: storage, tableStart: UInt32(decodedCount + textCount),
-                    signature: Text(start: 0, end: UInt32(signatureCount)), signingInputLength: signingInputLength,
-                    algorithm: header.algorithm, keyID: header.keyID, type: header.type,
-                    hasAlgorithmMember: header.hasAlgorithmMember, hasKeyIDMember: header.hasKeyIDMember,
-                    hasTypeMember: header.hasTypeMember, hasCritical: header.hasCritical,
-                    supportedAlgorithm: supportedAlgorithm,
-                    issuer: claims.issuer, subject: claims.subject, tokenID: claims.tokenID, role: claims.role,
-                    audience: claims.audience, audienceIsArray: claims.audienceIsArray,
-                    channels: claims.channels, commands: claims.commands,
-                    expiresAt: claims.expiresAt, notBefore: claims.notBefore, issuedAt: claims.issuedAt,
-                    environment: claims.environment, status: claims.status))
+                tableBytes: tableBytes)
+            return ParsedToken(
+                storage: storage, tableStart: UInt32(decodedCount + textCount),
+                signature: Text(start: 0, end: UInt32(signatureCount)), signingInputLength: signingInputLength,
+                algorithm: header.algorithm, keyID: header.keyID, type: header.type,
+                hasAlgorithmMember: header.hasAlgorithmMember, hasKeyIDMember: header.hasKeyIDMember,
+                hasTypeMember: header.hasTypeMember, hasCritical: header.hasCritical,
+                supportedAlgorithm: supportedAlgorithm,
+                issuer: claims.issuer, subject: claims.subject, tokenID: claims.tokenID, role: claims.role,
+                audience: claims.audience, audienceIsArray: claims.audienceIsArray,
+                channels: claims.channels, commands: claims.commands,
+                expiresAt: claims.expiresAt, notBefore: claims.notBefore, issuedAt: claims.issuedAt,
+                environment: claims.environment, status: claims.status)
         }
+    }
+
+    /// A ``ScratchOutcome`` that ends a parse early (a refusal or an overflow), as an error.
+    struct ScratchFailure: Error {
+        let outcome: ScratchOutcome
+        init(_ outcome: ScratchOutcome) { self.outcome = outcome }
     }
 
     /// The storage made from a scratch buffer laid out as `fixedCount` bytes, `textCount` bytes
