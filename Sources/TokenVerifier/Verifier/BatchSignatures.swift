@@ -45,114 +45,71 @@ extension VerificationWorker {
         _ isRequest: UnsafeMutableBufferPointer<Bool>, snapshot: VerifierSnapshot, _ body: (BatchSignatures) -> R
     ) -> R {
         let count = isRequest.count
-        let facts = snapshot.keys.facts.facts
-        // The cache keys of the tokens taken so far, open addressing (item + 1, 0 for empty).
-        var seenCapacity = 16
-        while seenCapacity < 2 * count { seenCapacity <<= 1 }
-        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: count + seenCapacity) { int32s in
-            let slots = UnsafeMutableBufferPointer(rebasing: int32s[0..<count])
-            let seen = UnsafeMutableBufferPointer(rebasing: int32s[count...])
-            seen.initialize(repeating: 0)
-            // Whether `key` is new to the batch (and now seen): a token met again in the same
-            // batch finds its first copy's entry in the signature cache when check 12 reaches it,
-            // as it did before this pass.
-            func isFirstInBatch(_ key: KeyedHash.Digest, _ index: Int) -> Bool {
-                var slot = Int(truncatingIfNeeded: key.low) & (seenCapacity - 1)
-                while seen[slot] != 0 {
-                    if states[Int(seen[slot]) - 1].signatureCacheKey == key { return false }
-                    slot = (slot + 1) & (seenCapacity - 1)
-                }
-                seen[slot] = Int32(index + 1)
-                return true
+        let scratch = signatureScratch
+        scratch.prepare(count: count)
+        signedMessages.removeAll()
+        for index in 0..<count {
+            scratch.slots[index] = -1
+            guard isRequest[index], let keyIndex = states[index].signatureKey, states[index].parsed != nil else {
+                continue
             }
-            return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 4 * count) { sValues in
-                withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: count) { tables in
-                    withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { messageEnds in
-                        signedMessages.removeAll()
-                        var signatures = 0
-                        var ed25519 = 0
-                        for index in 0..<count {
-                            slots[index] = -1
-                            guard isRequest[index], let keyIndex = states[index].signatureKey,
-                                states[index].parsed != nil
-                            else { continue }
-                            if let cacheKey = states[index].signatureCacheKey {
-                                if snapshot.signatureCache!.contains(cacheKey) {
-                                    // Check 12 answered by the cache, as `SignatureCheck` would answer it.
-                                    states[index].signatureKey = nil
-                                    continue
-                                }
-                                guard isFirstInBatch(cacheKey, index) else { continue }
-                            }
-                            switch facts[keyIndex].type {
-                            case .p256:
-                                // Read through `!` in place: a `let` binding would take a reference count.
-                                let copied = states[index].parsed!.withBytes(states[index].parsed!.signature) {
-                                    signature in
-                                    guard signature.count == 64 else { return false }
-                                    let s = UnsafeRawPointer(signature.baseAddress! + 32)
-                                    let to = sValues.baseAddress! + 4 * signatures
-                                    for word in 0..<4 {
-                                        to[word] = s.loadUnaligned(fromByteOffset: 8 * word, as: UInt64.self)
-                                    }
-                                    return true
-                                }
-                                if copied {
-                                    slots[index] = Int32(signatures)
-                                    signatures += 1
-                                }
-                            case .ed25519:
-                                // The key's table, lent (the key set holds it for the batch).
-                                guard states[index].parsed!.signature.count == 64,
-                                    let table = facts[keyIndex].ed25519!._withUnsafeGuaranteedRef({
-                                        $0.lazyTable.withTable { UnsafeRawPointer($0.handle) }
-                                    })
-                                else { continue }
-                                // The signature, then the signed message, copied back to back.
-                                requests.withToken(index) { token in
-                                    states[index].parsed!.withBytes(states[index].parsed!.signature) {
-                                        signedMessages.append($0)
-                                    }
-                                    states[index].parsed!.withSignedMessage(compact: token) {
-                                        signedMessages.append($0)
-                                    }
-                                }
-                                tables[ed25519] = table
-                                messageEnds[ed25519] = signedMessages.count
-                                slots[index] = Int32(-2 - ed25519)
-                                ed25519 += 1
-                            }
-                        }
-                        // One ES256 signature gains nothing from sharing its inversion.
-                        if signatures == 1 {
-                            for index in 0..<count where slots[index] == 0 { slots[index] = -1 }
-                            signatures = 0
-                        }
-                        guard signatures > 0 || ed25519 > 0 else {
-                            return body(BatchSignatures(slots: nil, inverses: nil, verdicts: nil))
-                        }
-                        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 4 * signatures) { inverses in
-                            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ed25519) { verdicts in
-                                if signatures > 0 {
-                                    sValues.withMemoryRebound(to: UInt8.self) {
-                                        tv_p256_table_inverses($0.baseAddress, signatures, inverses.baseAddress)
-                                    }
-                                }
-                                if ed25519 > 0 {
-                                    verifyEd25519(
-                                        ed25519, tables: tables.baseAddress!, messageEnds: messageEnds.baseAddress!,
-                                        into: verdicts.baseAddress!)
-                                }
-                                return body(
-                                    BatchSignatures(
-                                        slots: slots.baseAddress, inverses: UnsafePointer(inverses.baseAddress),
-                                        verdicts: UnsafePointer(verdicts.baseAddress)))
-                            }
-                        }
-                    }
+            if let cacheKey = states[index].signatureCacheKey {
+                if snapshot.signatureCache!.contains(cacheKey) {
+                    // Check 12 answered by the cache, as `SignatureCheck` would answer it.
+                    states[index].signatureKey = nil
+                    continue
                 }
+                guard scratch.isFirstInBatch(cacheKey, index, states) else { continue }
+            }
+            switch snapshot.keys.facts.facts[keyIndex].type {
+            case .p256: scratch.takeES256(index, states)
+            case .ed25519: takeEd25519(index, requests, states, key: snapshot.keys.facts.facts[keyIndex], scratch)
             }
         }
+        // One ES256 signature gains nothing from sharing its inversion.
+        if scratch.es256 == 1 {
+            for index in 0..<count where scratch.slots[index] == 0 { scratch.slots[index] = -1 }
+            scratch.es256 = 0
+        }
+        guard scratch.es256 > 0 || scratch.ed25519 > 0 else {
+            return body(BatchSignatures(slots: nil, inverses: nil, verdicts: nil))
+        }
+        if scratch.es256 > 0 {
+            scratch.sValues.withMemoryRebound(to: UInt8.self, capacity: 32 * scratch.es256) {
+                tv_p256_table_inverses($0, scratch.es256, scratch.inverses)
+            }
+        }
+        if scratch.ed25519 > 0 {
+            verifyEd25519(
+                scratch.ed25519, tables: scratch.tables, messageEnds: scratch.messageEnds, into: scratch.verdicts)
+        }
+        return body(
+            BatchSignatures(
+                slots: scratch.slots, inverses: UnsafePointer(scratch.inverses),
+                verdicts: UnsafePointer(scratch.verdicts)))
+    }
+
+    /// Takes item `index`'s Ed25519 signature into the batch when its key's table is ready: the
+    /// signature, then the signed message, copied back to back into `signedMessages`.
+    @inline(__always)
+    private func takeEd25519(
+        _ index: Int, _ requests: some BatchRequests, _ states: UnsafeMutablePointer<Prepared>, key: KeyFacts,
+        _ scratch: BatchSignatureScratch
+    ) {
+        // The key's table, lent (the key set holds it for the batch).
+        guard states[index].parsed!.signature.count == 64,
+            let table = key.ed25519!._withUnsafeGuaranteedRef({
+                $0.lazyTable.withTable { UnsafeRawPointer($0.handle) }
+            })
+        else { return }
+        requests.withToken(index) { token in
+            states[index].parsed!.withBytes(states[index].parsed!.signature) { signedMessages.append($0) }
+            states[index].parsed!.withSignedMessage(compact: token) { signedMessages.append($0) }
+        }
+        scratch.tables[scratch.ed25519] = table
+        scratch.messageEnds[scratch.ed25519] = signedMessages.count
+        scratch.slots[index] = Int32(-2 - scratch.ed25519)
+        scratch.ed25519 += 1
     }
 
     /// The verdicts of the `count` Ed25519 signatures in `signedMessages` (each signature then
@@ -177,6 +134,104 @@ extension VerificationWorker {
                 }
             }
         }
+    }
+}
+
+/// The buffers of a batch's signature pass (``VerificationWorker/withBatchSignatures(_:_:_:snapshot:_:)``),
+/// kept by a worker and reused batch after batch: per item its slot, per ES256 signature its s and
+/// s⁻¹ (four limbs each), per Ed25519 signature its key's table and where its message ends, and
+/// the cache keys seen so far (open addressing). Room grown past ``keptItems`` items (a batch far
+/// larger than the stream's 256) is given back at the next batch.
+final class BatchSignatureScratch {
+    private(set) var capacity = 0
+    private(set) var slots: UnsafeMutablePointer<Int32>
+    private var seen: UnsafeMutablePointer<Int32>
+    private var seenMask = 0
+    private(set) var sValues: UnsafeMutablePointer<UInt64>
+    private(set) var inverses: UnsafeMutablePointer<UInt64>
+    private(set) var tables: UnsafeMutablePointer<UnsafeRawPointer?>
+    private(set) var messageEnds: UnsafeMutablePointer<Int>
+    private(set) var verdicts: UnsafeMutablePointer<UInt8>
+    /// The ES256 and Ed25519 signatures taken in this batch.
+    var es256 = 0
+    var ed25519 = 0
+
+    /// The most items whose room is kept from one batch to the next.
+    static let keptItems = 4096
+
+    init() {
+        (slots, seen, sValues, inverses) = (
+            .allocate(capacity: 0), .allocate(capacity: 0), .allocate(capacity: 0), .allocate(capacity: 0)
+        )
+        (tables, messageEnds, verdicts) = (.allocate(capacity: 0), .allocate(capacity: 0), .allocate(capacity: 0))
+    }
+
+    deinit { deallocate() }
+
+    /// Room for a batch of `count` items, nothing taken, no key seen.
+    @inline(__always)
+    func prepare(count: Int) {
+        if count > capacity || (capacity > Self.keptItems && count <= Self.keptItems) { allocate(count) }
+        seen.initialize(repeating: 0, count: seenMask + 1)
+        es256 = 0
+        ed25519 = 0
+    }
+
+    /// Whether `key` is new to the batch (and now seen): a token met again in the same batch
+    /// finds its first copy's entry in the signature cache when check 12 reaches it.
+    @inline(__always)
+    func isFirstInBatch(
+        _ key: KeyedHash.Digest, _ index: Int, _ states: UnsafeMutablePointer<VerificationWorker.Prepared>
+    ) -> Bool {
+        var slot = Int(truncatingIfNeeded: key.low) & seenMask
+        while seen[slot] != 0 {
+            if states[Int(seen[slot]) - 1].signatureCacheKey == key { return false }
+            slot = (slot + 1) & seenMask
+        }
+        seen[slot] = Int32(index + 1)
+        return true
+    }
+
+    /// Takes item `index`'s ES256 s (when its signature is 64 bytes) for the shared inversion.
+    @inline(__always)
+    func takeES256(_ index: Int, _ states: UnsafeMutablePointer<VerificationWorker.Prepared>) {
+        // Read through `!` in place: a `let` binding would take a reference count.
+        let copied = states[index].parsed!.withBytes(states[index].parsed!.signature) { signature in
+            guard signature.count == 64 else { return false }
+            let s = UnsafeRawPointer(signature.baseAddress! + 32)
+            let to = sValues + 4 * es256
+            for word in 0..<4 { to[word] = s.loadUnaligned(fromByteOffset: 8 * word, as: UInt64.self) }
+            return true
+        }
+        if copied {
+            slots[index] = Int32(es256)
+            es256 += 1
+        }
+    }
+
+    private func allocate(_ count: Int) {
+        deallocate()
+        capacity = count
+        var seenCapacity = 16
+        while seenCapacity < 2 * count { seenCapacity <<= 1 }
+        seenMask = seenCapacity - 1
+        slots = .allocate(capacity: count)
+        seen = .allocate(capacity: seenCapacity)
+        sValues = .allocate(capacity: 4 * count)
+        inverses = .allocate(capacity: 4 * count)
+        tables = .allocate(capacity: count)
+        messageEnds = .allocate(capacity: count)
+        verdicts = .allocate(capacity: count)
+    }
+
+    private func deallocate() {
+        slots.deallocate()
+        seen.deallocate()
+        sValues.deallocate()
+        inverses.deallocate()
+        tables.deallocate()
+        messageEnds.deallocate()
+        verdicts.deallocate()
     }
 }
 

@@ -16,6 +16,8 @@ public final class VerificationWorker {
     private let headerMemo = JWSHeaderMemo()
     /// A batch's Ed25519 signatures and signed messages, back to back (``withBatchSignatures``).
     let signedMessages = ByteScratch()
+    /// The other buffers of a batch's signature pass.
+    let signatureScratch = BatchSignatureScratch()
 
     init(core: VerifierCore) {
         self.core = core
