@@ -22,6 +22,7 @@
 // compile away there.
 #include "CTokenEd25519.h"
 #include "CTokenEd25519Testing.h"
+#include "ed25519_internal.h"
 
 #include <pthread.h>
 #include <sodium.h>
@@ -69,7 +70,7 @@ void fe25519_invert(tv_fe25519 *out, const tv_fe25519 *z);
 void fe25519_tobytes(unsigned char *s, const tv_fe25519 *h);
 
 // B, the generator: y = 4/5.
-static const uint8_t base_point[32] = {
+const uint8_t tv_ed25519_base_point[32] = {
     0x58, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
     0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
 };
@@ -276,7 +277,7 @@ static void tv_ed25519_verify_many_with(const void *const *tables, const uint8_t
     }
 }
 
-static struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key, int faults) {
+struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key, int faults) {
     tv_ge25519_p3 negated;
     int small_order = !(faults & TV_ED25519_FAULT_SKIP_SMALL_ORDER_KEY) && ge25519_has_small_order(public_key) != 0;
     if (ge25519_is_canonical(public_key) == 0 || small_order ||
@@ -290,7 +291,7 @@ static struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key, in
 
 // The table path's verdict on `signature`, or 0 when it makes no table for `public_key` (the
 // self-test's view of a key the standard call refuses).
-static int tv_ed25519_table_verdict(const uint8_t public_key[32], const uint8_t *message, size_t length,
+int tv_ed25519_table_verdict(const uint8_t public_key[32], const uint8_t *message, size_t length,
                                     const uint8_t signature[64], int faults) {
     struct ed25519_table *table = tv_ed25519_make_table(public_key, faults);
     if (table == NULL) return 0;
@@ -300,126 +301,27 @@ static int tv_ed25519_table_verdict(const uint8_t public_key[32], const uint8_t 
 }
 
 // Whether the top window's digit of the scalar k is non-zero (the window only 253-bit scalars reach).
-static int tv_ed25519_top_digit(const uint8_t k[32]) {
+int tv_ed25519_top_digit(const uint8_t k[32]) {
     int8_t digits[WINDOWS];
     tv_ed25519_recode(digits, k);
     return digits[WINDOWS - 1] != 0;
 }
 
-// The libsodium 1.0.18 behaviours the table path must repeat, compared with
-// crypto_sign_verify_detached on a fixed key (about 60 verifies each way, a few milliseconds once
-// per process): valid signatures, among them one whose S and one whose h have a non-zero digit in
-// the top comb window; bytes of R, S and the message flipped; S + L; the identity as R; and two
-// forgeries the checks on small order exist for, which the point arithmetic alone would accept:
-// R the identity with S = h·a (so that [S]B − [h]A is the identity), and the identity as the key
-// with R = B and S = 1. 1 when every verdict agreed.
-static int tv_ed25519_self_test(int faults) {
-    uint8_t seed[32], public_key[32], secret_key[64], message[96], signature[64], h[64];
-    for (int i = 0; i < 32; i++) seed[i] = (uint8_t)(7 * i + 1);
-    for (int i = 0; i < 96; i++) message[i] = (uint8_t)(3 * i);
-    if (crypto_sign_seed_keypair(public_key, secret_key, seed) != 0) return 0;
-    struct ed25519_table *table = tv_ed25519_make_table(public_key, faults);
-    if (table == NULL) return 0;
-    int standard = 0; // the standard call's last verdict
-#define TV_AGREES(s, m, key_table) \
-    ((standard = crypto_sign_verify_detached((s), (m), sizeof message, public_key) == 0) == \
-     tv_ed25519_verify_with((key_table), (m), sizeof message, (s), faults))
-    int agreed = 1, valid = 0, top_s = 0, top_h = 0;
-    // The inputs below again as one batch (tv_ed25519_verify_many_with), each kept right after
-    // TV_AGREES with the standard call's verdict.
-    enum { BATCH = 48 };
-    uint8_t batch_signatures[BATCH][64], batch_messages[BATCH][96], expected[BATCH];
-    int batched = 0;
-#define TV_KEEP(s, m)                                                                                    \
-    do {                                                                                                 \
-        if (batched < BATCH) {                                                                           \
-            memcpy(batch_signatures[batched], (s), 64);                                                  \
-            memcpy(batch_messages[batched], (m), 96);                                                    \
-            expected[batched++] = (uint8_t)standard;                                                      \
-        }                                                                                                \
-    } while (0)
-    for (int round = 0; round < 64 && agreed && (round < 2 || !top_s || !top_h); round++) {
-        message[0] = (uint8_t)round;
-        crypto_sign_detached(signature, NULL, message, sizeof message, secret_key);
-        tv_ed25519_challenge(h, signature, public_key, message, sizeof message);
-        top_s |= tv_ed25519_top_digit(signature + 32);
-        top_h |= tv_ed25519_top_digit(h);
-        valid += crypto_sign_verify_detached(signature, message, sizeof message, public_key) == 0;
-        agreed = TV_AGREES(signature, message, table);
-        TV_KEEP(signature, message);
-        for (int flip = 0; round < 2 && flip < 64 + 96 && agreed; flip += 13) {
-            uint8_t s[64], m[96];
-            memcpy(s, signature, 64);
-            memcpy(m, message, 96);
-            if (flip < 64) s[flip] ^= (uint8_t)(1 << (flip & 7));
-            if (flip >= 64) m[flip - 64] ^= 1;
-            agreed = TV_AGREES(s, m, table);
-            TV_KEEP(s, m);
-        }
-    }
-    // The last valid signature with S + L (not canonical), then with the identity as R (small
-    // order): both refused by the standard call.
-    static const uint8_t order[32] = {
-        0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
-    };
-    uint8_t s[64];
-    memcpy(s, signature, 64);
-    unsigned carry = 0;
-    for (int i = 0; i < 32; i++) { carry += (unsigned)s[32 + i] + order[i]; s[32 + i] = (uint8_t)carry; carry >>= 8; }
-    agreed = agreed && TV_AGREES(s, message, table);
-    TV_KEEP(s, message);
-    memcpy(s, signature, 64);
-    memset(s, 0, 32);
-    s[0] = 1;
-    agreed = agreed && TV_AGREES(s, message, table);
-    TV_KEEP(s, message);
-    // R the identity and S = h·a mod L, with a the key's secret scalar (SHA-512 of the seed,
-    // clamped): [S]B − [h]A is the identity, so only the small-order check on R refuses it.
-    uint8_t az[64], a[64] = {0};
-    crypto_hash_sha512(az, seed, sizeof seed);
-    az[0] &= 248;
-    az[31] &= 127;
-    az[31] |= 64;
-    memcpy(a, az, 32);
-    crypto_core_ed25519_scalar_reduce(a, a);
-    memset(s, 0, 64);
-    s[0] = 1;
-    tv_ed25519_challenge(h, s, public_key, message, sizeof message);
-    crypto_core_ed25519_scalar_mul(s + 32, h, a);
-    agreed = agreed && TV_AGREES(s, message, table);
-    TV_KEEP(s, message);
-    sodium_memzero(az, sizeof az);
-    sodium_memzero(a, sizeof a);
-    const void *tables[BATCH];
-    const uint8_t *signatures[BATCH], *messages[BATCH];
-    size_t lengths[BATCH];
-    uint8_t verdicts[BATCH];
-    for (int i = 0; i < batched; i++) {
-        tables[i] = table;
-        signatures[i] = batch_signatures[i];
-        messages[i] = batch_messages[i];
-        lengths[i] = sizeof message;
-    }
-    tv_ed25519_verify_many_with(tables, messages, lengths, signatures, (size_t)batched, verdicts, faults);
-    int batch_valid = 0;
-    for (int i = 0; i < batched; i++) {
-        agreed = agreed && verdicts[i] == expected[i];
-        batch_valid += expected[i];
-    }
-    agreed = agreed && batched >= 16 && batch_valid >= 2 && batch_valid < batched;
-    free(table);
-#undef TV_KEEP
-#undef TV_AGREES
-    // The identity as the key, R = B and S = 1: [1]B − [h]·identity = B, so only the small-order
-    // check on the key refuses it.
-    static const uint8_t neutral[32] = {1};
-    memcpy(s, base_point, 32);
-    memset(s + 32, 0, 32);
-    s[32] = 1;
-    agreed = agreed && (crypto_sign_verify_detached(s, message, sizeof message, neutral) == 0) ==
-                           tv_ed25519_table_verdict(neutral, message, sizeof message, s, faults);
-    return agreed && valid >= 2 && top_s && top_h;
+// For the self-test (ed25519_self_test.c, ed25519_internal.h): the table path with `faults`, and
+// the pieces it checks, as calls.
+int tv_ed25519_verify_faulty(const struct ed25519_table *table, const uint8_t *message, size_t length,
+                             const uint8_t *signature, int faults) {
+    return tv_ed25519_verify_with(table, message, length, signature, faults);
+}
+
+void tv_ed25519_verify_many_faulty(const void *const *tables, const uint8_t *const *messages, const size_t *lengths,
+                                   const uint8_t *const *signatures, size_t count, uint8_t *verdicts, int faults) {
+    tv_ed25519_verify_many_with(tables, messages, lengths, signatures, count, verdicts, faults);
+}
+
+void tv_ed25519_challenge_of(uint8_t h[64], const uint8_t r[32], const uint8_t public_key[32], const uint8_t *message,
+                             size_t length) {
+    tv_ed25519_challenge(h, r, public_key, message, length);
 }
 
 // The table path runs libsodium.a's internal point functions (linked from the static archive, see
@@ -434,7 +336,7 @@ static int tv_ed25519_same_libsodium(void) {
 static void tv_ed25519_setup(void) {
     static const uint8_t neutral[32] = {1};
     tv_ge25519_p3 base;
-    if (sodium_init() < 0 || ge25519_frombytes(&identity, neutral) != 0 || ge25519_frombytes(&base, base_point) != 0) return;
+    if (sodium_init() < 0 || ge25519_frombytes(&identity, neutral) != 0 || ge25519_frombytes(&base, tv_ed25519_base_point) != 0) return;
     base_comb = malloc(sizeof *base_comb);
     if (base_comb == NULL) return;
     tv_ed25519_build_comb(base_comb, &base);
