@@ -134,27 +134,34 @@ static int fail(tv_https_response *response, int result, const char *message) {
     return result;
 }
 
-int tv_https_get(const tv_https_request *request, tv_https_response *response) {
-    memset(response, 0, sizeof *response);
-    response->content_length = -1;
-    pthread_once(&curl_once, load_curl);
-    if (!curl.ready) return fail(response, TV_HTTPS_UNAVAILABLE, curl.problem);
+/* Whether `value` holds a control character (C0 or DEL): such a validator could end its header
+   line and start another, so it is never sent (fetch does not keep one either). */
+static int has_control(const char *value) {
+    for (; *value; value++) {
+        if ((unsigned char)*value < 0x20 || *value == 0x7f) return 1;
+    }
+    return 0;
+}
 
-    CURL *easy = curl.easy_init();
-    if (easy == NULL) return fail(response, TV_HTTPS_FAILED, "curl_easy_init failed");
-    transfer t = {request, response, 0, 0};
-    char error[CURL_ERROR_SIZE] = {0};
+/* The conditional request's headers (NULL when there are none). */
+static struct curl_slist *conditional_headers(const tv_https_request *request) {
     struct curl_slist *headers = NULL;
     char line[1024];
-    if (request->if_none_match != NULL) {
+    if (request->if_none_match != NULL && !has_control(request->if_none_match)) {
         snprintf(line, sizeof line, "If-None-Match: %s", request->if_none_match);
         headers = curl.slist_append(headers, line);
     }
-    if (request->if_modified_since != NULL) {
+    if (request->if_modified_since != NULL && !has_control(request->if_modified_since)) {
         snprintf(line, sizeof line, "If-Modified-Since: %s", request->if_modified_since);
         headers = curl.slist_append(headers, line);
     }
+    return headers;
+}
 
+/* Sets up `easy` for one GET of `request`: https only, no redirect followed, the peer verified,
+   the time and size limits, the callbacks on `t`. */
+static CURLcode configure(CURL *easy, const tv_https_request *request, transfer *t, char *error,
+                          struct curl_slist *headers) {
     CURLcode code = CURLE_OK;
 #define SET(option, value) \
     if (code == CURLE_OK) code = curl.easy_setopt(easy, option, value)
@@ -169,13 +176,14 @@ int tv_https_get(const tv_https_request *request, tv_https_response *response) {
     SET(CURLOPT_USERAGENT, "tokenverify-fetch");
     SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)request->max_body_bytes);
     SET(CURLOPT_WRITEFUNCTION, write_body);
-    SET(CURLOPT_WRITEDATA, &t);
+    SET(CURLOPT_WRITEDATA, t);
     SET(CURLOPT_HEADERFUNCTION, read_header);
-    SET(CURLOPT_HEADERDATA, &t);
+    SET(CURLOPT_HEADERDATA, t);
     SET(CURLOPT_NOPROGRESS, 0L);
     SET(CURLOPT_XFERINFOFUNCTION, progress);
-    SET(CURLOPT_XFERINFODATA, &t);
+    SET(CURLOPT_XFERINFODATA, t);
     if (headers != NULL) SET(CURLOPT_HTTPHEADER, headers);
+#undef SET
     if (code == CURLE_OK) {
         /* https only, also for a libcurl older than CURLOPT_PROTOCOLS_STR (7.85) */
         if (curl.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "https") != CURLE_OK) {
@@ -186,12 +194,15 @@ int tv_https_get(const tv_https_request *request, tv_https_response *response) {
         struct curl_blob blob = {(void *)request->ca_bundle, request->ca_bundle_length, CURL_BLOB_COPY};
         code = curl.easy_setopt(easy, CURLOPT_CAINFO_BLOB, &blob);
         if (code != CURLE_OK) {
-            snprintf(error, sizeof error, "this libcurl cannot take extra CA certificates (CURLOPT_CAINFO_BLOB, 7.77)");
+            snprintf(error, CURL_ERROR_SIZE, "this libcurl cannot take extra CA certificates (CURLOPT_CAINFO_BLOB, 7.77)");
         }
     }
-#undef SET
-    int result = TV_HTTPS_OK;
-    if (code == CURLE_OK) code = curl.easy_perform(easy);
+    return code;
+}
+
+/* The result of a transfer that ended with `code`: the response's status, length and redirect
+   target when it completed, else why not, in `response->error`. */
+static int outcome(CURL *easy, CURLcode code, const transfer *t, tv_https_response *response, const char *error) {
     if (code == CURLE_OK) {
         long status = 0;
         curl_off_t length = -1;
@@ -202,18 +213,35 @@ int tv_https_get(const tv_https_request *request, tv_https_response *response) {
         response->status = status;
         response->content_length = (long long)length;
         if (location != NULL) snprintf(response->location, sizeof response->location, "%s", location);
-    } else if (code == CURLE_OPERATION_TIMEDOUT) {
-        result = fail(response, TV_HTTPS_TIMED_OUT, error[0] ? error : curl.easy_strerror(code));
-    } else if (code == CURLE_ABORTED_BY_CALLBACK) {
-        result = fail(response, TV_HTTPS_STOPPED, "stopped");
-    } else if (t.too_large || code == CURLE_FILESIZE_EXCEEDED) {
-        result = fail(response, TV_HTTPS_TOO_LARGE, "the body is larger than the limit");
-    } else if (t.write_errno != 0) {
-        snprintf(response->error, sizeof response->error, "cannot write the body: %s", strerror(t.write_errno));
-        result = TV_HTTPS_FAILED;
-    } else {
-        result = fail(response, TV_HTTPS_FAILED, error[0] ? error : curl.easy_strerror(code));
+        return TV_HTTPS_OK;
     }
+    if (code == CURLE_OPERATION_TIMEDOUT) {
+        return fail(response, TV_HTTPS_TIMED_OUT, error[0] ? error : curl.easy_strerror(code));
+    }
+    if (code == CURLE_ABORTED_BY_CALLBACK) return fail(response, TV_HTTPS_STOPPED, "stopped");
+    if (t->too_large || code == CURLE_FILESIZE_EXCEEDED) {
+        return fail(response, TV_HTTPS_TOO_LARGE, "the body is larger than the limit");
+    }
+    if (t->write_errno != 0) {
+        snprintf(response->error, sizeof response->error, "cannot write the body: %s", strerror(t->write_errno));
+        return TV_HTTPS_FAILED;
+    }
+    return fail(response, TV_HTTPS_FAILED, error[0] ? error : curl.easy_strerror(code));
+}
+
+int tv_https_get(const tv_https_request *request, tv_https_response *response) {
+    memset(response, 0, sizeof *response);
+    response->content_length = -1;
+    pthread_once(&curl_once, load_curl);
+    if (!curl.ready) return fail(response, TV_HTTPS_UNAVAILABLE, curl.problem);
+    CURL *easy = curl.easy_init();
+    if (easy == NULL) return fail(response, TV_HTTPS_FAILED, "curl_easy_init failed");
+    transfer t = {request, response, 0, 0};
+    char error[CURL_ERROR_SIZE] = {0};
+    struct curl_slist *headers = conditional_headers(request);
+    CURLcode code = configure(easy, request, &t, error, headers);
+    if (code == CURLE_OK) code = curl.easy_perform(easy);
+    int result = outcome(easy, code, &t, response, error);
     if (headers != NULL) curl.slist_free_all(headers);
     curl.easy_cleanup(easy);
     return result;
