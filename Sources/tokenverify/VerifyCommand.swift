@@ -122,25 +122,19 @@ extension TokenVerify {
         var cacheSlots: Int = 1 << 18
 
         @Option(
-            name: .customLong("es256-table-memory"),
-            help: ArgumentHelp(
-                "Memory for ES256 keys' precomputed tables, built in the background on each key's first use (about 160 KB per key; default 64 MiB = 419 keys; keys beyond it, and until their table is ready, verify through EVP_PKEY_verify; 0 turns the tables off).",
-                valueName: "bytes"))
-        var es256TableMemory: Int = 64 << 20
-
-        @Option(
-            name: .customLong("ed25519-table-memory"),
-            help: ArgumentHelp(
-                "Memory for Ed25519 keys' precomputed tables, built in the background on each key's first use from libsodium's own point functions (about 215 KB per key; default 64 MiB = 304 keys; keys beyond it, and until their table is ready, verify through crypto_sign_verify_detached; 0 turns the tables off).",
-                valueName: "bytes"))
-        var ed25519TableMemory: Int = 64 << 20
-
-        @Option(
             name: .customLong("table-memory"),
             help: ArgumentHelp(
-                "Memory for one kind of per-key table, KIND=BYTES (repeatable; kinds: \(VerificationOptions.tableKinds.map(\.name).joined(separator: ", ")); 0 turns a kind off). The same as the flag of each kind above.",
+                "Memory for one kind of per-key precomputed table, KIND=BYTES (repeatable; kinds: es256, about 160 KB a key, and ed25519, about 215 KB a key; default 64 MiB each; 0 turns a kind off). Tables are built in the background on each key's first use; keys beyond the memory, and until their table is ready, verify through the library's standard call (EVP_PKEY_verify, crypto_sign_verify_detached).",
                 valueName: "kind=bytes"))
         var tableMemory: [String] = []
+
+        /// The earlier spellings of `--table-memory es256=…` and `ed25519=…` (hidden; a warning
+        /// says to use `--table-memory`).
+        @Option(name: .customLong("es256-table-memory"), help: .hidden)
+        var es256TableMemory: Int?
+
+        @Option(name: .customLong("ed25519-table-memory"), help: .hidden)
+        var ed25519TableMemory: Int?
 
         @Option(
             name: .long,
@@ -166,8 +160,6 @@ extension TokenVerify {
                 throw ValidationError("--reload-interval must be a non-negative number of seconds")
             }
             if cacheSlots < 0 { throw ValidationError("--cache-slots must not be negative") }
-            if es256TableMemory < 0 { throw ValidationError("--es256-table-memory must not be negative") }
-            if ed25519TableMemory < 0 { throw ValidationError("--ed25519-table-memory must not be negative") }
             _ = try tableMemoryByKind()
             if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }
             if skipStatusLists && !statusLists.isEmpty {
@@ -181,18 +173,26 @@ extension TokenVerify {
             }
         }
 
-        /// The `--table-memory KIND=BYTES` values, by kind.
-        func tableMemoryByKind() throws -> [String: Int] {
+        /// The table memory of `--table-memory KIND=BYTES` (and its hidden earlier spellings): a
+        /// kind given twice is refused, never silently overridden.
+        func tableMemoryByKind() throws -> TableMemory {
             let kinds = VerificationOptions.tableKinds.map(\.name)
-            var memory: [String: Int] = [:]
-            for value in tableMemory {
+            var values = tableMemory
+            if let es256TableMemory { values.append("es256=\(es256TableMemory)") }
+            if let ed25519TableMemory { values.append("ed25519=\(ed25519TableMemory)") }
+            var memory = TableMemory()
+            var given: Set<String> = []
+            for value in values {
                 let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, kinds.contains(parts[0]), let bytes = Int(parts[1]), bytes >= 0 else {
                     throw ValidationError(
                         "--table-memory takes KIND=BYTES with KIND one of \(kinds.joined(separator: ", ")) and BYTES not negative, not \"\(value)\""
                     )
                 }
-                memory[parts[0]] = bytes
+                guard given.insert(parts[0]).inserted else {
+                    throw ValidationError("--table-memory: the memory of \(parts[0]) is given twice: give it once")
+                }
+                memory[kind: parts[0]] = bytes
             }
             return memory
         }
@@ -223,9 +223,13 @@ extension TokenVerify {
             }
             let options = VerificationOptions(
                 environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
-                audit: audit, signatureCacheSlots: cacheSlots, es256TableMemory: es256TableMemory,
-                ed25519TableMemory: ed25519TableMemory, skipStatusLists: skipStatusLists,
-                tableMemory: (try? tableMemoryByKind()) ?? [:])
+                audit: audit, signatureCacheSlots: cacheSlots, tableMemory: (try? tableMemoryByKind()) ?? TableMemory(),
+                skipStatusLists: skipStatusLists)
+            if es256TableMemory != nil || ed25519TableMemory != nil {
+                printError(
+                    "tokenverify: warning: --es256-table-memory and --ed25519-table-memory are deprecated: use --table-memory KIND=BYTES"
+                )
+            }
             let liveState = LiveStateFiles(
                 keys: keys, revocations: revocations, stepPolicy: stepPolicy, deviceSteps: deviceSteps,
                 statusLists: statusLists.isEmpty ? nil : statusLists,

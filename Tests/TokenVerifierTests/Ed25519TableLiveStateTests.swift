@@ -14,7 +14,7 @@ import TokenTools
     func verifier(_ keys: [SigningKey], tableMemory: Int = 64 << 20) throws -> TokenVerifier {
         let keySet = try KeySet(keys: keys.map { try Fixtures.publicKey($0) })
         let options = VerificationOptions(
-            checkTime: Fixtures.now, signatureCacheSlots: 0, ed25519TableMemory: tableMemory)
+            checkTime: Fixtures.now, signatureCacheSlots: 0, tableMemory: TableMemory(ed25519: tableMemory))
         return TokenVerifier(keys: keySet, options: options)
     }
 

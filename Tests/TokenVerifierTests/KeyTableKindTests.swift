@@ -10,17 +10,18 @@ import Testing
 
     @Test func theKindsAndTheirOptions() {
         #expect(VerificationOptions.tableKinds.map(\.name) == ["es256", "ed25519"])
-        var options = VerificationOptions(tableMemory: ["es256": 0])
-        #expect(options.es256TableMemory == 0 && options.ed25519TableMemory == 64 << 20)
-        options.ed25519TableMemory = 5
-        #expect(options.tableMemory["ed25519"] == 5)
+        var options = VerificationOptions(tableMemory: TableMemory(es256: 0))
+        #expect(options.tableMemory.es256 == 0 && options.tableMemory.ed25519 == 64 << 20)
+        options.tableMemory[kind: "ed25519"] = 5
+        #expect(options.tableMemory.ed25519 == 5 && options.tableMemory[kind: "nope"] == nil)
         #expect(KeyTableKind.all.map { $0.memory(options) } == [0, 5])
-        #expect(VerificationOptions(es256TableMemory: 7).tableMemory["es256"] == 7)
+        #expect(VerificationOptions.tableKinds.allSatisfy { TableMemory()[kind: $0.name] == 64 << 20 })
     }
 
     /// A kind given no memory builds no table; the other kind still does.
     @Test func aKindWithNoMemoryBuildsNoTable() throws {
-        let verifier = TokenVerifier(keys: fixtures.keySet, options: VerificationOptions(tableMemory: ["es256": 0]))
+        let verifier = TokenVerifier(
+            keys: fixtures.keySet, options: VerificationOptions(tableMemory: TableMemory(es256: 0)))
         verifier.waitForKeyTables()
         let keys = verifier.keys.keys
         #expect(keys.compactMap(\.p256).allSatisfy { $0.lazyTable.table == nil })

@@ -16,7 +16,8 @@ import TokenTools
     }
 
     func options(tableMemory: Int = 64 << 20) -> VerificationOptions {
-        VerificationOptions(checkTime: Fixtures.now, signatureCacheSlots: 0, es256TableMemory: tableMemory)
+        VerificationOptions(
+            checkTime: Fixtures.now, signatureCacheSlots: 0, tableMemory: TableMemory(es256: tableMemory))
     }
 
     /// The verdict on a token of `key`, and whether the worker checked it through the key's table.

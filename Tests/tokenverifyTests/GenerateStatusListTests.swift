@@ -39,7 +39,7 @@ import Testing
         let tablesOff = try Tool.run([
             "verify", "--at", "1800000000", "--keys", one + "/keys.jwks", "--revocations", one + "/revocations.jsonl",
             "--step-policy", one + "/step-policy.json", "--device-steps", one + "/device-steps.jsonl",
-            "--status-lists", one + "/status-lists", "--es256-table-memory", "0", "--ed25519-table-memory", "0",
+            "--status-lists", one + "/status-lists", "--table-memory", "es256=0", "--table-memory", "ed25519=0",
             "--", one + "/requests.jsonl",
         ])
         #expect(tablesOff.stdout == output.stdout)

@@ -12,7 +12,7 @@ final class Ed25519KeyTable: @unchecked Sendable {
     /// The memory one table takes: 43 windows × 32 multiples × 160 bytes, and the key.
     static let bytesPerTable = tv_ed25519_table_size()
 
-    /// Ed25519 keys' tables, capped by `tableMemory["ed25519"]` (``VerificationOptions/ed25519TableMemory``).
+    /// Ed25519 keys' tables, capped by ``TableMemory/ed25519``.
     static let kind = KeyTableKind(name: "ed25519", key: { $0.ed25519 }, bytesPerTable: bytesPerTable)
 
     /// Whether this build has the table path (libsodium 1.0.18, and its self-test passed).

@@ -13,7 +13,7 @@ struct KeyTableKind: Sendable {
 
     /// The memory, in bytes, that a key set's tables of this kind may take under `options`.
     func memory(_ options: VerificationOptions) -> Int {
-        options.tableMemory[name] ?? defaultMemory
+        options.tableMemory[kind: name] ?? defaultMemory
     }
 
     /// Every kind of table, in the order their builds are asked for. A new kind is its table type
@@ -22,8 +22,8 @@ struct KeyTableKind: Sendable {
 }
 
 extension VerificationOptions {
-    /// The names of the kinds of per-key table, with the bytes one table takes: the keys
-    /// ``tableMemory`` understands.
+    /// The names of the kinds of per-key table, with the bytes one table takes: the names
+    /// ``TableMemory`` answers to.
     public static var tableKinds: [(name: String, bytesPerTable: Int)] {
         KeyTableKind.all.map { ($0.name, $0.bytesPerTable) }
     }

@@ -13,7 +13,7 @@ final class P256KeyTable: @unchecked Sendable {
     /// OpenSSL 3.0, rounded up.
     static let bytesPerTable = 160_000
 
-    /// ES256 keys' tables, capped by `tableMemory["es256"]` (``VerificationOptions/es256TableMemory``).
+    /// ES256 keys' tables, capped by ``TableMemory/es256``.
     static let kind = KeyTableKind(name: "es256", key: { $0.p256 }, bytesPerTable: bytesPerTable)
 
     /// Builds the table for the point (x, y); nil when OpenSSL offers no precomputed method for
