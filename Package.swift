@@ -48,6 +48,7 @@ let package = Package(
         .library(name: "TokenConcurrency", targets: ["TokenConcurrency"]),
         .library(name: "TokenVerifier", targets: ["TokenVerifier"]),
         .library(name: "LineProtocol", targets: ["LineProtocol"]),
+        .library(name: "LiveState", targets: ["LiveState"]),
         .library(name: "TokenStream", targets: ["TokenStream"]),
         .library(name: "TokenTools", targets: ["TokenTools"]),
         .library(name: "TokenGen", targets: ["TokenGen"]),
@@ -128,6 +129,10 @@ let package = Package(
             dependencies: ["TokenVerifier"]
         ),
         .target(
+            name: "LiveState",
+            dependencies: ["TokenConcurrency", "TokenVerifier"]
+        ),
+        .target(
             name: "TokenStream",
             dependencies: [
                 "TokenConcurrency",
@@ -158,7 +163,7 @@ let package = Package(
         ),
         .target(
             name: "TokenFetch",
-            dependencies: ["CTokenHTTP", "TokenConcurrency", "TokenVerifier", "TokenStream"]
+            dependencies: ["CTokenHTTP", "TokenConcurrency", "TokenVerifier", "LiveState"]
         ),
         .executableTarget(
             name: "tokenverify",
@@ -166,6 +171,7 @@ let package = Package(
                 "TokenConcurrency",
                 "TokenVerifier",
                 "LineProtocol",
+                "LiveState",
                 "TokenStream",
                 "TokenTools",
                 "TokenGen",
@@ -199,6 +205,10 @@ let package = Package(
         .testTarget(
             name: "LineProtocolTests",
             dependencies: ["LineProtocol", "TokenVerifier", "TokenGen", "TestSupport"]
+        ),
+        .testTarget(
+            name: "LiveStateTests",
+            dependencies: ["LiveState", "TokenVerifier", "TokenTools", "TestSupport", "TokenConcurrency"]
         ),
         .testTarget(
             name: "TokenStreamTests",

@@ -1,5 +1,5 @@
 import Foundation
-import TokenStream
+import LiveState
 import TokenVerifier
 
 /// What `fetch` keeps of a Status List Token that passed its checks.

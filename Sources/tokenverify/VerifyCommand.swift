@@ -1,5 +1,6 @@
 import ArgumentParser
 import LineProtocol
+import LiveState
 import TokenConcurrency
 import TokenStream
 import TokenTools

@@ -1,4 +1,3 @@
-import Atomics
 import Dispatch
 import TokenConcurrency
 import TokenVerifier
@@ -51,6 +50,8 @@ public final class LiveStateWatcher: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private let queue = DispatchQueue(label: "tokenverify.live-state", qos: .utility)
     private let timer: DispatchSourceTimer
+    /// Whether ``start()`` resumed the timer (a dispatch source may not be released suspended).
+    private var started = false
     /// Per source: the files' signatures as last loaded, and as last seen (touched only on `queue`).
     private var seen: [(loaded: [FileState], candidate: [FileState])]
 
@@ -72,7 +73,16 @@ public final class LiveStateWatcher: @unchecked Sendable {
         let period = interval > 0 ? interval : 0.1
         timer.schedule(deadline: .now() + period, repeating: period, leeway: .milliseconds(10))
         timer.setEventHandler { [self] in poll() }
+        started = true
         timer.resume()
+    }
+
+    deinit {
+        // A watcher never started (a library user reloading by hand) releases its timer cancelled.
+        if !started {
+            timer.cancel()
+            timer.resume()
+        }
     }
 
     /// Stops watching (a reload under way finishes first).

@@ -1,0 +1,80 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenConcurrency
+import TokenTools
+import TokenVerifier
+
+@testable import LiveState
+
+/// The live state as a library: the folder rule, the status-list files' rules on reload, and the
+/// watcher's rounds, without a running `verify` (the command-line tests drive it end to end).
+@Suite struct LiveStateLibraryTests {
+    let fixtures = Fixtures()
+
+    func folder() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("live-state-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    func write(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// A directory stands for its regular files in name order, dotfiles left out; a file (even a
+    /// missing one) for itself.
+    @Test func aDirectoryStandsForItsRegularFiles() throws {
+        let directory = try folder()
+        for name in ["b.jwks", "a.jwks", ".fetching-c.jwks"] { try write("{}", to: "\(directory)/\(name)") }
+        try FileManager.default.createDirectory(atPath: "\(directory)/sub", withIntermediateDirectories: true)
+        #expect(
+            StatePaths.expand([directory, "/nonexistent"]) == [
+                "\(directory)/a.jwks", "\(directory)/b.jwks", "/nonexistent",
+            ])
+        #expect(StatePaths.isDirectory(directory) && !StatePaths.isDirectory("\(directory)/a.jwks"))
+    }
+
+    /// A status list refused for want of its key is loaded again when a new key set is put in
+    /// force, in the same round, without its file changing (spec §4c "Status fails closed").
+    @Test func aNewKeySetLoadsTheListsAgain() throws {
+        let directory = try folder()
+        let keys = "\(directory)/keys.jwks"
+        let lists = "\(directory)/lists"
+        try FileManager.default.createDirectory(atPath: lists, withIntermediateDirectories: true)
+        try write("{\"keys\":[\(fixtures.ed.publicJWK)]}", to: keys)
+        let warnings = LockedValue<[String]>([])
+        let files = LiveStateFiles(
+            keys: [keys], statusLists: [lists], warn: { line in warnings.withLock { $0.append(line) } })
+        let verifier = try files.makeVerifier(options: VerificationOptions(checkTime: Fixtures.now))
+        try write(Fixtures.statusListToken(fixtures.es, statuses: [1: 1]), to: "\(lists)/sl.jwt")
+        let watcher = LiveStateWatcher(
+            verifier: verifier, sources: files.sources, interval: 0,
+            log: { line in warnings.withLock { $0.append(line) } })
+        watcher.reload(files.sources.filter { $0.name == "status lists" }.map { ($0, "test") })
+        #expect(verifier.statusLists?.count == 0)
+        #expect(warnings.withLock { $0 }.contains { $0.contains("status list not loaded") })
+        try write("{\"keys\":[\(fixtures.ed.publicJWK),\(fixtures.es.publicJWK)]}", to: keys)
+        watcher.reload(files.sources.filter { $0.name == "keys" }.map { ($0, "test") })
+        #expect(verifier.statusLists?.count == 1, "\(warnings.withLock { $0 })")
+        #expect(warnings.withLock { $0 }.contains { $0.contains("status lists reloaded (key set changed): 1 list") })
+    }
+
+    /// A file rewritten with an older generation of its own list is refused on reload; a newer
+    /// one, another URI or another issuer's list replaces it.
+    @Test func aFileMayNotGoBackAGeneration() throws {
+        let keys = fixtures.keySet
+        func list(_ key: SigningKey, issuedAt: Int64, uri: String = Fixtures.statusListURI) throws -> StatusListToken {
+            try fixtures.statusList(Fixtures.statusListToken(key, uri: uri, issuedAt: issuedAt), keys: keys)
+        }
+        let current = try list(fixtures.ed, issuedAt: 2_000)
+        let why = StatusListFiles.rollback(from: current, to: try list(fixtures.ed, issuedAt: 1_000))
+        #expect(why?.contains("older than the one it replaces") == true)
+        #expect(StatusListFiles.rollback(from: current, to: try list(fixtures.ed, issuedAt: 3_000)) == nil)
+        #expect(
+            StatusListFiles.rollback(from: current, to: try list(fixtures.ed, issuedAt: 1_000, uri: "https://x/2"))
+                == nil)
+        let other = try list(fixtures.prodKey, issuedAt: 1_000)
+        #expect(other.signerIssuer == "operator-a" && StatusListFiles.rollback(from: current, to: other) == nil)
+    }
+}
