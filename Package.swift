@@ -2,42 +2,7 @@
 import PackageDescription
 
 // tokenverify: bulk and streaming verification of signed access tokens for digital car keys.
-//
-// Layers, bottom up (each knows only the ones below it):
-//   CSodium, COpenSSL,  system libraries (libsodium, OpenSSL 3 libcrypto, zlib for status lists),
-//   CZlib               found with pkg-config
-//   TokenConcurrency    the concurrency primitives shared by the engines: the lock-free work ring
-//                       and queue, the reorder ring, the lane pool, ordered production on worker
-//                       threads, and the one stop-signal mechanism (flags set by signal handlers).
-//                       What has a single user stays with it, on Dispatch directly: the batch API's
-//                       wait for its lanes and the key-table builder's background queue
-//                       (TokenVerifier), the pipeline's bound on chunks in flight, its worker queues
-//                       and the live-state poll timer (TokenStream), clocks for rates (TokenGen).
-//                       Verification takes no lock: the two Mutexes are gen's (ordered production, per
-//                       chunk; the signing-rate figures, once per thread).
-//   CTokenCrypto        ES256 verification in C over OpenSSL: public keys, verify contexts, r‖s
-//                       handling, the per-key comb tables and arithmetic modulo the group order
-//   CTokenEd25519       Ed25519 verification in C: per-key tables over libsodium's own point
-//                       functions, with a start-up self-test against crypto_sign_verify_detached
-//   CTokenSigning       all of the project's signing C: P-256 private keys, OpenSSL's randomised
-//                       ES256 signing and an RFC 6979 deterministic signer (tools and tests only)
-//   TokenVerifier       the verification library: keys, revocations, the parsed token, the checks
-//                       (one file each, composed in the spec's order), signature back ends, caches, and a
-//                       safe public API (sync, batch and async), the three-pass batch engine they
-//                       and the line protocol share, and the verdict members of an answer line
-//   TokenTools          what only the tools need: signing keys and token signing, key import
-//                       (PEM, DER, JWK), RFC 7638 thumbprints, CWT signing
-//   TokenVerifierTesting  what the tests and the fuzz harnesses share: both paths of each signature
-//                       back end on one input, with fixed private keys; never a dependency of the tools
-//   LineProtocol        spec §6 lines: request lines parsed in, answer lines out
-//   TokenStream         the streaming engine of `verify`: reader, chunks to workers on Dispatch
-//                       queues through TokenConcurrency's rings, ordered output, live-state reload
-//   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)
-//   CTokenHTTP          one HTTPS GET in C over libcurl, loaded with dlopen by `fetch` only
-//   TokenFetch          `fetch`: key sets and status lists downloaded over HTTPS, checked by
-//                       verify's loaders (TokenVerifier, TokenStream's folder listing), renamed
-//                       into place; the --watch schedule
-//   tokenverify         the command line
+// The modules, their layers and what each holds: docs/layout.md.
 //
 // No unsafe flags (SwiftPM refuses them in a dependency pinned by version): the hot path stays
 // inside TokenVerifier (its batch engine), so Swift's default cross-module optimisation suffices.

@@ -4,6 +4,7 @@
 #include "p256_digest.h"
 
 #include <string.h>
+#include <openssl/bn.h>
 #include <openssl/crypto.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
@@ -28,19 +29,25 @@ int tv_p256_scalar_in_range(const uint8_t *scalar) {
     return 0; // equal to n
 }
 
-static EVP_PKEY *public_key_from_point(const uint8_t *public_point) {
+void *tv_p256_key_from_point(const uint8_t *point, const uint8_t *d_bytes) {
     OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
+    BIGNUM *d = NULL;
     OSSL_PARAM *params = NULL;
     EVP_PKEY_CTX *ctx = NULL;
     EVP_PKEY *key = NULL;
     if (builder == NULL) goto done;
     if (!OSSL_PARAM_BLD_push_utf8_string(builder, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0)) goto done;
-    if (!OSSL_PARAM_BLD_push_octet_string(builder, OSSL_PKEY_PARAM_PUB_KEY, public_point, 65)) goto done;
+    if (!OSSL_PARAM_BLD_push_octet_string(builder, OSSL_PKEY_PARAM_PUB_KEY, point, 65)) goto done;
+    if (d_bytes != NULL) {
+        d = BN_bin2bn(d_bytes, 32, NULL);
+        if (d == NULL || !OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_PRIV_KEY, d)) goto done;
+    }
     params = OSSL_PARAM_BLD_to_param(builder);
     if (params == NULL) goto done;
     ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
     if (ctx == NULL || EVP_PKEY_fromdata_init(ctx) <= 0) goto done;
-    if (EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) <= 0) {
+    int selection = d_bytes != NULL ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY;
+    if (EVP_PKEY_fromdata(ctx, &key, selection, params) <= 0) {
         key = NULL;
         goto done;
     }
@@ -55,6 +62,7 @@ static EVP_PKEY *public_key_from_point(const uint8_t *public_point) {
 done:
     EVP_PKEY_CTX_free(ctx);
     OSSL_PARAM_free(params);
+    BN_clear_free(d);
     OSSL_PARAM_BLD_free(builder);
     ERR_clear_error();
     return key;
@@ -65,7 +73,7 @@ void *tv_p256_public_key_new(const uint8_t *x, const uint8_t *y) {
     point[0] = 0x04;
     memcpy(point + 1, x, 32);
     memcpy(point + 33, y, 32);
-    return public_key_from_point(point);
+    return tv_p256_key_from_point(point, NULL);
 }
 
 void tv_p256_key_free(void *key) { EVP_PKEY_free((EVP_PKEY *)key); }

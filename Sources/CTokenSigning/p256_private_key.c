@@ -5,45 +5,10 @@
 
 #include <string.h>
 #include <openssl/bn.h>
-#include <openssl/core_names.h>
 #include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/param_build.h>
 #include <openssl/rand.h>
-
-// An EC key pair from the uncompressed public point (65 bytes) and the scalar d, checked fully.
-static EVP_PKEY *key_pair_from_params(const uint8_t *public_point, const BIGNUM *d) {
-    OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
-    OSSL_PARAM *params = NULL;
-    EVP_PKEY_CTX *ctx = NULL;
-    EVP_PKEY *key = NULL;
-    if (builder == NULL) goto done;
-    if (!OSSL_PARAM_BLD_push_utf8_string(builder, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0)) goto done;
-    if (!OSSL_PARAM_BLD_push_octet_string(builder, OSSL_PKEY_PARAM_PUB_KEY, public_point, 65)) goto done;
-    if (!OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_PRIV_KEY, d)) goto done;
-    params = OSSL_PARAM_BLD_to_param(builder);
-    if (params == NULL) goto done;
-    ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
-    if (ctx == NULL || EVP_PKEY_fromdata_init(ctx) <= 0) goto done;
-    if (EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_KEYPAIR, params) <= 0) {
-        key = NULL;
-        goto done;
-    }
-    EVP_PKEY_CTX *check = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
-    int ok = check != NULL && EVP_PKEY_public_check(check) == 1;
-    EVP_PKEY_CTX_free(check);
-    if (!ok) {
-        EVP_PKEY_free(key);
-        key = NULL;
-    }
-done:
-    EVP_PKEY_CTX_free(ctx);
-    OSSL_PARAM_free(params);
-    OSSL_PARAM_BLD_free(builder);
-    ERR_clear_error();
-    return key;
-}
 
 // Writes the uncompressed encoding of d·G to `point` (65 bytes); 1 on success.
 static int public_point_of(const BIGNUM *d, uint8_t *point) {
@@ -65,7 +30,7 @@ void *tv_p256_private_key_new(const uint8_t *d_bytes, uint8_t *x, uint8_t *y) {
     uint8_t point[65];
     EVP_PKEY *key = NULL;
     if (d != NULL && public_point_of(d, point)) {
-        key = key_pair_from_params(point, d);
+        key = tv_p256_key_from_point(point, d_bytes);
         if (key != NULL) {
             if (x != NULL) memcpy(x, point + 1, 32);
             if (y != NULL) memcpy(y, point + 33, 32);

@@ -43,7 +43,7 @@ extension TokenVerify {
                 writer.key(name)
                 if let bytes = Base64URL.decode(Array(segment.utf8)) {
                     if JSONValidation.problem(in: bytes) == nil {
-                        writer.raw(Self.withoutWhiteSpace(bytes))
+                        bytes.withUnsafeBufferPointer { writer.minified($0) }
                     } else {
                         writer.string(String(decoding: bytes, as: UTF8.self))
                         writer.raw(",")
@@ -113,32 +113,6 @@ extension TokenVerify {
                         "not a CWT (a token without a dot is base64url of a COSE_Sign1 message): \(error.description)"
                 ).exit()
             }
-        }
-
-        /// Valid JSON without the white space between its tokens: one line whatever the token
-        /// held (inside strings, JSON allows no raw line breaks, so none is left).
-        static func withoutWhiteSpace(_ json: [UInt8]) -> [UInt8] {
-            var output: [UInt8] = []
-            output.reserveCapacity(json.count)
-            var inString = false
-            var escaped = false
-            for byte in json {
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
-                    }
-                } else if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
-                    continue
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = true
-                }
-                output.append(byte)
-            }
-            return output
         }
     }
 }

@@ -55,18 +55,53 @@ import Glibc
     @Test func closingWakesIdleConsumers() {
         let queue = WorkQueue<Int>(capacity: 4, consumers: 3)
         let finished = ManagedAtomic<Int>(0)
+        let consumers = LockedValue<[pid_t]>([])
         let group = DispatchGroup()
         for index in 0..<3 {
             DispatchQueue(label: "idle.\(index)").async(group: group) {
+                let id = Self.currentThreadID()
+                consumers.withLock { $0.append(id) }
                 #expect(queue.pop() == nil)
                 finished.wrappingIncrement(ordering: .relaxed)
             }
         }
-        usleep(20_000)
+        #expect(Self.waitUntilAsleep(consumers, count: 3), "each consumer goes to sleep in pop")
         #expect(finished.load(ordering: .relaxed) == 0, "they sleep while there is nothing to do")
         queue.close()
         #expect(group.wait(timeout: .now() + 5) == .success)
         #expect(finished.load(ordering: .relaxed) == 3)
+    }
+
+    /// Waits until `count` threads have put their ids in `threads` and each is asleep in the kernel
+    /// (state S in /proc/self/task/TID/stat); false after 10 seconds.
+    static func waitUntilAsleep(_ threads: LockedValue<[pid_t]>, count: Int) -> Bool {
+        let deadline = DispatchTime.now() + 10
+        while DispatchTime.now() < deadline {
+            let ids = threads.withLock { $0 }
+            if ids.count == count && ids.allSatisfy({ threadState($0) == "S" }) { return true }
+            usleep(1_000)
+        }
+        return false
+    }
+
+    /// The kernel's id of the calling thread, from the link /proc/thread-self ("PID/task/TID").
+    static func currentThreadID() -> pid_t {
+        var target = [CChar](repeating: 0, count: 64)
+        let length = readlink("/proc/thread-self", &target, target.count - 1)
+        guard length > 0 else { return -1 }
+        let text = String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: "/").last.flatMap { pid_t($0) } ?? -1
+    }
+
+    /// The state letter of this process's thread `id`: the field after the parenthesised name.
+    static func threadState(_ id: pid_t) -> Character? {
+        guard let file = fopen("/proc/self/task/\(id)/stat", "r") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 512)
+        guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        return text[text.index(after: close)...].first { $0 != " " }
     }
 
     @Test func theReorderRingHandsBackBySequence() {

@@ -11,7 +11,7 @@ import TokenTools
 import Glibc
 #endif
 
-/// The live state of a running `verify` (SPEC §3 key rotation, §4, §4b): key, revocation,
+/// The live state of a running `verify` (docs/spec.md §3 key rotation, §4, §4b): key, revocation,
 /// step-policy and device-steps files reloaded by rename or SIGHUP, swapped in as one snapshot,
 /// broken files kept out with the old state serving.
 @Suite struct LiveStateTests {
@@ -40,7 +40,7 @@ import Glibc
         #expect(live.readLine()?.contains("\"valid\":true") == true)
         // A key set that fails a start-up check keeps the keys in force, and says why.
         try space.replace("keys.jwks", "{\"keys\":[\(arriving.publicJWK),\(arriving.publicJWK)]}")
-        Thread.sleep(forTimeInterval: 0.4)
+        #expect(live.waitForErrorLine(containing: "keys not reloaded (file changed)") != nil, "the broken set is read")
         live.send(space.token(newES) + "\n")
         #expect(live.readLine()?.contains("\"valid\":true") == true)
         live.closeInput()
@@ -59,8 +59,10 @@ import Glibc
         let live = try LiveTool(space.verifyArguments + ["--reload-interval", "0"])
         live.send(space.token() + "\n")
         #expect(live.readLine()?.contains("\"valid\":true") == true)  // started with the first key set
-        try space.replace("keys.jwks", jwks([arriving]))
-        Thread.sleep(forTimeInterval: 0.3)
+        let seen = try LiveTool.changeSeenByAPollingWitness(
+            space.verifyArguments, probe: space.token(), reloaded: "keys reloaded (file changed)"
+        ) { try space.replace("keys.jwks", jwks([arriving])) }
+        #expect(seen, "a polling verifier on the same files brings the new set in")
         live.send(space.token(arriving) + "\n")
         #expect(live.readLine()?.contains("unknown_key") == true, "not polled")
         kill(live.process.processIdentifier, SIGHUP)
@@ -120,7 +122,7 @@ import Glibc
         try space.replace("policy.json", #"{"unlock":["trustedPhone","deviceActivation","mediumCarKey"]}"#)
         #expect(live.ask(unlock, until: #"needs step \"mediumCarKey\""#))
         try space.replace("policy.json", #"{"unlock":"#)
-        Thread.sleep(forTimeInterval: 0.4)
+        #expect(live.waitForErrorLine(containing: "step policy not reloaded (file changed)") != nil)
         live.send(unlock + "\n")
         #expect(live.readLine()?.contains("mediumCarKey") == true, "a broken policy keeps the old one")
         live.closeInput()
@@ -137,7 +139,7 @@ import Glibc
 /// that line, computed in process with the library. The probes are chosen so that a mixture
 /// answers differently: keys of one state with revocations of the other make a revoked token
 /// valid; a policy with the other state's device steps makes a valid request `step_required`.
-/// And snapshots are taken in line order (SPEC §4): the answers change state at most once a swap.
+/// And snapshots are taken in line order (docs/spec.md §4): the answers change state at most once a swap.
 @Suite struct LiveStateSwapTests {
     struct State {
         let keys: [SigningKey]

@@ -204,6 +204,59 @@ final class LiveTool: @unchecked Sendable {
         return errorLines[min(start, errorLines.count)...]
     }
 
+    /// Waits until the tool has written a complete stderr line containing `text`: that line, or nil
+    /// after `timeout` seconds or at the end of stderr.
+    func waitForErrorLine(containing text: String, timeout: Double = 10) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let line = errorLines.first(where: { $0.contains(text) }) { return line }
+            if errorsEnded || !condition.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Makes `change` while a witness runs: a second `verify` with `arguments`, polling its files at
+    /// the default interval, that has answered `probe` before the change. True once the witness has
+    /// logged a line containing `reloaded`: a tool that polled would have seen the change by then,
+    /// so a tool that must not poll can be asked next.
+    static func changeSeenByAPollingWitness(
+        _ arguments: [String], probe: String, reloaded: String, _ change: () throws -> Void
+    ) throws -> Bool {
+        let witness = try LiveTool(arguments)
+        defer {
+            witness.closeInput()
+            _ = witness.finish()
+        }
+        witness.send(probe + "\n")
+        guard witness.readLine() != nil else { return false }
+        try change()
+        return witness.waitForErrorLine(containing: reloaded) != nil
+    }
+
+    /// Waits until a thread of the tool is blocked in read(2) on its standard input (as
+    /// /proc/PID/task/TID/syscall shows it): the tool is idle, waiting for a line. False after
+    /// `timeout` seconds.
+    func waitUntilReadingStandardInput(timeout: Double = 10) -> Bool {
+        #if arch(arm64)
+        let readOfStandardInput = "63 0x0 "  // the syscall's number, then its first argument
+        #else
+        let readOfStandardInput = "0 0x0 "
+        #endif
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            for thread in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+                guard let file = FileHandle(forReadingAtPath: "\(tasks)/\(thread)/syscall") else { continue }
+                let line = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+                try? file.close()
+                if line.hasPrefix(readOfStandardInput) { return true }
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
+    }
+
     /// Everything left on stdout and stderr after the process ends.
     func finish() -> (stdout: String, stderr: String, status: Int32) {
         process.waitUntilExit()

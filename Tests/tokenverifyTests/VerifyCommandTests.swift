@@ -289,7 +289,7 @@ import TokenVerifier
         #expect(live.ask(token, until: "revoked_token"))
         // A broken replacement keeps the old snapshot.
         try space.replace("revocations.jsonl", "{\"jti\":\"t-1\"}\n{broken\n")
-        Thread.sleep(forTimeInterval: 1.0)
+        #expect(live.waitForErrorLine(containing: "previous list stays in force") != nil, "the broken list is read")
         live.send(token + "\n")
         #expect(live.readLine()?.contains("revoked_token") == true)
         live.closeInput()
@@ -306,8 +306,10 @@ import TokenVerifier
         let live = try LiveTool(space.verifyArguments + ["--reload-interval", "0"])
         live.send(token + "\n")
         #expect(live.readLine()?.contains("\"valid\":true") == true)
-        try space.replace("revocations.jsonl", "{\"sub\":\"phone-1\"}\n")
-        Thread.sleep(forTimeInterval: 0.5)
+        let seen = try LiveTool.changeSeenByAPollingWitness(
+            space.verifyArguments, probe: token, reloaded: "revocations reloaded (file changed)"
+        ) { try space.replace("revocations.jsonl", "{\"sub\":\"phone-1\"}\n") }
+        #expect(seen, "a polling verifier on the same files brings the new list in")
         live.send(token + "\n")
         #expect(live.readLine()?.contains("\"valid\":true") == true)  // not polled
         kill(live.process.processIdentifier, SIGHUP)
@@ -324,7 +326,7 @@ import TokenVerifier
         let live = try LiveTool(space.verifyArguments + ["--revocations", space.path("revocations.jsonl")])
         live.send(space.token() + "\n")
         #expect(live.readLine() != nil)
-        Thread.sleep(forTimeInterval: 0.3)  // input stays open and idle
+        #expect(live.waitUntilReadingStandardInput(), "input stays open and the reader waits on it")
         kill(live.process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(10)
         while live.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }

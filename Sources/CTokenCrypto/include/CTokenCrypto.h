@@ -22,6 +22,11 @@ extern "C" {
 /// the point is not on the curve (or is the point at infinity, or a coordinate is not below p).
 void *tv_p256_public_key_new(const uint8_t *x, const uint8_t *y);
 
+/// An EC key from the uncompressed point (65 bytes: 0x04‖x‖y) and, when `d` is not NULL, its
+/// private scalar (32 bytes, big-endian) as a key pair, checked fully (EVP_PKEY_public_check);
+/// NULL when OpenSSL refuses either. The one key construction of the verifier and CTokenSigning.
+void *tv_p256_key_from_point(const uint8_t *point, const uint8_t *d);
+
 /// Frees a key: a public key from here or a private key from CTokenSigning (NULL is allowed).
 void tv_p256_key_free(void *key);
 

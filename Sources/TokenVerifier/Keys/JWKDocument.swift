@@ -14,31 +14,14 @@ package func readJWKs(
 enum JWKDocument {
     /// The JWKs of one JSON document: the entries of a JWKS, or the document itself.
     static func members(of bytes: [UInt8]) throws(JSONError) -> [JWKMembers] {
-        var entries: [JWKMembers] = []
-        var sawKeys = false
-        var single: JWKMembers? = nil
         try bytes.withUnsafeBufferPointer { (buffer) throws(JSONError) in
             var probe = JSONReader(buffer)
-            try probe.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-                guard name.equals("keys") else {
-                    try reader.skipValue()
-                    return
-                }
-                sawKeys = true
-                guard reader.peekKind() == .array else {
-                    throw JSONError("\"keys\" must be an array", at: reader.position)
-                }
-                try reader.readArray { (reader: inout JSONReader) throws(JSONError) in
-                    entries.append(try JWKMembers(&reader))
-                }
-            }
+            let entries = try JWKMembers.keySetEntries(&probe)
             try probe.finish()
-            if !sawKeys {
-                var reader = JSONReader(buffer)
-                single = try JWKMembers(&reader)
-            }
+            if let entries { return entries }
+            var reader = JSONReader(buffer)
+            return [try JWKMembers(&reader)]
         }
-        return single.map { [$0] } ?? entries
     }
 
     /// The members of one JSON object.

@@ -7,28 +7,14 @@ enum JWKSParser {
 
     static func parse(_ bytes: [UInt8], file: String) throws(KeySetError) -> Loaded {
         // First the JSON, then each key: a JSON error names the file, a key error names the key.
-        var entries: [JWKMembers] = []
-        var sawKeys = false
+        var entries: [JWKMembers]? = nil
         var sawKeyType = false
         // A UTF-8 byte order mark is accepted, as in verify's input.
         let bytes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         do {
             try bytes.withUnsafeBufferPointer { (buffer) throws(JSONError) in
                 var reader = JSONReader(buffer)
-                try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
-                    guard name.equals("keys") else {
-                        if name.equals("kty") { sawKeyType = true }
-                        try reader.skipValue()
-                        return
-                    }
-                    sawKeys = true
-                    guard reader.peekKind() == .array else {
-                        throw JSONError("\"keys\" must be an array", at: reader.position)
-                    }
-                    try reader.readArray { (reader: inout JSONReader) throws(JSONError) in
-                        entries.append(try JWKMembers(&reader))
-                    }
-                }
+                entries = try JWKMembers.keySetEntries(&reader) { if $0.equals("kty") { sawKeyType = true } }
                 try reader.finish()
             }
         } catch {
@@ -41,7 +27,7 @@ enum JWKSParser {
             }
             throw KeySetError(file: file, keyID: nil, message: "not a valid JWKS document: \(error.description)")
         }
-        guard sawKeys else {
+        guard let entries else {
             if sawKeyType {
                 throw KeySetError(
                     file: file, keyID: nil,
@@ -68,6 +54,30 @@ enum JWKSParser {
 struct JWKMembers {
     var strings: [String: String] = [:]
     var nonStrings: Set<String> = []
+
+    /// The entries of the JWKS object at `reader` (its `keys` array, each entry a JWK), or nil when
+    /// the object has no `keys` member; `otherMember` sees the name of every other member.
+    static func keySetEntries(
+        _ reader: inout JSONReader, otherMember: (MemberName) -> Void = { _ in }
+    ) throws(JSONError) -> [JWKMembers]? {
+        var entries: [JWKMembers]? = nil
+        try reader.readObject { (reader: inout JSONReader, name: MemberName) throws(JSONError) in
+            guard name.equals("keys") else {
+                otherMember(name)
+                try reader.skipValue()
+                return
+            }
+            guard reader.peekKind() == .array else {
+                throw JSONError("\"keys\" must be an array", at: reader.position)
+            }
+            var list = entries ?? []
+            try reader.readArray { (reader: inout JSONReader) throws(JSONError) in
+                list.append(try JWKMembers(&reader))
+            }
+            entries = list
+        }
+        return entries
+    }
 
     init(_ reader: inout JSONReader) throws(JSONError) {
         guard reader.peekKind() == .object else {
