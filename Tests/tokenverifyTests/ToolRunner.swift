@@ -234,14 +234,16 @@ final class LiveTool: @unchecked Sendable {
         return witness.waitForErrorLine(containing: reloaded) != nil
     }
 
-    /// Waits until a thread of the tool is blocked in read(2) on its standard input (as
+    /// Waits until a thread of the tool is blocked waiting for its standard input (as
     /// /proc/PID/task/TID/syscall shows it): the tool is idle, waiting for a line. False after
     /// `timeout` seconds.
     func waitUntilReadingStandardInput(timeout: Double = 10) -> Bool {
+        // The syscall's number, then its first argument: read(2) of fd 0, or poll(2)/ppoll(2), in
+        // which the reader waits for its input and the signals' wake pipe together.
         #if arch(arm64)
-        let readOfStandardInput = "63 0x0 "  // the syscall's number, then its first argument
+        let waits = ["63 0x0 ", "73 "]
         #else
-        let readOfStandardInput = "0 0x0 "
+        let waits = ["0 0x0 ", "7 ", "271 "]
         #endif
         let tasks = "/proc/\(process.processIdentifier)/task"
         let deadline = Date().addingTimeInterval(timeout)
@@ -250,7 +252,7 @@ final class LiveTool: @unchecked Sendable {
                 guard let file = FileHandle(forReadingAtPath: "\(tasks)/\(thread)/syscall") else { continue }
                 let line = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
                 try? file.close()
-                if line.hasPrefix(readOfStandardInput) { return true }
+                if waits.contains(where: { line.hasPrefix($0) }) { return true }
             }
             Thread.sleep(forTimeInterval: 0.01)
         }

@@ -184,6 +184,8 @@ public final class VerifyPipeline: @unchecked Sendable {
                     answeredInline = false
                     Self.pollBriefly(input)
                 }
+                // A signal that came before the read would block wakes the wait instead of being lost.
+                guard ProcessSignals.waitReadable(input) else { continue }
                 var readErrno: Int32 = 0
                 let count = chunker.read(maxBytes: bufferSize) { room in
                     let count = read(input, room.baseAddress, room.count)
