@@ -70,14 +70,19 @@ struct StatusListIndex: Sendable {
         of uri: UnsafeBufferPointer<UInt8>, issuer: UnsafeBufferPointer<UInt8>?, keyKnown: Bool
     ) -> Lookup {
         guard let candidates = byHash[Self.hash(uri)] else { return .noList }
-        var sameURI: [Int] = []
+        var sameURI = 0
+        var last = 0
         for index in candidates where groups[index].uri.withUnsafeBufferPointer({ bytesEqual($0, uri) }) {
             if keyKnown && Self.sameIssuer(groups[index].issuer, issuer) { return .found(groups[index]) }
-            sameURI.append(index)
+            sameURI += 1
+            last = index
         }
-        if sameURI.isEmpty { return .noList }
-        if !keyKnown && sameURI.count == 1 { return .found(groups[sameURI[0]]) }
-        return .otherIssuers(sameURI.map { groups[$0].issuerText })
+        if sameURI == 0 { return .noList }
+        if !keyKnown && sameURI == 1 { return .found(groups[last]) }
+        return .otherIssuers(
+            candidates.filter { groups[$0].uri.withUnsafeBufferPointer { bytesEqual($0, uri) } }.map {
+                groups[$0].issuerText
+            })
     }
 
     @inline(__always)
