@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from .options import ConfigError, JobOptions
-from .range_writer import COUNTS_SCHEMA, OUTPUT_SCHEMA, TEMPORARY, ParquetChoices, part_name, write_task
+from .range_writer import OUTPUT_SCHEMA, TEMPORARY, ParquetChoices, part_name, write_task
 from .ranges import LocalFile, NotDirect, RangeTask, group_ranges, input_files, local_path, plan_ranges, range_size
 from .ship import Shipment
 from .store import Store, explain, is_remote
@@ -133,7 +133,8 @@ def default_parallelism(spark: SparkSession) -> int:
         return int(configured)
     from pyspark.sql import functions as F
 
-    return int(spark.range(0, 1 << 16).select(F.max(F.spark_partition_id())).first()[0]) + 1  # type: ignore[index]
+    partitions = spark.range(0, 1 << 16).select(F.spark_partition_id().alias("partition")).agg(F.max("partition"))
+    return int(partitions.first()[0]) + 1  # type: ignore[index]
 
 
 def _compressed(spark: SparkSession, files: list[LocalFile]) -> str | None:
@@ -157,6 +158,7 @@ def _compressed(spark: SparkSession, files: list[LocalFile]) -> str | None:
 
 
 # A task's counts: (task, valid, reason, count), as the columns of COUNTS_SCHEMA.
+COUNTS_DDL = "task bigint, valid boolean, reason string, count bigint"
 Count = tuple[int, "bool | None", "str | None", int]
 
 
@@ -193,7 +195,7 @@ def is_connect(spark: SparkSession) -> bool:
     return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
-def run_tasks(spark: SparkSession, count: int, work: Callable[[int], Any], schema: Any) -> list[tuple[Any, ...]]:
+def run_tasks(spark: SparkSession, count: int, work: Callable[[int], Any], schema: str) -> list[tuple[Any, ...]]:
     """Runs `work` (index → a result batch of `schema`) for the indexes 0 … count - 1, one task
     each, over Spark Connect: a DataFrame of the indexes (spark.range, partition i holding i)
     through mapInArrow; the rows of every task's batch."""
@@ -243,7 +245,7 @@ def run(spark: SparkSession, options: JobOptions, found: DirectInput, shipment: 
             _empty_part(found, plan.parquet)
             rows = []
         elif is_connect(spark):
-            rows = run_tasks(spark, len(tasks), functools.partial(write_one, plan), COUNTS_SCHEMA)
+            rows = run_tasks(spark, len(tasks), functools.partial(write_one, plan), COUNTS_DDL)
         else:
             rows = task_indexes(spark, len(tasks)).mapPartitions(lambda indexes: task_partition(plan, indexes)).collect()
         heard = {row[0] for row in rows}
