@@ -139,6 +139,37 @@ def test_a_child_killed_midway_on_s3_leaves_one_copy(s3_spark: Any, s3: s3_serve
     assert names[:2] == ["_SUCCESS", "_summary.json"] and all(name.startswith("part-") for name in names[2:])
 
 
+ALWAYS_DIES = '''#!{python}
+import subprocess, sys
+child = subprocess.Popen([{binary!r}, *sys.argv[1:]], stdout=subprocess.PIPE)
+head = child.stdout.read(4096)
+if len(head) == 4096 and "--output-format" in sys.argv:  # a task with answers: half a stream, a failing exit
+    sys.stdout.buffer.write(head[:3000])
+    child.kill()
+    sys.exit(3)
+sys.stdout.buffer.write(head + child.stdout.read())
+sys.exit(child.wait())
+'''
+
+
+def test_a_failed_job_on_s3_leaves_no_part(s3_spark: Any, s3: s3_server.S3Server, binary: str, dataset: DataSet,
+                                           tmp_path: Path) -> None:
+    inputs, _ = put_dataset(s3, dataset, "failing")
+    wrapper = script(tmp_path / "tokenverify-always-dies", ALWAYS_DIES.format(python=sys.executable, binary=os.path.abspath(binary)))
+    with pytest.raises(Exception, match="exited with status 3|status 3"):
+        job.run(s3_spark, options.parse(s3_argv(wrapper, dataset, inputs, "s3://tokens/out-failing")))
+    from pyarrow import fs
+
+    left = s3.filesystem().get_file_info(fs.FileSelector("tokens/out-failing", allow_not_found=True))
+    assert [info.base_name for info in left] == []
+
+
+def test_store_messages_name_no_secret() -> None:
+    store = locate("s3://bucket/key", None).store
+    assert store.describe() == "s3"
+    assert Store("s3", (("endpoint", "https://user:secret@minio:9000"),)).describe() == "s3 endpoint=https://minio:9000"
+
+
 def test_a_task_run_twice_leaves_one_object(s3: s3_server.S3Server, binary: str, dataset: DataSet) -> None:
     """As a speculative copy of a task would: the same name, the same rows, one object."""
     url = s3_server.upload(s3, dataset.files[0], "tokens/twice/a.txt")

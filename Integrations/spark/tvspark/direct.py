@@ -28,6 +28,7 @@ import functools
 import os
 import shutil
 import time
+import weakref
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 # Spark's spark.sql.parquet.compression.codec values that pyarrow writes the same way.
 _CODECS = {"none": "none", "uncompressed": "none", "snappy": "snappy", "gzip": "gzip", "zstd": "zstd",
            "brotli": "brotli"}
+_PARALLELISM: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 # The name endings of Hadoop's default codecs (CompressionCodecFactory), where no JVM is at hand to ask.
 _HADOOP_SUFFIXES = (".deflate", ".gz", ".bz2", ".lz4", ".snappy", ".zst")
 
@@ -131,10 +133,12 @@ def default_parallelism(spark: SparkSession) -> int:
     configured = spark.conf.get("spark.default.parallelism", None)
     if configured:
         return int(configured)
-    from pyspark.sql import functions as F
+    if spark not in _PARALLELISM:  # asked once a session
+        from pyspark.sql import functions as F
 
-    partitions = spark.range(0, 1 << 16).select(F.spark_partition_id().alias("partition")).agg(F.max("partition"))
-    return int(partitions.first()[0]) + 1  # type: ignore[index]
+        partitions = spark.range(0, 1 << 16).select(F.spark_partition_id().alias("partition")).agg(F.max("partition"))
+        _PARALLELISM[spark] = int(partitions.first()[0]) + 1  # type: ignore[index]
+    return _PARALLELISM[spark]
 
 
 def _compressed(spark: SparkSession, files: list[LocalFile]) -> str | None:

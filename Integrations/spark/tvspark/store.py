@@ -71,8 +71,9 @@ class Store:
         raise StoreError(f"no file system for {self.kind}")
 
     def describe(self) -> str:
-        """The store in words for messages (its settings are not secret)."""
-        return self.kind + "".join(f" {name}={value}" for name, value in self.options)
+        """The store in words for messages: its settings, none secret (an endpoint's user and
+        password, were one given in its URL, left out)."""
+        return self.kind + "".join(f" {name}={_without_userinfo(value)}" for name, value in self.options)
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,12 @@ def _conf(spark: SparkSession | None, key: str) -> str | None:
     except Exception:  # noqa: BLE001 - a setting Spark refuses to show is one we do not have
         return None
     return str(value) if value else None
+
+
+def _without_userinfo(value: str) -> str:
+    scheme, separator, rest = value.rpartition("://")
+    host = rest.rpartition("@")[2]
+    return f"{scheme}{separator}{host}"
 
 
 def explain(error: BaseException, name: str, store: Store) -> str:
