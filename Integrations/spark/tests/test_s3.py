@@ -228,3 +228,13 @@ def test_a_denied_bucket_fails_before_any_task(s3_spark: Any, tool: str, dataset
         assert key["SecretAccessKey"] not in error
     finally:
         strict.stop()
+
+
+def test_a_store_pyarrow_cannot_reach_is_left_to_spark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No libhdfs, a pyarrow built without Azure: auto takes Spark's path (its Hadoop connectors)."""
+    def unreachable(store: Store) -> Any:
+        raise OSError("libhdfs.so not found")
+
+    monkeypatch.setattr(Store, "_build", unreachable)
+    with pytest.raises(ranges.NotDirect, match="--input hdfs://namenode:8020/tokens: pyarrow cannot reach hdfs .*libhdfs"):
+        ranges.input_files(["hdfs://namenode:8020/tokens"])

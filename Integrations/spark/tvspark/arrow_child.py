@@ -202,7 +202,10 @@ class AnswerStream:
         status = self.process.wait()
         self.feeder.join()
         if self.feed_error is not None:
-            raise self.fail("its input did not go in whole")
+            # a child stopped by SIGTERM or SIGINT ends its stream whole and exits 0 (verify's
+            # graceful stop) before its input is in: only the feeder's error shows it
+            early = " (it stopped reading early: a stop signal?)" if status == 0 else ""
+            raise self.fail(f"its input did not go in whole{early}")
         if status != 0:
             raise self.fail(f"exited with status {status} after a whole Arrow stream")
 

@@ -36,7 +36,7 @@ from .options import ConfigError, JobOptions
 from .range_writer import OUTPUT_SCHEMA, TEMPORARY, ParquetChoices, part_name, write_task
 from .ranges import LocalFile, NotDirect, RangeTask, group_ranges, input_files, local_path, plan_ranges, range_size
 from .ship import Shipment
-from .store import Store, explain, is_remote
+from .store import Store, StoreError, explain, is_remote
 from .worker_setup import lighten_worker
 from .sizing import conf_bytes
 from .summary import Summary, summary_text, tally, write_summary
@@ -98,6 +98,10 @@ def inspect(spark: SparkSession, options: JobOptions) -> DirectInput:
 
         where = output_location(options.output, spark)
         output, store = where.path, where.store
+        try:
+            store.filesystem()
+        except (OSError, StoreError, AttributeError, ImportError) as error:  # no libhdfs, a pyarrow without Azure, …
+            raise NotDirect(f"--output {options.output}: pyarrow cannot reach {store.describe()} here ({error})") from error
     files = input_files(options.inputs, spark)
     compressed = _compressed(spark, files)
     if compressed:

@@ -49,7 +49,10 @@ def list_inputs(name: str, spark: SparkSession | None) -> list[LocalFile]:
         where = locate(name, spark)
     except StoreError as error:
         raise NotDirect(str(error)) from error
-    filesystem = where.store.filesystem()
+    try:
+        filesystem = where.store.filesystem()
+    except (OSError, StoreError, AttributeError, ImportError) as error:  # no libhdfs, a pyarrow without Azure, …
+        raise NotDirect(f"--input {name}: pyarrow cannot reach {where.store.describe()} here ({error})") from error
     try:
         info = filesystem.get_file_info(where.path)
         if info.type == fs.FileType.NotFound:
