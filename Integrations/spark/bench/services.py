@@ -2,10 +2,12 @@
 output (`--store s3`), and a Spark Connect server the job reaches with a remote session
 (`--connect`), both children of the benchmark on 127.0.0.1, stopped at its end. Their CPU seconds
 count in the job's tree (TreeCPU); the S3 server's are also read apart (`cpu_seconds`), so that
-the job's figures can be given without the local store's share."""
+the job's figures can be given without the local store's share. Both are stopped at exit, also
+when the benchmark fails."""
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
 import subprocess
@@ -33,6 +35,7 @@ def start_s3(work: Path) -> s3_server.S3Server:
     """moto's S3 server with the bucket `bench`; the test credentials in this environment."""
     s3_server.use_test_credentials()
     server = s3_server.start(work / "moto.log")
+    atexit.register(server.stop)  # also when the benchmark fails
     server.filesystem().create_dir("bench")
     return server
 
@@ -70,6 +73,7 @@ class ConnectServer:
         env.pop("SPARK_REMOTE", None)
         with open(work / "connect.log", "wb") as log:
             self.process = subprocess.Popen([*command, jar], stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        atexit.register(self.stop)  # also when the benchmark fails
         deadline = time.monotonic() + 300
         while not s3_server.listening(self.port):
             if self.process.poll() is not None or time.monotonic() > deadline:
