@@ -3,7 +3,7 @@
 local[N] on the same N cores; prints both rates, their ratio, and Spark's start-up apart.
 
     .venv-spark/bin/python Integrations/spark/bench/bench.py [--count 1000000] [--cores N] [--files K] [--rounds R]
-        [--direct auto|on|off]
+        [--direct auto|on|off] [--store local|s3] [--connect]
 
 The single process is `tokenverify verify --threads N` writing its answers to a file; the job
 runs N tasks at a time, each piping its partition (on the direct path: its byte range of a
@@ -32,11 +32,13 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 SPARK_DIR = Path(__file__).resolve().parent.parent
 REPO = SPARK_DIR.parent.parent
 sys.path.insert(0, str(SPARK_DIR))
 
+import services  # noqa: E402
 from tvspark import job, options  # noqa: E402
 from tvspark.ship import is_archive, unpack_locally  # noqa: E402
 
@@ -62,6 +64,11 @@ def parse_args() -> argparse.Namespace:
                         "the throughput collector suits a batch job (default: %(default)s)")
     p.add_argument("--direct", choices=options.DIRECT_MODES, default="auto",
                    help="the job's --direct: auto takes the direct path where it can (default: %(default)s)")
+    p.add_argument("--store", choices=("local", "s3"), default="local",
+                   help="where the job's inputs and output are: local files, or moto's S3 server on 127.0.0.1 started "
+                        "here (its CPU seconds are reported apart too) (default: %(default)s)")
+    p.add_argument("--connect", action="store_true",
+                   help="run the job over Spark Connect: a local Spark Connect server started here, a remote session")
     p.add_argument("--workdir", default="/tmp/tokenverify-spark-bench")
     p.add_argument("--json", help="also write the figures to this file")
     return p.parse_args()
@@ -170,6 +177,24 @@ def split_into(source: Path, folder: Path, files: int, lines: int) -> None:
     partial.rename(folder)
 
 
+def session(args: argparse.Namespace, s3_endpoint: str | None) -> tuple[Any, services.ConnectServer | None]:
+    """The job's Spark session in local[cores]: classic, or remote on a Connect server started
+    here; pointed at the S3 server (fs.s3a.endpoint) where there is one."""
+    if args.connect:
+        server = services.ConnectServer(Path(args.workdir), args.cores, args.jvm_options, s3_endpoint)
+        return server.session(), server
+    from pyspark.sql import SparkSession
+
+    builder = (SparkSession.builder.master(f"local[{args.cores}]").appName("tokenverify-bench")
+               .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g")
+               .config("spark.driver.extraJavaOptions", args.jvm_options))
+    if s3_endpoint:
+        builder = builder.config("spark.hadoop.fs.s3a.endpoint", s3_endpoint)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark, None
+
+
 def main() -> int:
     args = parse_args()
     if not args.tokenverify:
@@ -194,30 +219,32 @@ def main() -> int:
         inputs = sorted(folder.iterdir())
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
+    store = services.start_s3(work) if args.store == "s3" else None
+    job_input, output = str(inputs[0].parent if args.files > 1 else source), str(work / "spark-out")
+    if store is not None:
+        job_input = services.put_inputs(store, inputs, f"{source.stem}-{args.count}-{args.files}")
+        output = "s3://bench/spark-out"
     started = time.monotonic()
-    spark = (SparkSession.builder.master(f"local[{args.cores}]").appName("tokenverify-bench")
-             .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g")
-             .config("spark.driver.extraJavaOptions", args.jvm_options).getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+    spark, connect = session(args, store.endpoint if store is not None else None)
     startup = time.monotonic() - started
-    print(f"spark start-up (JVM and session, apart): {startup:.2f} s; JVM options: {args.jvm_options or '(none)'}")
+    print(f"spark start-up (JVM and session, apart): {startup:.2f} s; JVM options: {args.jvm_options or '(none)'}; "
+          f"store {args.store}{'; over Spark Connect' if connect else ''}")
 
     rounds = []
-    single_out, output = work / "single-answers.jsonl", work / "spark-out"
+    single_out = work / "single-answers.jsonl"
     job_options = options.parse(["--tokenverify", args.tokenverify, "--keys", keys, "--revocations", revocations,
-                                 "--at", AT, "--input", str(inputs[0].parent if args.files > 1 else source),
-                                 "--output", str(output), "--overwrite", "--direct", args.direct])
+                                 "--at", AT, "--input", job_input, "--output", output, "--overwrite", "--direct", args.direct])
     for number in range(1, args.rounds + 1):  # alternating, so that both see the same load
         with single_out.open("wb") as out, TreeCPU() as cpu:
             single = timed([binary, "verify", "--quiet", "--threads", str(args.cores), "--keys", keys,
                             "--revocations", revocations, "--at", AT, *map(str, inputs)], stdout=out)
         single_cpu = cpu.seconds
         single_valid = sum(1 for line in single_out.open("rb") if b'"valid":true' in line)
+        store_before = services.cpu_seconds(store.process.pid) if store is not None else 0.0
         with TreeCPU() as cpu:
             summary = job.run(spark, job_options)
         spark_cpu = cpu.seconds
+        store_cpu = services.cpu_seconds(store.process.pid) - store_before if store is not None else 0.0
         if summary.answered != lines or summary.valid != single_valid:
             print(f"bench: the job answered {summary.answered} ({summary.valid} valid), the command {lines} "
                   f"({single_valid} valid)", file=sys.stderr)
@@ -233,6 +260,8 @@ def main() -> int:
             "single_tokens_per_cpu_second": round(lines / single_cpu),
             "spark_tokens_per_cpu_second": round(lines / spark_cpu),
             "cpu_ratio": round(single_cpu / spark_cpu, 3),
+            "store_cpu_seconds": round(store_cpu, 1),
+            "cpu_ratio_without_store": round(single_cpu / (spark_cpu - store_cpu), 3),
         }
         rounds.append(figures)
         print(f"round {number}: single process (verify --threads {args.cores}): {single:.2f} s, "
@@ -241,8 +270,14 @@ def main() -> int:
               f"({figures['spark_rate_per_core']} per core), phases {figures['spark_phases_seconds']}; "
               f"ratio spark/single {figures['ratio']:.3f}; CPU seconds single {single_cpu:.1f}, spark {spark_cpu:.1f} "
               f"({figures['single_tokens_per_cpu_second']} vs {figures['spark_tokens_per_cpu_second']} tokens per "
-              f"CPU second, ratio {figures['cpu_ratio']:.3f})")
+              f"CPU second, ratio {figures['cpu_ratio']:.3f})"
+              + (f"; the S3 server's CPU seconds {store_cpu:.1f}, ratio without them {figures['cpu_ratio_without_store']:.3f}"
+                 if store is not None else ""))
     spark.stop()
+    if connect is not None:
+        connect.stop()
+    if store is not None:
+        store.stop()
     warm = rounds[1:] or rounds  # after the first job, the JVM has compiled the hot paths
     ratios = sorted(r["ratio"] for r in warm)
     executions = "/".join(sorted({r["execution"] for r in rounds}))
@@ -250,13 +285,17 @@ def main() -> int:
           f"{executions} path: "
           f"first job (cold JVM) ratio spark/single {rounds[0]['ratio']:.3f}; warm (rounds 2-{len(rounds)}) "
           f"median {statistics.median(ratios):.3f} (range {ratios[0]:.3f}-{ratios[-1]:.3f}), "
-          f"by CPU seconds median {statistics.median(r['cpu_ratio'] for r in warm):.3f}; "
+          f"by CPU seconds median {statistics.median(r['cpu_ratio'] for r in warm):.3f}"
+          + (f" ({statistics.median(r['cpu_ratio_without_store'] for r in warm):.3f} without the S3 server's, "
+             f"median {statistics.median(r['store_cpu_seconds'] for r in warm):.1f} CPU s)" if store is not None else "")
+          + "; "
           f"spark rate per core (warm median) {statistics.median(r['spark_rate_per_core'] for r in warm):.0f}; "
           f"spark start-up {startup:.2f} s apart")
     if args.json:
         Path(args.json).write_text(json.dumps({"tokens": lines, "cores": args.cores, "input": source.name,
                                                "files": args.files, "spark_startup_seconds": round(startup, 2),
                                                "jvm_options": args.jvm_options, "direct": args.direct,
+                                               "store": args.store, "connect": args.connect,
                                                "rounds": rounds}, indent=2) + "\n")
     return 0
 

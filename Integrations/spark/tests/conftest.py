@@ -23,6 +23,7 @@ SPARK_DIR = HERE.parent
 REPO = SPARK_DIR.parent.parent
 sys.path.insert(0, str(SPARK_DIR))
 
+import s3_server  # noqa: E402
 from tvspark.ship import is_archive, unpack_locally  # noqa: E402
 
 AT = "1800000000"
@@ -68,6 +69,7 @@ def spark() -> Iterator[Any]:
     except ImportError:
         missing("pyspark is not installed (scripts/install-dependencies sets up .venv-spark)")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    s3_server.use_test_credentials()  # before the JVM starts: its Python workers inherit them
     session = (
         SparkSession.builder.master("local[2,2]")
         .appName("tokenverify-spark-tests")
@@ -81,6 +83,33 @@ def spark() -> Iterator[Any]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[s3_server.S3Server]:
+    """moto's S3 server on 127.0.0.1 for the session, stopped after; the bucket `tokens`."""
+    try:
+        import moto  # noqa: F401
+    except ImportError:
+        missing("moto is not installed (scripts/install-dependencies --spark sets up .venv-spark)")
+    s3_server.use_test_credentials()
+    server = s3_server.start(tmp_path_factory.mktemp("s3") / "moto.log")
+    try:
+        server.filesystem().create_dir("tokens")
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def s3_spark(spark: Any, s3: s3_server.S3Server) -> Iterator[Any]:
+    """The Spark session pointed at the S3 server by Spark's own setting (fs.s3a.endpoint)."""
+    key = "spark.hadoop.fs.s3a.endpoint"
+    spark.conf.set(key, s3.endpoint)
+    try:
+        yield spark
+    finally:
+        spark.conf.unset(key)
 
 
 def main_in_job_group(spark: Any, argv: list[str], group: str) -> tuple[int, list[int]]:

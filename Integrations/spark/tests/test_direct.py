@@ -219,7 +219,7 @@ def test_inputs_are_listed_as_spark_lists_them(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     refused = {
         str(tmp_path / "*.txt"): "is a pattern",
-        "s3a://bucket/x": "not a local path",
+        "ftp://host/x": "not a local path",
         str(tmp_path / "missing"): "No such file",
         str(folder / "_SUCCESS"): "start with _ or .",
         str(fifo): "not a regular file",
@@ -580,11 +580,11 @@ def test_auto_falls_back_for_a_remote_input(spark: Any, tool: str, tmp_path: Pat
         raise TodaysPath()
 
     monkeypatch.setattr(job, "verify", todays_path)  # no remote file system here: stop where Spark's path starts
-    argv = ["--tokenverify", tool, *DEMO_FLAGS, "--input", "s3a://fleet/tokens/", "--output", str(tmp_path / "out")]
+    argv = ["--tokenverify", tool, *DEMO_FLAGS, "--input", "viewfs://fleet/tokens/", "--output", str(tmp_path / "out")]
     with pytest.raises(TodaysPath):
         job.run(spark, options.parse(argv))
-    assert "--input s3a://fleet/tokens/ is not a local path" in capsys.readouterr().err
-    with pytest.raises(options.ConfigError, match="--direct on: .*s3a://fleet/tokens/ is not a local path"):
+    assert "--input viewfs://fleet/tokens/ is not a local path" in capsys.readouterr().err
+    with pytest.raises(options.ConfigError, match="--direct on: .*viewfs://fleet/tokens/ is not a local path"):
         job.run(spark, options.parse([*argv, "--direct", "on"]))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import io
+import itertools
 import os
 import subprocess
 import threading
@@ -20,6 +21,7 @@ import pyarrow as pa
 
 from .child import StderrTail, VerifyError, child_environment, widen
 from .ranges import RangeTask
+from .remote import feed_range
 
 # What `verify --output-format arrow` writes: the JSON answer's members as columns, in this order
 # (`id` as its JSON text, `aud` as a string or an array's compact JSON text, `format` "cwt" for a
@@ -98,6 +100,13 @@ class AnswerStream:
         self.task = task
         self.env = child_environment() if env is None else env
         self.feed_error: BaseException | None = None
+        # The task's line number after each range fed so far (the lines of the ranges up to it):
+        # known from the plan for local files; for remote ones the feeder counts them and adds
+        # each range's before it writes a byte of the next, so that an answer the child gives
+        # for a line past the last end here is in the range being fed.
+        known = all(piece.lines >= 0 for piece in task.ranges)
+        self.ends: list[int] = list(itertools.accumulate(piece.lines for piece in task.ranges)) if known else []
+        self.counting = not known
 
     def __enter__(self) -> AnswerStream:
         self.process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -124,7 +133,15 @@ class AnswerStream:
 
     def _feed(self, stdin: IO[bytes]) -> None:
         try:
+            fed = 0
             for piece in self.task.ranges:
+                if piece.file.store is not None:
+                    fed += feed_range(piece, lambda data: _write_all(stdin.fileno(), data))
+                    self.ends.append(fed)
+                    continue
+                fed += piece.lines
+                if self.counting:
+                    self.ends.append(fed)
                 with open(piece.file.path, "rb") as source:
                     info = os.fstat(source.fileno())
                     if (info.st_size, info.st_mtime_ns) != (piece.file.size, piece.file.mtime_ns):
@@ -150,7 +167,7 @@ class AnswerStream:
         self.feeder.join(timeout=5)
         stderr = self.stderr.text()
         pieces = self.task.ranges
-        where = "; ".join(f"{piece.file.path} bytes {piece.start}-{piece.end}" for piece in pieces[:3])
+        where = "; ".join(f"{piece.file.source} bytes {piece.start}-{piece.end}" for piece in pieces[:3])
         where += f" and {len(pieces) - 3} more ranges" if len(pieces) > 3 else ""
         detail = f"; exit status {status}" + (f"; its stderr: {stderr}" if stderr else "")
         cause = f"; feeding it failed: {self.feed_error!r}" if self.feed_error is not None else ""
@@ -185,7 +202,10 @@ class AnswerStream:
         status = self.process.wait()
         self.feeder.join()
         if self.feed_error is not None:
-            raise self.fail("its input did not go in whole")
+            # a child stopped by SIGTERM or SIGINT ends its stream whole and exits 0 (verify's
+            # graceful stop) before its input is in: only the feeder's error shows it
+            early = " (it stopped reading early: a stop signal?)" if status == 0 else ""
+            raise self.fail(f"its input did not go in whole{early}")
         if status != 0:
             raise self.fail(f"exited with status {status} after a whole Arrow stream")
 

@@ -2,33 +2,44 @@
 
 The driver cuts every input file into byte ranges at line starts and shares the ranges among
 the tasks in order (ranges.py: a large file's range is a task, small files are gathered), one
-Spark task a group (`parallelize(range(n), n)`: partition i holds exactly the index i); each
-task streams its ranges unchanged through one `tokenverify verify --output-format arrow` child
-and writes the child's Arrow batches as Parquet itself (range_writer.py), returning only its
-counts by reason.
+Spark task a group (partition i holds exactly the index i); each task streams its ranges
+unchanged through one `tokenverify verify --output-format arrow` child and writes the child's
+Arrow batches as Parquet itself (range_writer.py), returning only its counts by reason.
 No line passes through the JVM, and nothing is read back: the driver adds up the counts of the
 one successful attempt Spark keeps per task, writes `_SUCCESS` and the summary.
 
-Possible in classic mode (not Spark Connect) when every input and the output are local paths
-(the driver lists and reads the inputs; the tasks write into the output folder), the inputs are
-uncompressed regular files or folders of them, and Spark's Parquet codec is one pyarrow writes.
+Inputs and output are local paths or URLs of a store pyarrow reaches (store.py, remote.py: S3,
+GCS, Azure, HDFS). In classic mode the tasks are an RDD of indexes; over Spark Connect a
+DataFrame of them (`spark.range`) through `mapInArrow`, the same task function. Possible where
+the inputs are uncompressed files or folders of them and Spark's Parquet codec is one pyarrow
+writes.
+
+Exactly once on a store without rename: every attempt of task i writes the same rows (the same
+ranges through the same binary at the same --at) to the same name, `part-0000i.parquet`, and the
+object appears only whole (remote.upload: written locally, then one upload completed at its
+end); a failed attempt puts nothing there, a retried or speculative one the same rows again.
+No commit step copies parts (a store without rename would copy each one); the driver writes
+`_SUCCESS` and the summary after every task reported, and removes the parts after a failure.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import time
+import weakref
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from .options import ConfigError, JobOptions
 from .range_writer import OUTPUT_SCHEMA, TEMPORARY, ParquetChoices, part_name, write_task
 from .ranges import LocalFile, NotDirect, RangeTask, group_ranges, input_files, local_path, plan_ranges, range_size
 from .ship import Shipment
+from .store import Store, StoreError, explain, is_remote
 from .worker_setup import lighten_worker
 from .sizing import conf_bytes
-from .summary import Summary, tally, write_summary
+from .summary import Summary, summary_text, tally, write_summary
 
 if TYPE_CHECKING:
     from pyspark import RDD
@@ -37,6 +48,9 @@ if TYPE_CHECKING:
 # Spark's spark.sql.parquet.compression.codec values that pyarrow writes the same way.
 _CODECS = {"none": "none", "uncompressed": "none", "snappy": "snappy", "gzip": "gzip", "zstd": "zstd",
            "brotli": "brotli"}
+_PARALLELISM: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+# The name endings of Hadoop's default codecs (CompressionCodecFactory), where no JVM is at hand to ask.
+_HADOOP_SUFFIXES = (".deflate", ".gz", ".bz2", ".lz4", ".snappy", ".zst")
 
 
 @dataclass(frozen=True)
@@ -45,9 +59,11 @@ class DirectInput:
     output folder's local path, the Parquet codec, and once planned, the tasks' ranges."""
 
     files: list[LocalFile]
-    output: str
+    output: str  # a local path, or the folder's path in `store`
     compression: str
     tasks: tuple[RangeTask, ...] = ()
+    store: Store | None = None  # the output's store; None for a local folder
+    parallelism: int = 1
 
 
 @dataclass(frozen=True)
@@ -61,6 +77,7 @@ class DirectPlan:
     tasks: tuple[RangeTask, ...]
     output: str
     parquet: ParquetChoices
+    store: Store | None = None
 
     def argv(self) -> list[str]:
         return self.options.verify_argv(self.shipment.binary(), self.shipment.resolve, self.at, self.threads)
@@ -72,39 +89,68 @@ def inspect(spark: SparkSession, options: JobOptions) -> DirectInput:
         raise NotDirect(f"--input-format {options.input_format}: it reads files of lines only")
     if options.output_format != "parquet":
         raise NotDirect(f"--output-format {options.output_format}: it writes Parquet only")
-    if type(spark).__module__.startswith("pyspark.sql.connect"):
-        raise NotDirect("over Spark Connect (it needs classic mode)")
     output = local_path(options.output)
+    store = None
     if output is None:
-        raise NotDirect(f"--output {options.output} is not a local path")
-    files = input_files(options.inputs)
+        if not is_remote(options.output):
+            raise NotDirect(f"--output {options.output} is not a local path or a store's URL")
+        from .remote import output_location
+
+        where = output_location(options.output, spark)
+        output, store = where.path, where.store
+        try:
+            store.filesystem()
+        except (OSError, StoreError, AttributeError, ImportError) as error:  # no libhdfs, a pyarrow without Azure, …
+            raise NotDirect(f"--output {options.output}: pyarrow cannot reach {store.describe()} here ({error})") from error
+    files = input_files(options.inputs, spark)
     compressed = _compressed(spark, files)
     if compressed:
         raise NotDirect(f"{compressed} is compressed (Spark's text source decompresses it)")
     codec = (spark.conf.get("spark.sql.parquet.compression.codec", "snappy") or "snappy").lower()
     if codec not in _CODECS:
         raise NotDirect(f"spark.sql.parquet.compression.codec {codec} is not one it writes ({', '.join(_CODECS)})")
-    return DirectInput(files, output, _CODECS[codec])
+    return DirectInput(files, output, _CODECS[codec], store=store)
 
 
 def plan(spark: SparkSession, found: DirectInput) -> DirectInput:
     """The input with its tasks: the files cut into ranges of the input's bytes a core (within
     Spark's maxPartitionBytes and openCostInBytes), the ranges shared among the tasks;
     ConfigError where a file cannot be read or changed since it was listed."""
-    parallelism = int(spark.sparkContext.defaultParallelism)
+    parallelism = default_parallelism(spark)
     open_cost = conf_bytes(spark, "spark.sql.files.openCostInBytes", "4m")
     max_bytes = conf_bytes(spark, "spark.sql.files.maxPartitionBytes", "128m")
     size = range_size(sum(file.size for file in found.files), parallelism, max_bytes, open_cost)
     try:
         tasks = group_ranges(plan_ranges(found.files, size), max_bytes, open_cost, parallelism)
-        return replace(found, tasks=tuple(tasks))
+        return replace(found, tasks=tuple(tasks), parallelism=parallelism)
     except (OSError, ValueError) as error:
         raise ConfigError(str(error)) from error
 
 
+def default_parallelism(spark: SparkSession) -> int:
+    """The session's default parallelism: the SparkContext's; over Spark Connect (no context)
+    spark.default.parallelism, else the partitions of a `spark.range` (a small job)."""
+    try:
+        return int(spark.sparkContext.defaultParallelism)
+    except Exception:  # noqa: BLE001 - PySparkNotImplementedError over Spark Connect
+        pass
+    configured = spark.conf.get("spark.default.parallelism", None)
+    if configured:
+        return int(configured)
+    if spark not in _PARALLELISM:  # asked once a session
+        from pyspark.sql import functions as F
+
+        partitions = spark.range(0, 1 << 16).select(F.spark_partition_id().alias("partition")).agg(F.max("partition"))
+        _PARALLELISM[spark] = int(partitions.first()[0]) + 1  # type: ignore[index]
+    return _PARALLELISM[spark]
+
+
 def _compressed(spark: SparkSession, files: list[LocalFile]) -> str | None:
     """The first file that Hadoop finds a compression codec for (by its name, as Spark's text
-    source does), asked once per file name extension; None when there is none."""
+    source does), asked once per file name extension; None when there is none. Without a JVM
+    (Spark Connect) or for remote files, by the endings of Hadoop's default codecs."""
+    if type(spark).__module__.startswith("pyspark.sql.connect") or any(file.store is not None for file in files):
+        return next((file.source for file in files if file.path.lower().endswith(_HADOOP_SUFFIXES)), None)
     jvm: Any = spark.sparkContext._jvm  # type: ignore[attr-defined]
     factory = jvm.org.apache.hadoop.io.compress.CompressionCodecFactory(
         spark.sparkContext._jsc.hadoopConfiguration())  # type: ignore[attr-defined]
@@ -120,57 +166,162 @@ def _compressed(spark: SparkSession, files: list[LocalFile]) -> str | None:
 
 
 # A task's counts: (task, valid, reason, count), as the columns of COUNTS_SCHEMA.
+COUNTS_DDL = "task bigint, valid boolean, reason string, count bigint"
 Count = tuple[int, "bool | None", "str | None", int]
+
+
+def write_one(plan: DirectPlan, index: int) -> Any:
+    """Task `index`'s work: its ranges verified and written; its counts (COUNTS_SCHEMA)."""
+    lighten_worker()
+    return write_task(plan.argv(), plan.tasks[index], plan.output, plan.parquet, plan.store)
 
 
 def task_partition(plan: DirectPlan, indexes: Iterable[int]) -> Iterator[Count]:
     """The task (mapPartitions over task_indexes): task indexes in, each task's counts out."""
-    lighten_worker()
     for index in indexes:
-        counts = write_task(plan.argv(), plan.tasks[index], plan.output, plan.parquet)
+        counts = write_one(plan, index)
         yield from zip(*(counts.column(column).to_pylist() for column in range(counts.num_columns)))
+
+
+def arrow_tasks(work: Callable[[int], Any], batches: Iterable[Any]) -> Iterator[Any]:
+    """The task over Spark Connect (mapInArrow over spark.range): Arrow batches of indexes in
+    (column `id`), each task's result batch out."""
+    for batch in batches:
+        for index in batch.column(0).to_pylist():
+            yield work(index)
 
 
 def task_indexes(spark: SparkSession, count: int) -> RDD[int]:
     """The indexes 0 … count - 1, each alone in its partition (partition i holds index i), so that
-    every group of ranges is a task of its own. An RDD, not a DataFrame: the direct path runs in classic
-    mode only, and a job of a few tasks costs the JVM about half as much CPU (0.2 against 0.35
-    CPU seconds for two tasks that do nothing here), with no Arrow batch to or from it."""
+    every group of ranges is a task of its own. An RDD in classic mode: a job of a few tasks costs
+    the JVM about half as much CPU as a DataFrame's (0.2 against 0.35 CPU seconds for two tasks
+    that do nothing here), with no Arrow batch to or from it."""
     return spark.sparkContext.parallelize(range(count), count)
+
+
+def is_connect(spark: SparkSession) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def run_tasks(spark: SparkSession, count: int, work: Callable[[int], Any], schema: str) -> list[tuple[Any, ...]]:
+    """Runs `work` (index → a result batch of `schema`) for the indexes 0 … count - 1, one task
+    each, over Spark Connect: a DataFrame of the indexes (spark.range, partition i holding i)
+    through mapInArrow; the rows of every task's batch."""
+    frame = spark.range(0, count, 1, count).mapInArrow(lambda batches: arrow_tasks(work, batches), schema)
+    return [tuple(row) for row in frame.collect()]
+
+
+def _count_lines(spark: SparkSession, tasks: tuple[RangeTask, ...], parallelism: int) -> tuple[RangeTask, ...]:
+    """The tasks, each remote range with its first line: the lines before it counted by a Spark
+    job of spans (remote.py); the tasks unchanged where no range needs it."""
+    from . import remote
+
+    ranges = [piece for task in tasks for piece in task.ranges]
+    spans = remote.count_spans(ranges, parallelism)
+    if not spans:
+        return tasks
+    work = functools.partial(_count_span, tuple(spans))
+    if is_connect(spark):
+        rows = run_tasks(spark, len(spans), work, "span bigint, lines bigint")
+    else:
+        rows = task_indexes(spark, len(spans)).map(lambda index: (index, work(index).column(1)[0].as_py())).collect()
+    lines = dict(rows)
+    counted = {piece.index: piece for piece in remote.with_first_lines(ranges, spans, [lines[n] for n in range(len(spans))])}
+    return tuple(replace(task, ranges=tuple(counted[piece.index] for piece in task.ranges)) for task in tasks)
+
+
+def _count_span(spans: tuple[Any, ...], index: int) -> Any:
+    import pyarrow as pa
+
+    from .remote import count_newlines
+
+    lighten_worker()
+    return pa.RecordBatch.from_pydict({"span": [index], "lines": [count_newlines(spans[index])]})
 
 
 def run(spark: SparkSession, options: JobOptions, found: DirectInput, shipment: Shipment, at: str, threads: int,
         plain_columns: tuple[str, ...], started: float) -> Summary:
     """Runs the job on the direct path (its configuration already checked, its input planned);
     `started` is when the job began, for the phases' times."""
-    output, tasks = found.output, found.tasks
-    _prepare_output(output, options, found.files)
-    os.makedirs(os.path.join(output, TEMPORARY))
-    plan = DirectPlan(options, shipment, at, threads, tasks, output,
-                      ParquetChoices(found.compression, plain_columns))
+    output, store = found.output, found.store
+    _prepare(found, options)
     planned = time.monotonic()
     try:
-        if tasks:
-            rows = task_indexes(spark, len(tasks)).mapPartitions(lambda indexes: task_partition(plan, indexes)).collect()
-        else:  # no line at all: one empty file, as Spark writes for an empty result
-            _empty_part(output, plan.parquet)
+        tasks = _count_lines(spark, found.tasks, found.parallelism)
+        plan = DirectPlan(options, shipment, at, threads, tasks, output, ParquetChoices(found.compression, plain_columns), store)
+        if not tasks:  # no line at all: one empty file, as Spark writes for an empty result
+            _empty_part(found, plan.parquet)
             rows = []
+        elif is_connect(spark):
+            rows = run_tasks(spark, len(tasks), functools.partial(write_one, plan), COUNTS_DDL)
+        else:
+            rows = task_indexes(spark, len(tasks)).mapPartitions(lambda indexes: task_partition(plan, indexes)).collect()
         heard = {row[0] for row in rows}
         if heard != set(range(len(tasks))):
             raise RuntimeError(f"the tasks {sorted(set(range(len(tasks))) - heard)[:10]} did not report")
     except BaseException:
-        _remove_partial(output)
+        _remove_partial(found)
         raise
-    shutil.rmtree(os.path.join(output, TEMPORARY), ignore_errors=True)
-    with open(os.path.join(output, "_SUCCESS"), "wb"):
-        pass
+    if store is None:
+        shutil.rmtree(os.path.join(output, TEMPORARY), ignore_errors=True)
+    _write(found, "_SUCCESS", "")
     written = time.monotonic()
     summary = tally(((valid, reason, count) for _, valid, reason, count in rows), 0.0, at)
     ended = time.monotonic()
     summary = replace(summary, seconds=ended - started, execution="direct", phases={
         "check_and_plan": planned - started, "verify_and_write": written - planned, "count": ended - written})
-    write_summary(options, summary, spark)
+    if store is None:
+        write_summary(options, summary, spark)
+    else:
+        _write(found, "_summary.json", summary_text(summary))
     return summary
+
+
+def _prepare(found: DirectInput, options: JobOptions) -> None:
+    """The output folder made ready (_prepare_output), and its _temporary folder where local."""
+    if found.store is not None:
+        try:
+            _prepare_remote_output(found, options)
+        except OSError as error:
+            raise ConfigError(explain(error, f"--output {options.output}", found.store)) from error
+        return
+    _prepare_output(found.output, options, found.files)
+    os.makedirs(os.path.join(found.output, TEMPORARY))
+
+
+def _prepare_remote_output(found: DirectInput, options: JobOptions) -> None:
+    """As _prepare_output, on a store: an error where the folder has objects, unless
+    --overwrite, which removes them (never when it holds an input); its bucket must exist."""
+    from pyarrow import fs
+
+    assert found.store is not None
+    filesystem = found.store.filesystem()
+    bucket = found.output.split("/", 1)[0]
+    if found.store.kind in ("s3", "gcs", "abfs") and filesystem.get_file_info(bucket).type == fs.FileType.NotFound:
+        raise ConfigError(f"--output {options.output}: no such bucket {bucket} on {found.store.describe()}")
+    info = filesystem.get_file_info(found.output)
+    if info.type == fs.FileType.NotFound:
+        return
+    if not options.overwrite:
+        raise ConfigError(f"--output {options.output} already exists (--overwrite replaces it)")
+    inside = [file.source for file in found.files if file.store == found.store and file.path.startswith(found.output.rstrip("/") + "/")]
+    if inside:
+        raise ConfigError(f"--overwrite would remove --output {options.output}, which holds the input {inside[0]}")
+    if info.type == fs.FileType.Directory:
+        filesystem.delete_dir_contents(found.output, missing_dir_ok=True)
+    else:
+        filesystem.delete_file(found.output)
+
+
+def _write(found: DirectInput, name: str, text: str) -> None:
+    """A small file the driver writes into the output folder (_SUCCESS, the summary)."""
+    path = os.path.join(found.output, name)
+    if found.store is None:
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(text)
+        return
+    with found.store.filesystem().open_output_stream(path) as stream:
+        stream.write(text.encode("utf-8"))
 
 
 def _prepare_output(output: str, options: JobOptions, files: list[LocalFile]) -> None:
@@ -189,15 +340,29 @@ def _prepare_output(output: str, options: JobOptions, files: list[LocalFile]) ->
         os.unlink(output)
 
 
-def _empty_part(output: str, parquet: ParquetChoices) -> None:
+def _empty_part(found: DirectInput, parquet: ParquetChoices) -> None:
     import pyarrow.parquet as pq
 
-    pq.write_table(OUTPUT_SCHEMA.empty_table(), os.path.join(output, part_name(0)), compression=parquet.compression)
+    filesystem = found.store.filesystem() if found.store is not None else None
+    pq.write_table(OUTPUT_SCHEMA.empty_table(), os.path.join(found.output, part_name(0)), compression=parquet.compression,
+                   filesystem=filesystem)
 
 
-def _remove_partial(output: str) -> None:
-    """After a failed job: the part files and the temporary folder removed, the output folder
-    left empty (as Spark's writer leaves it)."""
+def _remove_partial(found: DirectInput) -> None:
+    """After a failed job: the part files (and the local temporary folder) removed, the output
+    folder left empty (as Spark's writer leaves it)."""
+    if found.store is not None:
+        from pyarrow import fs
+
+        try:
+            filesystem = found.store.filesystem()
+            for info in filesystem.get_file_info(fs.FileSelector(found.output, allow_not_found=True)):
+                if info.base_name.startswith("part-") and info.base_name.endswith(".parquet"):
+                    filesystem.delete_file(info.path)
+        except OSError:
+            pass
+        return
+    output = found.output
     shutil.rmtree(os.path.join(output, TEMPORARY), ignore_errors=True)
     for name in os.listdir(output) if os.path.isdir(output) else []:
         if name.startswith("part-") and name.endswith(".parquet"):

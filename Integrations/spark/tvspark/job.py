@@ -1,5 +1,5 @@
 """The Spark job: check the configuration on the driver, then either the direct path (lines to
-Parquet on local files, direct.py) or Spark's: read the input, pipe every partition through
+Parquet, local files or a store's, classic or over Spark Connect: direct.py) or Spark's: read the input, pipe every partition through
 `tokenverify verify` (mapInArrow), write the answers, and count them by reason."""
 
 from __future__ import annotations

@@ -137,8 +137,8 @@ def parser() -> argparse.ArgumentParser:
                    help="run over Spark Connect at this address (default: $SPARK_REMOTE; without either, "
                         "the session spark-submit or PySpark starts)")
     p.add_argument("--direct", choices=DIRECT_MODES, default="auto",
-                   help="lines to Parquet on local files: Spark only schedules, each task streams a byte range of "
-                        "a large file (or a run of small files) through its child and writes the child's Arrow "
+                   help="lines to Parquet, local files or a store's (s3://, gs://, abfs://, hdfs://): Spark only schedules, "
+                        "each task streams a byte range of a large file (or a run of small files) through its child and writes the child's Arrow "
                         "answers as Parquet itself. auto: "
                         "where possible (default); on: or fail saying why not; off: Spark reads and writes")
     return p

@@ -27,6 +27,8 @@ from .answer_batch import ANSWER_ARROW_FIELDS
 from .arrow_child import AnswerStream
 from .protocol import ANSWER_FIELDS
 from .ranges import RangeTask
+from .remote import staged_part, upload
+from .store import Store
 
 # The output of `lines` input, as the Spark path writes it: the file, the line, the answer.
 OUTPUT_SCHEMA = pa.schema([pa.field("source", pa.string()), pa.field("line", pa.int64()), *ANSWER_ARROW_FIELDS])
@@ -52,11 +54,17 @@ def part_name(index: int) -> str:
     return f"part-{index:05d}.parquet"
 
 
-def write_task(argv: Sequence[str], task: RangeTask, output: str, parquet: ParquetChoices) -> Any:
+def write_task(argv: Sequence[str], task: RangeTask, output: str, parquet: ParquetChoices, store: Store | None = None) -> Any:
     """Runs `argv` (`tokenverify verify …`, without the output format) over the task's ranges,
-    writes OUTPUT_DIR/part-NNNNN.parquet, and returns the task's counts (a COUNTS_SCHEMA batch)."""
+    writes OUTPUT_DIR/part-NNNNN.parquet, and returns the task's counts (a COUNTS_SCHEMA batch).
+    On a remote store (`store`; `output` the folder's path in it), the part is written to a
+    local file first and put in place whole once the child ended well (remote.upload): a store
+    without rename gets the same object from every attempt of the task, never a partial one."""
     final = os.path.join(output, part_name(task.index))
-    temporary = os.path.join(output, TEMPORARY, f"{part_name(task.index)[:-8]}-{uuid.uuid4().hex}.parquet")
+    if store is not None:
+        temporary = staged_part()
+    else:
+        temporary = os.path.join(output, TEMPORARY, f"{part_name(task.index)[:-8]}-{uuid.uuid4().hex}.parquet")
     dictionary = [name for name in OUTPUT_SCHEMA.names if name not in parquet.plain_columns]
     try:
         with pq.ParquetWriter(temporary, OUTPUT_SCHEMA, compression=parquet.compression,
@@ -66,7 +74,12 @@ def write_task(argv: Sequence[str], task: RangeTask, output: str, parquet: Parqu
                 groups.add(batch)
             answers.finish()
             groups.flush()
-        os.replace(temporary, final)
+            groups.check_end()
+        if store is not None:
+            upload(temporary, store, final)
+            os.unlink(temporary)
+        else:
+            os.replace(temporary, final)
     except BaseException:
         try:
             os.unlink(temporary)
@@ -88,14 +101,11 @@ class _RowGroups:
         self.batches: list[Any] = []
         self.bytes = 0
         self.last = 0  # the task's last line number written
-        self.lines = task.lines
         pieces = task.ranges
-        counts = np.array([piece.lines for piece in pieces], np.int64)
-        # the task's last line in each range, and what turns a task's line number in a range into
-        # the line number in its file (the lines of the file before the range, less the task's)
-        self.ends = np.cumsum(counts)
-        self.shifts = np.array([piece.first_line for piece in pieces], np.int64) - (self.ends - counts)
-        self.sources = pa.array([piece.file.path for piece in pieces], pa.string())
+        # the lines of the file before each range, and the task's line number after each range
+        # fed so far (answers.ends, growing as the feeder goes on where it counts the lines)
+        self.first_lines = np.array([piece.first_line for piece in pieces], np.int64)
+        self.sources = pa.array([piece.file.source for piece in pieces], pa.string())
         self.counts = _Counts()
 
     def add(self, batch: Any) -> None:
@@ -111,8 +121,16 @@ class _RowGroups:
         table = pa.Table.from_batches(self.batches)
         self.batches, self.bytes = [], 0
         lines = self._checked(table.column("line"))
-        pieces = np.searchsorted(self.ends, lines, side="left")  # the range of each row
-        out = pa.Table.from_arrays([self.sources.take(pieces), pa.array(lines + self.shifts[pieces], pa.int64()),
+        ends = np.array(self.answers.ends, np.int64)  # a row past the last end is in the range being fed
+        pieces = np.searchsorted(ends, lines, side="left")  # the range of each row
+        if pieces[-1] >= len(self.first_lines):
+            raise self.answers.fail(f"line {lines[-1]} is past the task's {ends[-1] if len(ends) else 0} lines")
+        # a task's line number in a range becomes the line number in its file: the lines of the
+        # file before the range, less the task's lines before it
+        starts = np.zeros(len(self.first_lines), np.int64)  # the task's lines before each range known so far
+        starts[1:len(ends) + 1] = ends[:len(self.first_lines) - 1]
+        shifts = self.first_lines - starts
+        out = pa.Table.from_arrays([self.sources.take(pieces), pa.array(lines + shifts[pieces], pa.int64()),
                                     *(table.column(name) for name in ANSWER_FIELDS)], schema=OUTPUT_SCHEMA)
         self.counts.add(out)
         self.writer.write_table(out, row_group_size=table.num_rows)
@@ -123,12 +141,19 @@ class _RowGroups:
             raise self.answers.fail("an answer has no line number")
         values = lines.to_numpy()
         rising = values[0] > self.last and bool(np.all(values[1:] > values[:-1]))
-        if not rising or values[-1] > self.lines:
-            raise self.answers.fail(
-                f"line numbers {values[0]}…{values[-1]} after line {self.last} do not rise strictly within the "
-                f"task's {self.lines} lines")
+        known = len(self.answers.ends) == len(self.first_lines)
+        if not rising or (known and values[-1] > self.answers.ends[-1]):
+            within = f"the task's {self.answers.ends[-1]} lines" if known else "the lines fed"
+            raise self.answers.fail(f"line numbers {values[0]}…{values[-1]} after line {self.last} do not rise strictly within {within}")
         self.last = int(values[-1])
         return values
+
+    def check_end(self) -> None:
+        """After the child's whole stream: no answer past the task's lines (their count is
+        whole now, also where the feeder counted them)."""
+        total = self.answers.ends[-1] if self.answers.ends else 0
+        if self.last > total:
+            raise self.answers.fail(f"line {self.last} is past the task's {total} lines")
 
 
 class _Counts:

@@ -14,9 +14,14 @@ import os
 import stat
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
+
+from .store import Store, is_remote
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 # Bytes read at a time: to count lines (a buffer that stays in the cache), and to find a line
 # start after a cut.
@@ -33,11 +38,18 @@ class NotDirect(Exception):
 @dataclass(frozen=True)
 class LocalFile:
     """An input file: its absolute path (the `source` of its rows), and its size and
-    modification time when the job was planned (a task refuses a file that changed since)."""
+    modification time when the job was planned (a task refuses a file that changed since). On
+    a remote store (remote.py): `store`, the path in it, and `url`, the `source` of its rows."""
 
     path: str
     size: int
     mtime_ns: int
+    store: Store | None = None
+    url: str = ""
+
+    @property
+    def source(self) -> str:
+        return self.url or self.path
 
 
 @dataclass(frozen=True)
@@ -51,7 +63,7 @@ class ByteRange:
     start: int
     end: int
     first_line: int
-    lines: int
+    lines: int  # -1 on a remote store: the task counts them as it streams the range
     ends_with_newline: bool = True  # False only for a file's last range whose last line has no `\n`
 
 
@@ -93,13 +105,19 @@ def is_hidden(name: str) -> bool:
     return name.startswith(("_", ".")) or name.endswith("._COPYING_")
 
 
-def input_files(inputs: Sequence[str]) -> list[LocalFile]:
+def input_files(inputs: Sequence[str], spark: SparkSession | None = None) -> list[LocalFile]:
     """Every file the inputs name, in order: a file itself, a folder's files in name order
     (hidden names left out, as Spark lists a folder); NotDirect where the driver cannot read
     them as Spark would (another file system, a pattern, a subfolder, no such path, not a
-    regular file, not readable)."""
+    regular file, not readable). Remote URLs are listed on their store (remote.py), with
+    Spark's settings for it."""
     files: list[LocalFile] = []
     for name in inputs:
+        if is_remote(name):
+            from .remote import list_inputs
+
+            files.extend(list_inputs(name, spark))
+            continue
         path = local_path(name)
         if path is None:
             raise NotDirect(f"--input {name} is not a local path")
@@ -153,18 +171,26 @@ def plan_ranges(files: Sequence[LocalFile], size: int) -> list[ByteRange]:
     pieces: list[tuple[LocalFile, int, int]] = []
     for file in files:
         parts = max(1, -(-file.size // size))
-        starts = line_starts(file, [file.size * part // parts for part in range(1, parts)])
+        cuts = [file.size * part // parts for part in range(1, parts)]
+        if file.store is not None:
+            from . import remote
+
+            starts = remote.line_starts(file, cuts)
+        else:
+            starts = line_starts(file, cuts)
         pieces.extend((file, start, end) for start, end in zip(starts, [*starts[1:], file.size]))
     workers = max(1, min(len(pieces), os.cpu_count() or 1))
     if workers > 1:
         with ThreadPoolExecutor(workers, thread_name_prefix="tokenverify-plan") as pool:
-            counts = list(pool.map(lambda piece: count_lines(*piece), pieces))
+            counts = list(pool.map(lambda piece: _lines_here(*piece), pieces))
     else:
-        counts = [count_lines(*piece) for piece in pieces]
+        counts = [_lines_here(*piece) for piece in pieces]
     ranges: list[ByteRange] = []
     first_line = 0
     for (file, start, end), (lines, ends_with_newline) in zip(pieces, counts):
         first_line = first_line if start else 0  # a file's ranges come in order, from its start
+        if file.store is not None and start:
+            first_line = -1  # counted by a Spark job before the verify job (remote.py)
         ranges.append(ByteRange(len(ranges), file, start, end, first_line, lines, ends_with_newline))
         first_line += lines
     return ranges
@@ -204,6 +230,11 @@ def group_ranges(ranges: Sequence[ByteRange], max_bytes: int, open_cost: int, pa
         rest -= length
     groups.append(tuple(current))
     return [RangeTask(index, group) for index, group in enumerate(groups)]
+
+
+def _lines_here(file: LocalFile, start: int, end: int) -> tuple[int, bool]:
+    """count_lines for a local file; (-1, True) for a remote one (its tasks count its lines)."""
+    return (-1, True) if file.store is not None else count_lines(file, start, end)
 
 
 def line_starts(file: LocalFile, cuts: Sequence[int]) -> list[int]:

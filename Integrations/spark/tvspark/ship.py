@@ -21,7 +21,7 @@ from typing import Any
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
 _STAGE = os.path.join(tempfile.gettempdir(), f"tokenverify-spark-{os.getuid()}")
-# The staged paths each SparkContext has been given. A staged name is its content, so a later job
+# The staged paths each SparkContext (or Spark Connect session) has been given. A staged name is its content, so a later job
 # in the session that ships the same file adds nothing: Spark would only warn that the path was
 # added already, and PySpark would list the Python zip once more for every task.
 _ADDED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
@@ -31,12 +31,22 @@ def is_archive(path: str) -> bool:
     return path.endswith(ARCHIVE_SUFFIXES)
 
 
+# Content hashes by (path, size, modification time): a later job in the process that ships the
+# same unchanged file (a 50 MB archive) does not hash it again.
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
 def _digest(path: str) -> str:
+    info = os.stat(path)
+    key = (os.path.abspath(path), info.st_size, info.st_mtime_ns)
+    if key in _DIGESTS:
+        return _DIGESTS[key]
     sha = hashlib.sha256()
     with open(path, "rb") as file:
         for chunk in iter(lambda: file.read(1 << 20), b""):
             sha.update(chunk)
-    return sha.hexdigest()[:16]
+    _DIGESTS[key] = sha.hexdigest()[:16]
+    return _DIGESTS[key]
 
 
 def stage(path: str) -> str:
@@ -137,13 +147,13 @@ def ship(spark: object, tokenverify: str, files: list[str]) -> Shipment:
     staged_tool = stage(tokenverify)
     archive = is_archive(tokenverify)
     python = package_zip()
-    if _is_connect(spark):  # Spark Connect: no SparkContext, artifacts instead
-        spark.addArtifacts(*staged_files, file=True)  # type: ignore[attr-defined]
-        if archive:
-            spark.addArtifacts(staged_tool, archive=True)  # type: ignore[attr-defined]
-        else:
-            spark.addArtifacts(staged_tool, file=True)  # type: ignore[attr-defined]
-        spark.addArtifacts(python, pyfile=True)  # type: ignore[attr-defined]
+    if _is_connect(spark):  # Spark Connect: no SparkContext, artifacts instead (each once a session)
+        sent = _ADDED.setdefault(spark, set())
+        for staged, kind in [*((staged, "file") for staged in staged_files), (staged_tool, "archive" if archive else "file"),
+                             (python, "pyfile")]:
+            if staged not in sent:
+                spark.addArtifacts(staged, **{kind: True})  # type: ignore[attr-defined]
+                sent.add(staged)
     else:
         context = spark.sparkContext  # type: ignore[attr-defined]
         added = _ADDED.setdefault(context, set())

@@ -72,8 +72,13 @@ def tally(counts: Iterable[tuple[bool | None, str | None, int]], seconds: float,
     return Summary(answered=valid + sum(by_reason.values()), valid=valid, reasons=ordered, seconds=seconds, at=at)
 
 
+def summary_text(summary: Summary) -> str:
+    """The summary as `_summary.json` holds it."""
+    return json.dumps(summary.as_json(), indent=2) + "\n"
+
+
 def write_summary(options: JobOptions, summary: Summary, spark: SparkSession) -> None:
-    text = json.dumps(summary.as_json(), indent=2) + "\n"
+    text = summary_text(summary)
     target = options.output.rstrip("/") + "/_summary.json"
     local = target[len("file:"):] if target.startswith("file:") else target
     if "://" not in target or target.startswith("file:"):
