@@ -37,6 +37,8 @@ import PackageDescription
 //   TokenFetch          `fetch`: key sets and status lists downloaded over HTTPS, checked by
 //                       verify's loaders (TokenVerifier, TokenStream's folder listing), renamed
 //                       into place; the --watch schedule
+//   TokenMetrics        `--metrics-file` and `--summary-file` (SPEC §6b): the Prometheus text
+//                       format through swift-prometheus, written whole every few seconds
 //   tokenverify         the command line
 //
 // No unsafe flags (SwiftPM refuses them in a dependency pinned by version): the hot path stays
@@ -52,6 +54,7 @@ let package = Package(
         .library(name: "TokenTools", targets: ["TokenTools"]),
         .library(name: "TokenGen", targets: ["TokenGen"]),
         .library(name: "TokenFetch", targets: ["TokenFetch"]),
+        .library(name: "TokenMetrics", targets: ["TokenMetrics"]),
         // For the fuzz package (Fuzz/) and the tests only.
         .library(name: "TokenVerifierTesting", targets: ["TokenVerifierTesting"]),
         // The verification C back ends, for the benchmark package's raw-rate reference (its C
@@ -64,6 +67,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // `swift package generate-documentation --target TokenVerifier` (the DocC catalog).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The Prometheus text exposition of `--metrics-file` (SPEC §6b): counters, gauges, their
+        // HELP and TYPE lines and label escaping.
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -160,6 +166,13 @@ let package = Package(
             name: "TokenFetch",
             dependencies: ["CTokenHTTP", "TokenConcurrency", "TokenVerifier", "TokenStream"]
         ),
+        .target(
+            name: "TokenMetrics",
+            dependencies: [
+                "TokenConcurrency", "TokenVerifier", "TokenStream", "TokenFetch",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .executableTarget(
             name: "tokenverify",
             dependencies: [
@@ -170,6 +183,7 @@ let package = Package(
                 "TokenTools",
                 "TokenGen",
                 "TokenFetch",
+                "TokenMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

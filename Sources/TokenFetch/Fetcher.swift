@@ -50,6 +50,8 @@ public struct FetchReport: Sendable {
     public let outcome: Outcome
     /// The status list now in the target's file, when it is one and could be read.
     public let statusList: StatusListSummary?
+    /// A failure after the body arrived: the download failed the checks `verify` would make.
+    public var refused = false
 
     public init(target: FetchTarget, outcome: Outcome, statusList: StatusListSummary?) {
         self.target = target
@@ -157,6 +159,7 @@ public final class Fetcher {
                 target: target, outcome: outcome,
                 statusList: summary ?? existing.flatMap { currentList($0, target, listKeys) })
         }
+        var checking = false
         do throws(FetchError) {
             let file = try TemporaryFile(in: folder, for: target.fileName)
             defer { file.discard() }
@@ -181,6 +184,7 @@ public final class Fetcher {
                 return report(.unchanged("304 Not Modified"))
             }
             guard response.status == 200 else { throw FetchError("HTTP \(response.status)") }
+            checking = true
             let bytes = try file.contents(count: response.bodyBytes)
             if bytes.isEmpty { throw FetchError("an empty body") }
             let detail: String
@@ -212,7 +216,9 @@ public final class Fetcher {
             try remember(target, validators: response.validators)
             return report(.updated(detail), summary)
         } catch {
-            return report(.failed(error.description))
+            var failed = report(.failed(error.description))
+            failed.refused = checking
+            return failed
         }
     }
 

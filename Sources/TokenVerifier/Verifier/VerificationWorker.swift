@@ -16,6 +16,10 @@ public final class VerificationWorker {
     private let headerMemo = JWSHeaderMemo()
     /// A batch's Ed25519 signatures and signed messages, back to back (``withBatchSignatures``).
     let signedMessages = ByteScratch()
+    /// Signature-cache lookups that found the token, and that did not (check 12 verified it),
+    /// since ``takeSignatureCacheCounts()`` last took them.
+    @exclusivity(unchecked) var signatureCacheHits = 0
+    @exclusivity(unchecked) var signatureCacheMisses = 0
 
     init(core: VerifierCore) {
         self.core = core
