@@ -93,6 +93,8 @@ import TokenTools
             "--watch", "--interval", "1", "--min-interval", "1", "--max-interval", "2",
             "--metrics-file", metrics, "--metrics-interval", "0.1",
         ])
+        // A failed expectation that throws must not leave fetch running.
+        defer { if fetch.process.isRunning { fetch.process.terminate() } }
         func file() -> MetricsText? { try? MetricsText(file: metrics) }
         func requests(_ name: String, _ outcome: String) -> Double {
             file()?.value("tokenverify_fetch_requests_total", ["url": publisher.url(name), "outcome": outcome]) ?? 0
