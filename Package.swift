@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "TokenTools", targets: ["TokenTools"]),
         .library(name: "TokenGen", targets: ["TokenGen"]),
         .library(name: "TokenFetch", targets: ["TokenFetch"]),
+        .library(name: "TokenMetrics", targets: ["TokenMetrics"]),
         // For the fuzz package (Fuzz/) and the tests only.
         .library(name: "TokenVerifierTesting", targets: ["TokenVerifierTesting"]),
         // The verification C back ends, for the benchmark package's raw-rate reference (its C
@@ -30,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // `swift package generate-documentation --target TokenVerifier` (the DocC catalog).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The Prometheus text exposition of `--metrics-file` (SPEC §6b): counters, gauges, their
+        // HELP and TYPE lines and label escaping.
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -130,6 +134,13 @@ let package = Package(
             name: "TokenFetch",
             dependencies: ["CTokenHTTP", "TokenConcurrency", "TokenVerifier", "LiveState"]
         ),
+        .target(
+            name: "TokenMetrics",
+            dependencies: [
+                "TokenConcurrency", "TokenVerifier", "LiveState", "TokenStream", "TokenFetch",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .executableTarget(
             name: "tokenverify",
             dependencies: [
@@ -141,6 +152,7 @@ let package = Package(
                 "TokenTools",
                 "TokenGen",
                 "TokenFetch",
+                "TokenMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

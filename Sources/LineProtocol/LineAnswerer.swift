@@ -130,6 +130,12 @@ public final class LineAnswerer {
         return statusUnchecked
     }
 
+    /// The signature-cache hits and misses of the lines answered since the last call
+    /// (``VerificationWorker/takeSignatureCacheCounts()``), and starts counting again.
+    public func takeSignatureCacheCounts() -> (hits: Int, misses: Int) {
+        worker.takeSignatureCacheCounts()
+    }
+
     /// Answers one line (see ``answer(_:to:)``).
     public func answer(line: some Collection<UInt8>, number: Int, to output: inout [UInt8]) -> Reason? {
         answer([InputLine(number: number, bytes: Array(line))], to: &output)[0]

@@ -22,8 +22,9 @@ public struct FetchWatch {
         self.schedule = schedule
     }
 
-    /// Runs until a stop signal; `report` is called with each URL's outcome.
-    public func run(report: (FetchReport) -> Void) {
+    /// Runs until a stop signal; `report` is called with each URL's outcome, then `scheduled`
+    /// with when (seconds since 1970) that URL is fetched next.
+    public func run(report: (FetchReport) -> Void, scheduled: (FetchTarget, Double) -> Void = { _, _ in }) {
         var due = Dictionary(uniqueKeysWithValues: targets.map { ($0, 0.0) })
         var failures: [FetchTarget: Int] = [:]
         var generator = SystemRandomNumberGenerator()
@@ -48,6 +49,7 @@ public struct FetchWatch {
                         + schedule.delay(
                             after: result, failures: failures[result.target] ?? 0, now: after,
                             random: { Double.random(in: 0..<1, using: &generator) })
+                    scheduled(result.target, due[result.target]!)
                 }
                 continue
             }

@@ -56,6 +56,8 @@ public struct FetchReport: Sendable {
     public let outcome: Outcome
     /// The status list now in the target's file, when it is one and could be read.
     public let statusList: StatusListSummary?
+    /// A failure after the body arrived: the download failed the checks `verify` would make.
+    public var refused = false
 
     public init(target: FetchTarget, outcome: Outcome, statusList: StatusListSummary?) {
         self.target = target
@@ -179,6 +181,7 @@ public final class Fetcher {
                 target: target, outcome: outcome,
                 statusList: summary ?? existing.flatMap { currentList($0, target, listKeys) })
         }
+        var checking = false
         do throws(FetchError) {
             let file = try TemporaryFile(in: folder, for: target.fileName)
             defer { file.discard() }
@@ -204,6 +207,7 @@ public final class Fetcher {
                 return report(.unchanged("304 Not Modified"))
             }
             guard response.status == 200 else { throw FetchError("HTTP \(response.status)") }
+            checking = true
             let bytes = try file.contents(count: response.bodyBytes)
             if bytes.isEmpty { throw FetchError("an empty body") }
             let detail: String
@@ -240,7 +244,10 @@ public final class Fetcher {
             try remember(target, validators: response.validators, issuedAt: summary?.issuedAt)
             return report(.updated(detail), summary)
         } catch {
-            return report(error.isRefusal ? .refused(error.description) : .failed(error.description))
+            if error.isRefusal { return report(.refused(error.description)) }
+            var failed = report(.failed(error.description))
+            failed.refused = checking
+            return failed
         }
     }
 

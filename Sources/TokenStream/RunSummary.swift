@@ -7,6 +7,9 @@ public struct RunSummary: Sendable {
     public var byReason: [Reason: Int] = [:]
     /// Tokens whose status list entry was left unchecked (`--skip-status-lists`).
     public var statusUnchecked = 0
+    /// Signature-cache lookups that answered check 12, and that did not.
+    public var signatureCacheHits = 0
+    public var signatureCacheMisses = 0
 
     public var invalid: Int { answered - valid }
 
@@ -14,6 +17,8 @@ public struct RunSummary: Sendable {
         answered += other.answered
         valid += other.valid
         statusUnchecked += other.statusUnchecked
+        signatureCacheHits += other.signatureCacheHits
+        signatureCacheMisses += other.signatureCacheMisses
         for (reason, count) in other.byReason { byReason[reason, default: 0] += count }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TokenConcurrency
 import TokenFetch
+import TokenMetrics
 import TokenVerifier
 
 #if canImport(Glibc)
@@ -102,6 +103,18 @@ extension TokenVerify {
                 "Seconds a status list's iat may lie in the future before the list is refused.", valueName: "seconds"))
         var leeway: Double = 60
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "With --watch: write metrics in the Prometheus text format (0.0.4) to this file, replaced whole every --metrics-interval seconds and at exit.",
+                valueName: "path"))
+        var metricsFile: String?
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Seconds between writes of --metrics-file (default 15).", valueName: "seconds"))
+        var metricsInterval: Double?
+
         func validate() throws {
             if keys.isEmpty && statusLists.isEmpty {
                 throw ValidationError("name at least one URL (--keys or --status-lists)")
@@ -118,6 +131,8 @@ extension TokenVerify {
             if minInterval > maxInterval { throw ValidationError("--min-interval must not exceed --max-interval") }
             if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }
             if out.isEmpty { throw ValidationError("--out must name a directory") }
+            try MetricsOptionRules.validate(file: metricsFile, interval: metricsInterval)
+            if metricsFile != nil && !watch { throw ValidationError("--metrics-file needs --watch") }
         }
 
         func run() throws {
@@ -132,6 +147,11 @@ extension TokenVerify {
             } catch {
                 ConfigurationError(description: error.description).exit()
             }
+            do {
+                try metricsFile.map { try AtomicFile(path: $0).checkWritable(option: "--metrics-file") }
+            } catch {
+                ConfigurationError(description: "\(error)").exit()
+            }
             let fetcher: Fetcher
             do {
                 fetcher = try Fetcher(
@@ -145,10 +165,21 @@ extension TokenVerify {
             ProcessSignals.install(reloadOnHangUp: watch)
             if watch {
                 let schedule = WatchSchedule(interval: interval, minInterval: minInterval, maxInterval: maxInterval)
-                FetchWatch(fetcher: fetcher, targets: targets, schedule: schedule).run { report in
-                    if case .unchanged = report.outcome { return }
-                    print(report, fetcher)
+                let metrics = FetchMetrics(targets: targets)
+                let publisher = metricsFile.map { path in
+                    MetricsPublisher(
+                        file: AtomicFile(path: path), interval: metricsInterval ?? MetricsOptionRules.defaultInterval,
+                        render: { metrics.render() }, log: { printError($0) })
                 }
+                publisher?.start()
+                FetchWatch(fetcher: fetcher, targets: targets, schedule: schedule).run(
+                    report: { report in
+                        metrics.record(report, now: Date().timeIntervalSince1970)
+                        if case .unchanged = report.outcome { return }
+                        print(report, fetcher)
+                    },
+                    scheduled: { metrics.scheduled($0, at: $1) })
+                publisher?.finish()
                 return
             }
             var failed = false

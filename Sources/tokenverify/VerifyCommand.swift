@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import LineProtocol
 import LiveState
 import TokenConcurrency
@@ -146,6 +147,8 @@ extension TokenVerify {
         @Flag(name: .long, help: "No summary or progress on stderr.")
         var quiet = false
 
+        @OptionGroup var reporting: VerifyReportingOptions
+
         func validate() throws {
             if keys.isEmpty { throw ValidationError("at least one --keys file is required") }
             if let threads, threads < 1 || threads > 512 {
@@ -169,6 +172,7 @@ extension TokenVerify {
             if !leeway.isFinite || leeway < 0 {
                 throw ValidationError("--leeway must be a non-negative number of seconds")
             }
+            try reporting.validate()
             if let at, NumericDate.parse(at) == nil {
                 throw ValidationError("--at must be a NumericDate (seconds) or an RFC 3339 date-time, not \"\(at)\"")
             }
@@ -222,6 +226,7 @@ extension TokenVerify {
                     ).exit()
                 }
             }
+            reporting.checkFiles()
             let options = VerificationOptions(
                 environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
                 audit: audit, signatureCacheSlots: cacheSlots, tableMemory: (try? tableMemoryByKind()) ?? TableMemory(),
@@ -236,11 +241,15 @@ extension TokenVerify {
                 statusLists: statusLists.isEmpty ? nil : statusLists,
                 maxStatusListBytes: maxStatusListBytes, options: options, warn: { printError($0) })
             let verifier: TokenVerifier
+            let loadStart = DispatchTime.now().uptimeNanoseconds
             do {
                 verifier = try liveState.makeVerifier(options: options)
             } catch {
                 ConfigurationError(description: "\(error)").exit()
             }
+            let reports = reporting.start(
+                verifier: verifier, sources: liveState.sources,
+                startupSeconds: Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e9)
             var inputs: [Int32] = []
             for file in files {
                 if file == "-" {
@@ -256,7 +265,7 @@ extension TokenVerify {
             if inputs.isEmpty { inputs = [0] }
             ProcessSignals.install()
             let watcher = LiveStateWatcher(
-                verifier: verifier, sources: liveState.sources, interval: reloadInterval, log: { printError($0) })
+                verifier: verifier, sources: reports.sources, interval: reloadInterval, log: { printError($0) })
             watcher.start()
 
             let showProgress = !quiet && isatty(2) == 1
@@ -266,9 +275,11 @@ extension TokenVerify {
             if showProgress {
                 configuration.progress = Self.printProgress
             }
+            configuration.counters = reports.metrics?.counters
             let pipeline = VerifyPipeline(verifier: verifier, configuration: configuration)
             let outcome = pipeline.run(inputs: inputs, output: 1)
             watcher.stop()
+            reports.finish(outcome, files: liveState, verifier: verifier)
             if showProgress { _ = "\u{1B}[2K\r".withCString { write(2, $0, 5) } }
             if let readError = outcome.readError { printError("tokenverify: reading input: \(readError)") }
             if !quiet && !outcome.outputClosed {

@@ -13,11 +13,14 @@ final class AnswerSink: @unchecked Sendable {
         var sequence: Int
         let bytes: [UInt8]
         let summary: RunSummary
+        /// When its lines were read (``DispatchTime``'s nanoseconds; 0 when not timed).
+        let readAt: UInt64
 
-        init(sequence: Int, bytes: [UInt8], summary: RunSummary) {
+        init(sequence: Int, bytes: [UInt8], summary: RunSummary, readAt: UInt64 = 0) {
             self.sequence = sequence
             self.bytes = bytes
             self.summary = summary
+            self.readAt = readAt
         }
     }
 
@@ -35,6 +38,9 @@ final class AnswerSink: @unchecked Sendable {
     private var written = 0
     private var totals = RunSummary()
     private var lastProgress: UInt64
+    /// The chunks written since the last flush, for ``counters`` (nil without them).
+    private let counters: StreamCounters?
+    private var unflushed: [Answer] = []
 
     /// Chunks written and flushed: equal to the number handed out when nothing is in flight and
     /// the output is up to date.
@@ -45,8 +51,9 @@ final class AnswerSink: @unchecked Sendable {
     /// A sink for at most `capacity` chunks between hand-out and output (`inFlight` counts them).
     init(
         output: Int32, unordered: Bool, capacity: Int, inFlight: DispatchSemaphore,
-        progress: (@Sendable (RunSummary, Double) -> Void)?, start: UInt64
+        progress: (@Sendable (RunSummary, Double) -> Void)?, start: UInt64, counters: StreamCounters? = nil
     ) {
+        self.counters = counters
         channel = OutputChannel(descriptor: output)
         ring = ReorderRing(capacity: capacity)
         self.unordered = unordered
@@ -70,6 +77,7 @@ final class AnswerSink: @unchecked Sendable {
             while let answer = ring.take(next) {
                 channel.append(answer.bytes)
                 totals.add(answer.summary)
+                if counters != nil { unflushed.append(answer) }
                 next += 1
                 written += 1
                 wrote = true
@@ -87,6 +95,12 @@ final class AnswerSink: @unchecked Sendable {
     private func flushAndReport() {
         channel.flush()
         flushed.store(written, ordering: .releasing)
+        if let counters, !unflushed.isEmpty {
+            // One clock read for the chunks this flush wrote.
+            let now = DispatchTime.now().uptimeNanoseconds
+            for answer in unflushed { counters.addWritten(answer.summary, nanoseconds: now &- answer.readAt) }
+            unflushed.removeAll(keepingCapacity: true)
+        }
         if channel.isClosed { closed.store(true, ordering: .relaxed) }
         guard let progress else { return }
         let now = DispatchTime.now().uptimeNanoseconds

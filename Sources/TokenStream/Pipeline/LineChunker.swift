@@ -9,6 +9,8 @@ struct LineChunk: Sendable {
     var block: LineBlock
     var lines: Range<Int>
     var snapshot: VerifierSnapshot
+    /// When its lines were read (``DispatchTime``'s nanoseconds), for the metrics; 0 without them.
+    var readAt: UInt64 = 0
 }
 
 /// Cuts the input stream into the line protocol's lines (through ``LineSplitter``: LF or CR LF,

@@ -43,6 +43,8 @@ public final class VerifyPipeline: @unchecked Sendable {
         public var progress: (@Sendable (RunSummary, Double) -> Void)?
         /// JSON lines, or an Arrow IPC stream (a record batch a chunk).
         public var format: AnswerFormat
+        /// Where the metrics are counted (spec §6b), per chunk; nil: nothing is counted or timed.
+        public var counters: StreamCounters?
 
         public init(
             threads: Int = activeProcessorCount(), maxLineBytes: Int = 64 * 1024, unordered: Bool = false,
@@ -106,7 +108,7 @@ public final class VerifyPipeline: @unchecked Sendable {
         let work = WorkQueue<LineChunk>(capacity: maxInFlight, consumers: configuration.threads)
         let sink = AnswerSink(
             output: output, unordered: configuration.unordered, capacity: maxInFlight, inFlight: inFlight,
-            progress: configuration.progress, start: start)
+            progress: configuration.progress, start: start, counters: configuration.counters)
         let finished = DispatchGroup()
         let format = configuration.format
         if !OutputChannel.writeAll(format.streamStart(audit: verifier.options.audit), to: output) {
@@ -137,18 +139,23 @@ public final class VerifyPipeline: @unchecked Sendable {
         var readError: String? = nil
         var interrupted = false
         let bufferSize = 1 << 20
+        let counters = configuration.counters
+        var readAt: UInt64 = 0
 
         func dispatchPending() {
             let lines = chunker.takePending()
             guard !lines.isEmpty else { return }
+            counters?.addLinesRead(lines.count)
             if lines.count <= Self.inlineLines,
                 sink.flushed.load(ordering: .acquiring) == sequence, !sink.closed.load(ordering: .relaxed)
             {
                 // Nothing in flight and everything before written: answer here, in order.
-                let chunk = LineChunk(sequence: -1, block: lines, lines: 0..<lines.count, snapshot: verifier.snapshot)
+                let chunk = LineChunk(
+                    sequence: -1, block: lines, lines: 0..<lines.count, snapshot: verifier.snapshot, readAt: readAt)
                 let answer = Self.answer(chunk, with: inlineAnswerer)
                 inlineSummary.add(answer.summary)
                 if !OutputChannel.writeAll(answer.bytes, to: output) { sink.closed.store(true, ordering: .relaxed) }
+                counters?.addWritten(answer.summary, nanoseconds: DispatchTime.now().uptimeNanoseconds &- readAt)
                 answeredInline = true
                 return
             }
@@ -167,7 +174,9 @@ public final class VerifyPipeline: @unchecked Sendable {
                 inFlight.wait()
                 // The snapshot is taken here, after any wait, in line order.
                 work.push(
-                    LineChunk(sequence: sequence, block: lines, lines: index..<end, snapshot: verifier.snapshot))
+                    LineChunk(
+                        sequence: sequence, block: lines, lines: index..<end, snapshot: verifier.snapshot,
+                        readAt: readAt))
                 sequence += 1
                 index = end
             }
@@ -198,6 +207,7 @@ public final class VerifyPipeline: @unchecked Sendable {
                     break reading
                 }
                 if count == 0 { break }
+                if counters != nil { readAt = DispatchTime.now().uptimeNanoseconds }
                 dispatchPending()
             }
             chunker.finish()
@@ -233,10 +243,11 @@ public final class VerifyPipeline: @unchecked Sendable {
         let reasons = answerer.answer(chunk.block, lines: chunk.lines, against: chunk.snapshot, to: &bytes)
         var summary = RunSummary()
         summary.statusUnchecked = answerer.takeStatusUncheckedCount()
+        (summary.signatureCacheHits, summary.signatureCacheMisses) = answerer.takeSignatureCacheCounts()
         for reason in reasons {
             summary.answered += 1
             if let reason { summary.byReason[reason, default: 0] += 1 } else { summary.valid += 1 }
         }
-        return AnswerSink.Answer(sequence: chunk.sequence, bytes: bytes, summary: summary)
+        return AnswerSink.Answer(sequence: chunk.sequence, bytes: bytes, summary: summary, readAt: chunk.readAt)
     }
 }

@@ -14,8 +14,10 @@ struct SignatureCheck: TokenCheck {
         if let cacheKey, input.signatureInverse == nil, input.signatureVerdict == nil,
             input.withState({ $0.signatureCache!.contains(cacheKey) })
         {
+            input.crypto.signatureCacheHits &+= 1
             return
         }
+        if cacheKey != nil { input.crypto.signatureCacheMisses &+= 1 }
         let facts = input.keys.facts[keyIndex]
         let verified =
             input.signatureVerdict

@@ -57,6 +57,7 @@ extension VerificationWorker {
                 if snapshot.signatureCache!.contains(cacheKey) {
                     // Check 12 answered by the cache, as `SignatureCheck` would answer it.
                     states[index].signatureKey = nil
+                    signatureCacheHits &+= 1
                     continue
                 }
                 guard scratch.isFirstInBatch(cacheKey, index, states) else { continue }

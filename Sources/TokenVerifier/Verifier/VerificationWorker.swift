@@ -18,6 +18,10 @@ public final class VerificationWorker {
     let signedMessages = ByteScratch()
     /// The other buffers of a batch's signature pass.
     let signatureScratch = BatchSignatureScratch()
+    /// Signature-cache lookups that found the token, and that did not (check 12 verified it),
+    /// since ``takeSignatureCacheCounts()`` last took them.
+    @exclusivity(unchecked) var signatureCacheHits = 0
+    @exclusivity(unchecked) var signatureCacheMisses = 0
 
     init(core: VerifierCore) {
         self.core = core
