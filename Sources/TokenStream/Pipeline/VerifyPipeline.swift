@@ -99,138 +99,14 @@ public final class VerifyPipeline: @unchecked Sendable {
     public func run(
         inputs: [Int32], output: Int32, stopRequested: @escaping @Sendable () -> Bool = { ProcessSignals.stopRequested }
     ) -> Outcome {
-        let start = DispatchTime.now().uptimeNanoseconds
-        // Chunks between the reader and the written output, bounded so that memory stays flat
-        // even while one slow chunk holds back the ordered output. The ring and the reorder ring
-        // hold at least that many, so neither can overflow.
-        let maxInFlight = configuration.threads * 16
-        let inFlight = DispatchSemaphore(value: maxInFlight)
-        let work = WorkQueue<LineChunk>(capacity: maxInFlight, consumers: configuration.threads)
-        let sink = AnswerSink(
-            output: output, unordered: configuration.unordered, capacity: maxInFlight, inFlight: inFlight,
-            progress: configuration.progress, start: start, counters: configuration.counters)
-        let finished = DispatchGroup()
-        let format = configuration.format
-        if !OutputChannel.writeAll(format.streamStart(audit: verifier.options.audit), to: output) {
-            sink.closed.store(true, ordering: .relaxed)
-        }
-
-        for index in 0..<configuration.threads {
-            let queue = DispatchQueue(label: "tokenverify.worker.\(index)", qos: .userInitiated)
-            queue.async(group: finished) { [self] in
-                // Signals are for the reader, whose blocked read(2) they interrupt.
-                ProcessSignals.blockInCurrentThread()
-                let answerer = LineAnswerer(
-                    verifier: verifier, maxLineBytes: configuration.maxLineBytes, format: format)
-                while let chunk = work.pop() {
-                    sink.deliver(Self.answer(chunk, with: answerer))
-                }
-            }
-        }
-
-        var chunker = LineChunker(maxLineBytes: configuration.maxLineBytes)
-        var sequence = 0
-        let inlineAnswerer = LineAnswerer(
-            verifier: verifier, maxLineBytes: configuration.maxLineBytes, format: format)
-        var inlineSummary = RunSummary()
-        // The reader answers inline only while input does not pile up behind it: once a read
-        // brings more than ``inlineLines`` lines, they go to the workers.
-        var answeredInline = false
-        var readError: String? = nil
-        var interrupted = false
-        let bufferSize = 1 << 20
-        let counters = configuration.counters
-        var readAt: UInt64 = 0
-
-        func dispatchPending() {
-            let lines = chunker.takePending()
-            guard !lines.isEmpty else { return }
-            counters?.addLinesRead(lines.count)
-            if lines.count <= Self.inlineLines,
-                sink.flushed.load(ordering: .acquiring) == sequence, !sink.closed.load(ordering: .relaxed)
-            {
-                // Nothing in flight and everything before written: answer here, in order.
-                let chunk = LineChunk(
-                    sequence: -1, block: lines, lines: 0..<lines.count, snapshot: verifier.snapshot, readAt: readAt)
-                let answer = Self.answer(chunk, with: inlineAnswerer)
-                inlineSummary.add(answer.summary)
-                if !OutputChannel.writeAll(answer.bytes, to: output) { sink.closed.store(true, ordering: .relaxed) }
-                counters?.addWritten(answer.summary, nanoseconds: DispatchTime.now().uptimeNanoseconds &- readAt)
-                answeredInline = true
-                return
-            }
-            // Chunks shrink when little input is waiting (one line each for an interactive
-            // producer) and are capped in lines and bytes, so memory stays bounded.
-            let perThread = (lines.count + configuration.threads - 1) / configuration.threads
-            let size = min(configuration.maxChunkLines, max(1, perThread))
-            var index = 0
-            while index < lines.count {
-                var end = index
-                var bytes = 0
-                while end < lines.count, end - index < size, bytes < Self.maxChunkBytes {
-                    bytes += lines.entries[end].range?.count ?? 0
-                    end += 1
-                }
-                inFlight.wait()
-                // The snapshot is taken here, after any wait, in line order.
-                work.push(
-                    LineChunk(
-                        sequence: sequence, block: lines, lines: index..<end, snapshot: verifier.snapshot,
-                        readAt: readAt))
-                sequence += 1
-                index = end
-            }
-        }
-
-        reading: for input in inputs {
-            while true {
-                if stopRequested() {
-                    interrupted = true
-                    break reading
-                }
-                if sink.closed.load(ordering: .relaxed) { break reading }
-                if answeredInline {
-                    answeredInline = false
-                    Self.pollBriefly(input)
-                }
-                // A signal that came before the read would block wakes the wait instead of being lost.
-                guard ProcessSignals.waitReadable(input) else { continue }
-                var readErrno: Int32 = 0
-                let count = chunker.read(maxBytes: bufferSize) { room in
-                    let count = read(input, room.baseAddress, room.count)
-                    if count < 0 { readErrno = errno }
-                    return count
-                }
-                if count < 0 {
-                    if readErrno == EINTR { continue }
-                    readError = String(cString: strerror(readErrno))
-                    break reading
-                }
-                if count == 0 { break }
-                if counters != nil { readAt = DispatchTime.now().uptimeNanoseconds }
-                dispatchPending()
-            }
-            chunker.finish()
-            dispatchPending()
-        }
-        // Every line already read is answered, including a last line without its newline.
-        chunker.finish()
-        dispatchPending()
-        work.close()
-        finished.wait()
-        if !sink.closed.load(ordering: .relaxed), !OutputChannel.writeAll(format.streamEnd, to: output) {
-            sink.closed.store(true, ordering: .relaxed)
-        }
-        var summary = sink.summary
-        summary.add(inlineSummary)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return Outcome(
-            summary: summary, seconds: seconds, outputClosed: sink.closed.load(ordering: .relaxed),
-            readError: readError, interrupted: interrupted, answeredByReader: inlineSummary.answered)
+        let run = PipelineRun(verifier: verifier, configuration: configuration, output: output)
+        run.startWorkers()
+        run.readInputs(inputs, stopRequested: stopRequested)
+        return run.finish()
     }
 
     /// Waits, without sleeping, up to ``inlineSpinNanoseconds`` for `descriptor` to be readable.
-    private static func pollBriefly(_ descriptor: Int32) {
+    static func pollBriefly(_ descriptor: Int32) {
         let deadline = DispatchTime.now().uptimeNanoseconds + inlineSpinNanoseconds
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         repeat {
@@ -238,7 +114,7 @@ public final class VerifyPipeline: @unchecked Sendable {
         } while DispatchTime.now().uptimeNanoseconds < deadline
     }
 
-    private static func answer(_ chunk: LineChunk, with answerer: LineAnswerer) -> AnswerSink.Answer {
+    static func answer(_ chunk: LineChunk, with answerer: LineAnswerer) -> AnswerSink.Answer {
         var bytes: [UInt8] = []
         let reasons = answerer.answer(chunk.block, lines: chunk.lines, against: chunk.snapshot, to: &bytes)
         var summary = RunSummary()
