@@ -210,22 +210,7 @@ extension TokenVerify {
         }
 
         func run() throws {
-            // Every input is checked before anything is read: a directory, a missing or an
-            // unreadable file stops start-up with the file named.
-            for file in files where file != "-" {
-                var status = stat()
-                if stat(file, &status) != 0 {
-                    ConfigurationError(description: "input \(file): \(String(cString: strerror(errno)))").exit()
-                }
-                if (status.st_mode & S_IFMT) == S_IFDIR {
-                    ConfigurationError(description: "input \(file): a directory, not a file of tokens").exit()
-                }
-                if access(file, R_OK) != 0 {
-                    ConfigurationError(
-                        description: "input \(file): cannot be read: \(String(cString: strerror(errno)))"
-                    ).exit()
-                }
-            }
+            checkInputs()
             reporting.checkFiles()
             let options = VerificationOptions(
                 environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
@@ -250,19 +235,7 @@ extension TokenVerify {
             let reports = reporting.start(
                 verifier: verifier, sources: liveState.sources,
                 startupSeconds: Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e9)
-            var inputs: [Int32] = []
-            for file in files {
-                if file == "-" {
-                    inputs.append(0)
-                    continue
-                }
-                let descriptor = open(file, O_RDONLY | O_CLOEXEC)
-                if descriptor < 0 {
-                    ConfigurationError(description: "\(file): \(String(cString: strerror(errno)))").exit()
-                }
-                inputs.append(descriptor)
-            }
-            if inputs.isEmpty { inputs = [0] }
+            let inputs = openInputs()
             ProcessSignals.install()
             let watcher = LiveStateWatcher(
                 verifier: verifier, sources: reports.sources, interval: reloadInterval, log: { printError($0) })
@@ -289,6 +262,42 @@ extension TokenVerify {
             }
             if outcome.readError != nil { throw ExitCode(2) }
             if failOnInvalid && outcome.summary.invalid > 0 { throw ExitCode(1) }
+        }
+
+        /// Every input is checked before anything is read: a directory, a missing or an unreadable
+        /// file stops start-up with the file named.
+        private func checkInputs() {
+            for file in files where file != "-" {
+                var status = stat()
+                if stat(file, &status) != 0 {
+                    ConfigurationError(description: "input \(file): \(String(cString: strerror(errno)))").exit()
+                }
+                if (status.st_mode & S_IFMT) == S_IFDIR {
+                    ConfigurationError(description: "input \(file): a directory, not a file of tokens").exit()
+                }
+                if access(file, R_OK) != 0 {
+                    ConfigurationError(
+                        description: "input \(file): cannot be read: \(String(cString: strerror(errno)))"
+                    ).exit()
+                }
+            }
+        }
+
+        /// The inputs' descriptors, in order (`-` and no file at all: stdin).
+        private func openInputs() -> [Int32] {
+            var inputs: [Int32] = []
+            for file in files {
+                if file == "-" {
+                    inputs.append(0)
+                    continue
+                }
+                let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+                if descriptor < 0 {
+                    ConfigurationError(description: "\(file): \(String(cString: strerror(errno)))").exit()
+                }
+                inputs.append(descriptor)
+            }
+            return inputs.isEmpty ? [0] : inputs
         }
     }
 }
