@@ -1,3 +1,4 @@
+import Dispatch
 import TokenVerifier
 
 /// The files of the live state (spec §3, §4, §4b, §4c) and the one loader of them:
@@ -40,20 +41,34 @@ public struct LiveStateFiles: Sendable {
     }
 
     /// Loads every file and makes the verifier, for start-up; throws the first group's error
-    /// (its description is the message to show).
-    public func makeVerifier(options: VerificationOptions) throws -> TokenVerifier {
-        let (keySet, warnings) = try KeySet.load(files: StatePaths.expand(keys))
+    /// (its description is the message to show). `timing` is told each group's load time in
+    /// seconds, by its name in ``sources`` ("keys", "revocations", …).
+    public func makeVerifier(
+        options: VerificationOptions, timing: (_ group: String, _ seconds: Double) -> Void = { _, _ in }
+    ) throws -> TokenVerifier {
+        func timed<T>(_ group: String, _ load: () throws -> T) rethrows -> T {
+            let start = DispatchTime.now().uptimeNanoseconds
+            defer { timing(group, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
+            return try load()
+        }
+        let (keySet, warnings) = try timed("keys") { try KeySet.load(files: StatePaths.expand(keys)) }
         for warning in warnings { warn("tokenverify: warning: \(warning)") }
         if keySet.keys.isEmpty {
             warn("tokenverify: warning: the key files hold no keys; every token will be unknown_key")
         }
-        let list = revocations.isEmpty ? RevocationList.empty : try loadRevocations().update.revocations
+        let list =
+            revocations.isEmpty
+            ? RevocationList.empty : try timed("revocations") { try loadRevocations() }.update.revocations
         if stepPolicy == nil && !deviceSteps.isEmpty {
             warn("tokenverify: warning: --device-steps without --step-policy: no security steps are checked")
         }
-        let policy = stepPolicy == nil ? nil : try loadStepPolicy().update.stepPolicy
-        let done = deviceSteps.isEmpty ? DeviceSteps.empty : try loadDeviceSteps().update.deviceSteps
-        let lists = try statusListFiles?.load(keys: keySet, strict: true, warn: warn)
+        let policy = stepPolicy == nil ? nil : try timed("step policy") { try loadStepPolicy() }.update.stepPolicy
+        let done =
+            deviceSteps.isEmpty
+            ? DeviceSteps.empty : try timed("device steps") { try loadDeviceSteps() }.update.deviceSteps
+        let lists = try statusListFiles.map { files in
+            try timed("status lists") { try files.load(keys: keySet, strict: true, warn: warn) }
+        }
         let verifier = TokenVerifier(
             keys: keySet, revocations: list ?? .empty, steps: SecuritySteps(policy: policy, done: done ?? .empty),
             statusLists: lists, options: options)

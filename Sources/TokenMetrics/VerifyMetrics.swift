@@ -40,8 +40,11 @@ public final class VerifyMetrics: @unchecked Sendable {
     }
 
     /// Metrics for a run of `verifier` whose live state has these parts (``part(of:)`` names),
-    /// loaded at start-up in `startupSeconds`.
-    public init(verifier: TokenVerifier, parts: [String], startupSeconds: Double) {
+    /// loaded at start-up in `startupSeconds`, each group of files in `startupGroupSeconds` (by
+    /// its source name, as ``LiveStateFiles/makeVerifier(options:timing:)`` tells them).
+    public init(
+        verifier: TokenVerifier, parts: [String], startupSeconds: Double, startupGroupSeconds: [String: Double] = [:]
+    ) {
         self.verifier = verifier
         self.parts = parts
         let r = registry
@@ -74,6 +77,11 @@ public final class VerifyMetrics: @unchecked Sendable {
         written = r.gauge("tokenverify_metrics_written_timestamp_seconds", "When this file was written.")
         r.gauge("tokenverify_startup_load_seconds", "Seconds the live state's files took to load at start-up.")
             .set(startupSeconds)
+        var partSeconds: [String: Double] = [:]
+        for (group, seconds) in startupGroupSeconds { partSeconds[Self.part(of: group), default: 0] += seconds }
+        for (part, seconds) in partSeconds {
+            r.gauge(Self.loadSecondsName, Self.loadSecondsHelp, [("part", part)]).set(seconds)
+        }
         let now = Self.now()
         r.gauge("tokenverify_start_timestamp_seconds", "When the run started.").set(now)
         for part in parts {
@@ -90,6 +98,8 @@ public final class VerifyMetrics: @unchecked Sendable {
         "1 when the part's last reload failed and its previous state stays in force, else 0."
     static let loadedAtName = "tokenverify_state_loaded_timestamp_seconds"
     static let loadedAtHelp = "When the part in force was loaded (start-up or its last reload)."
+    static let loadSecondsName = "tokenverify_state_load_seconds"
+    static let loadSecondsHelp = "Seconds the part's files took to load at start-up or at its last reload."
 
     @discardableResult
     private func reloadCounter(_ part: String, _ outcome: String) -> TotalCounter {
@@ -169,8 +179,7 @@ public final class VerifyMetrics: @unchecked Sendable {
             reloadCounter(event.part, outcome).set(reloadTotals[key]!)
             registry.gauge(Self.failingName, Self.failingHelp, [("part", event.part)]).set(to: event.loaded ? 0 : 1)
             registry.gauge(
-                "tokenverify_state_load_seconds", "Seconds the part's last reload took to load its files.",
-                [("part", event.part)]
+                Self.loadSecondsName, Self.loadSecondsHelp, [("part", event.part)]
             ).set(event.seconds)
             if event.loaded {
                 registry.gauge(Self.loadedAtName, Self.loadedAtHelp, [("part", event.part)]).set(event.at)

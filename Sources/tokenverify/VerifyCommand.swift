@@ -227,14 +227,18 @@ extension TokenVerify {
                 maxStatusListBytes: maxStatusListBytes, options: options, warn: { printError($0) })
             let verifier: TokenVerifier
             let loadStart = DispatchTime.now().uptimeNanoseconds
+            var groupSeconds: [String: Double] = [:]
             do {
-                verifier = try liveState.makeVerifier(options: options)
+                verifier = try liveState.makeVerifier(options: options) { group, seconds in
+                    groupSeconds[group] = seconds
+                }
             } catch {
                 ConfigurationError(description: "\(error)").exit()
             }
             let reports = reporting.start(
                 verifier: verifier, sources: liveState.sources,
-                startupSeconds: Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e9)
+                startupSeconds: Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e9,
+                startupGroupSeconds: groupSeconds)
             let inputs = openInputs()
             ProcessSignals.install()
             let watcher = LiveStateWatcher(

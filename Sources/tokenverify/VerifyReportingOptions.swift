@@ -66,10 +66,14 @@ struct VerifyReportingOptions: ParsableArguments {
     }
 
     /// Starts the metrics file's writer, when one is named.
-    func start(verifier: TokenVerifier, sources: [LiveStateWatcher.Source], startupSeconds: Double) -> Reports {
+    func start(
+        verifier: TokenVerifier, sources: [LiveStateWatcher.Source], startupSeconds: Double,
+        startupGroupSeconds: [String: Double]
+    ) -> Reports {
         guard let metricsFile else { return Reports(sources: sources, summaryFile: summaryFile) }
         let metrics = VerifyMetrics(
-            verifier: verifier, parts: sources.map { VerifyMetrics.part(of: $0.name) }, startupSeconds: startupSeconds)
+            verifier: verifier, parts: sources.map { VerifyMetrics.part(of: $0.name) }, startupSeconds: startupSeconds,
+            startupGroupSeconds: startupGroupSeconds)
         let publisher = MetricsPublisher(
             file: AtomicFile(path: metricsFile), interval: metricsInterval ?? MetricsOptionRules.defaultInterval,
             render: { metrics.render() }, log: { printError($0) })

@@ -50,6 +50,10 @@ import TokenVerifier
         #expect(file.value("tokenverify_signature_cache_misses_total") == 2)
         #expect(file.value("tokenverify_keys", ["env": "prod"]) == 1)
         #expect(file.value("tokenverify_reloads_total", ["part": "revocations", "outcome": "failed"]) == 0)
+        for part in ["keys", "revocations"] {
+            let seconds = file.value("tokenverify_state_load_seconds", ["part": part])
+            #expect((seconds ?? -1) >= 0, "start-up load of \(part)")
+        }
         #expect(file.types["tokenverify_answers_total"] == "counter")
         #expect(file.types["tokenverify_answer_latency_seconds"] == "histogram")
         #expect(file.text.components(separatedBy: "# HELP ").count == file.types.count + 1, "a HELP line per metric")
