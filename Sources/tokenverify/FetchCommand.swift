@@ -103,17 +103,8 @@ extension TokenVerify {
                 "Seconds a status list's iat may lie in the future before the list is refused.", valueName: "seconds"))
         var leeway: Double = 60
 
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "With --watch: write metrics in the Prometheus text format (0.0.4) to this file, replaced whole every --metrics-interval seconds and at exit.",
-                valueName: "path"))
-        var metricsFile: String?
-
-        @Option(
-            name: .long,
-            help: ArgumentHelp("Seconds between writes of --metrics-file (default 15).", valueName: "seconds"))
-        var metricsInterval: Double?
+        /// With --watch: `--metrics-file`, `--metrics-interval`.
+        @OptionGroup var metricsOptions: MetricsFileOptions
 
         func validate() throws {
             if keys.isEmpty && statusLists.isEmpty {
@@ -131,8 +122,8 @@ extension TokenVerify {
             if minInterval > maxInterval { throw ValidationError("--min-interval must not exceed --max-interval") }
             if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }
             if out.isEmpty { throw ValidationError("--out must name a directory") }
-            try MetricsOptionRules.validate(file: metricsFile, interval: metricsInterval)
-            if metricsFile != nil && !watch { throw ValidationError("--metrics-file needs --watch") }
+            try MetricsOptionRules.validate(file: metricsOptions.metricsFile, interval: metricsOptions.metricsInterval)
+            if metricsOptions.metricsFile != nil && !watch { throw ValidationError("--metrics-file needs --watch") }
         }
 
         func run() throws {
@@ -148,7 +139,7 @@ extension TokenVerify {
                 ConfigurationError(description: error.description).exit()
             }
             do {
-                try metricsFile.map { try AtomicFile(path: $0).checkWritable(option: "--metrics-file") }
+                try metricsOptions.metricsFile.map { try AtomicFile(path: $0).checkWritable(option: "--metrics-file") }
             } catch {
                 ConfigurationError(description: "\(error)").exit()
             }
@@ -166,9 +157,10 @@ extension TokenVerify {
             if watch {
                 let schedule = WatchSchedule(interval: interval, minInterval: minInterval, maxInterval: maxInterval)
                 let metrics = FetchMetrics(targets: targets)
-                let publisher = metricsFile.map { path in
+                let publisher = metricsOptions.metricsFile.map { path in
                     MetricsPublisher(
-                        file: AtomicFile(path: path), interval: metricsInterval ?? MetricsOptionRules.defaultInterval,
+                        file: AtomicFile(path: path),
+                        interval: metricsOptions.metricsInterval ?? MetricsOptionRules.defaultInterval,
                         render: { metrics.render() }, log: { printError($0) })
                 }
                 publisher?.start()

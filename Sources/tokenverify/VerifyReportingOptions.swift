@@ -8,17 +8,7 @@ import TokenVerifier
 /// text format, written every `--metrics-interval` seconds and at exit) and `--summary-file`
 /// (the end-of-run summary as JSON).
 struct VerifyReportingOptions: ParsableArguments {
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Write metrics in the Prometheus text format (0.0.4) to this file, replaced whole every --metrics-interval seconds and at exit (for node_exporter's textfile collector: a *.prom file in its folder).",
-            valueName: "path"))
-    var metricsFile: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Seconds between writes of --metrics-file (default 15).", valueName: "seconds"))
-    var metricsInterval: Double?
+    @OptionGroup var metricsOptions: MetricsFileOptions
 
     @Option(
         name: .long,
@@ -28,14 +18,16 @@ struct VerifyReportingOptions: ParsableArguments {
     var summaryFile: String?
 
     func validate() throws {
-        try MetricsOptionRules.validate(file: metricsFile, interval: metricsInterval)
+        try MetricsOptionRules.validate(file: metricsOptions.metricsFile, interval: metricsOptions.metricsInterval)
         if summaryFile?.isEmpty == true { throw ValidationError("--summary-file needs a path") }
     }
 
     /// Stops start-up (exit 2, before any input is read) when a file named cannot be written.
     func checkFiles() {
         do {
-            if let metricsFile { try AtomicFile(path: metricsFile).checkWritable(option: "--metrics-file") }
+            if let metricsFile = metricsOptions.metricsFile {
+                try AtomicFile(path: metricsFile).checkWritable(option: "--metrics-file")
+            }
             if let summaryFile { try AtomicFile(path: summaryFile).checkWritable(option: "--summary-file") }
         } catch {
             ConfigurationError(description: error.description).exit()
@@ -70,17 +62,35 @@ struct VerifyReportingOptions: ParsableArguments {
         verifier: TokenVerifier, sources: [LiveStateWatcher.Source], startupSeconds: Double,
         startupGroupSeconds: [String: Double]
     ) -> Reports {
-        guard let metricsFile else { return Reports(sources: sources, summaryFile: summaryFile) }
+        guard let metricsFile = metricsOptions.metricsFile else {
+            return Reports(sources: sources, summaryFile: summaryFile)
+        }
         let metrics = VerifyMetrics(
             verifier: verifier, parts: sources.map { VerifyMetrics.part(of: $0.name) }, startupSeconds: startupSeconds,
             startupGroupSeconds: startupGroupSeconds)
         let publisher = MetricsPublisher(
-            file: AtomicFile(path: metricsFile), interval: metricsInterval ?? MetricsOptionRules.defaultInterval,
+            file: AtomicFile(path: metricsFile),
+            interval: metricsOptions.metricsInterval ?? MetricsOptionRules.defaultInterval,
             render: { metrics.render() }, log: { printError($0) })
         publisher.start()
         return Reports(
             metrics: metrics, publisher: publisher, sources: metrics.observing(sources), summaryFile: summaryFile)
     }
+}
+
+/// `--metrics-file` and `--metrics-interval`, as `verify` and `fetch --watch` take them (spec §6b).
+struct MetricsFileOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write metrics in the Prometheus text format (0.0.4) to this file, replaced whole every --metrics-interval seconds and at exit (for node_exporter's textfile collector: a *.prom file in its folder; fetch: with --watch).",
+            valueName: "path"))
+    var metricsFile: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Seconds between writes of --metrics-file (default 15).", valueName: "seconds"))
+    var metricsInterval: Double?
 }
 
 /// The rules `verify` and `fetch --watch` share for `--metrics-file` and `--metrics-interval`.
