@@ -24,12 +24,14 @@ import PackageDescription
 //   TokenVerifier       the verification library: keys, revocations, the parsed token, the checks
 //                       (one file each, composed in the spec's order), signature back ends, caches, and a
 //                       safe public API (sync, batch and async), the three-pass batch engine they
-//                       and the line protocol share, and the verdict members of an answer line
+//                       and the line protocol share; verdicts only, no output format (an answer
+//                       reads a valid verdict's texts through a borrowed view, AnswerTexts)
 //   TokenTools          what only the tools need: signing keys and token signing, key import
 //                       (PEM, DER, JWK), RFC 7638 thumbprints, CWT signing
 //   TokenVerifierTesting  what the tests and the fuzz harnesses share: both paths of each signature
 //                       back end on one input, with fixed private keys; never a dependency of the tools
-//   LineProtocol        spec §6 lines: request lines parsed in, answer lines out
+//   LineProtocol        spec §6, the wire formats: request lines parsed in, answers out as JSON
+//                       lines or Arrow record batches
 //   TokenStream         the streaming engine of `verify`: reader, chunks to workers on Dispatch
 //                       queues through TokenConcurrency's rings, ordered output, live-state reload
 //   TokenGen            reproducible synthetic token sets (for `gen`, tests and the benchmark)
