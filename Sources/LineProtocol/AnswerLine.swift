@@ -38,14 +38,8 @@ extension JSONWriter {
     ) {
         // Each text takes at most six bytes a byte (escaped) and its quotes and comma; the
         // member names, the brackets, `exp` and the end take less than 160.
-        var bound = 160 + openingBound
-        func count(_ text: UnsafeBufferPointer<UInt8>?) { if let text { bound += 6 * text.count + 3 } }
-        count(texts.tokenID)
-        count(texts.subject)
-        for index in 0..<texts.audienceCount { count(texts.audience(index)) }
-        count(texts.keyID)
-        count(texts.algorithm)
-        count(texts.role)
+        let sizes = texts.textSizes
+        let bound = 160 + openingBound + 6 * sizes.bytes + 3 * sizes.count
         append(upTo: bound) { out in
             opening(&out)
             out.raw(",\"valid\":true,\"jti\":")

@@ -4,7 +4,8 @@
 /// and Arrow columns) writes from it without a copy; an invalid verdict's answer is its
 /// ``VerificationResult/failures`` and ``VerificationResult/format``.
 @usableFromInline package struct AnswerTexts {
-    @usableFromInline let token: ParsedToken
+    // Lent for the length of `withAnswerTexts`, which holds the token: no reference counting.
+    @usableFromInline unowned(unsafe) let token: ParsedToken
     @usableFromInline let storage: UnsafeBufferPointer<UInt8>
 
     @inlinable init(token: ParsedToken, storage: UnsafeBufferPointer<UInt8>) {
@@ -18,35 +19,70 @@
     }
 
     /// `jti`.
-    @inlinable package var tokenID: UnsafeBufferPointer<UInt8> { text(token.tokenID) }
+    @inlinable @inline(__always) package var tokenID: UnsafeBufferPointer<UInt8> { text(token.tokenID) }
     /// `sub`.
-    @inlinable package var subject: UnsafeBufferPointer<UInt8> { text(token.subject) }
+    @inlinable @inline(__always) package var subject: UnsafeBufferPointer<UInt8> { text(token.subject) }
     /// The number of `aud` items (1 for a single string).
-    @inlinable package var audienceCount: Int { Int(token.audience.count) }
+    @inlinable @inline(__always) package var audienceCount: Int { Int(token.audience.count) }
     /// `aud` item `index`.
-    @inlinable package func audience(_ index: Int) -> UnsafeBufferPointer<UInt8> {
-        text(token.item(token.audience, index))
+    @inlinable @inline(__always) package func audience(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        text(audienceItem(index))
+    }
+
+    /// Where `aud` item `index` lies, read from the lent bytes' item table.
+    @inlinable @inline(__always)
+    func audienceItem(_ index: Int) -> ParsedToken.Text {
+        let raw = UnsafeRawBufferPointer(storage)
+        let offset = Int(token.tableStart) + (Int(token.audience.first) + index) * 8
+        return ParsedToken.Text(
+            start: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)),
+            end: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
     }
     /// Whether `aud` is an array (else one string).
-    @inlinable package var audienceIsArray: Bool { token.audienceIsArray }
+    @inlinable @inline(__always) package var audienceIsArray: Bool { token.audienceIsArray }
     /// `kid`, when the header has one.
-    @inlinable package var keyID: UnsafeBufferPointer<UInt8>? { token.keyID.map(text) }
+    @inlinable @inline(__always) package var keyID: UnsafeBufferPointer<UInt8>? { token.keyID.map(text) }
     /// `alg`, when the header has one.
-    @inlinable package var algorithm: UnsafeBufferPointer<UInt8>? { token.algorithm.map(text) }
+    @inlinable @inline(__always) package var algorithm: UnsafeBufferPointer<UInt8>? { token.algorithm.map(text) }
     /// `role`, when the claims have one.
-    @inlinable package var role: UnsafeBufferPointer<UInt8>? { token.role.map(text) }
+    @inlinable @inline(__always) package var role: UnsafeBufferPointer<UInt8>? { token.role.map(text) }
     /// `exp`.
-    @inlinable package var expiresAt: Double { token.expiresAt }
+    @inlinable @inline(__always) package var expiresAt: Double { token.expiresAt }
     /// JWS or CWT.
-    @inlinable package var format: TokenFormat { token.format }
+    @inlinable @inline(__always) package var format: TokenFormat { token.format }
+
+    /// How many texts the view holds (`kid`, `alg` and `role` when present, each `aud` item) and
+    /// their bytes in all: what an answer format sizes its buffer from.
+    @inlinable @inline(__always) package var textSizes: (count: Int, bytes: Int) {
+        var count = 2 + audienceCount
+        var bytes = token.tokenID.count + token.subject.count
+        for index in 0..<audienceCount { bytes += audienceItem(index).count }
+        func add(_ text: ParsedToken.Text?) {
+            guard let text else { return }
+            count += 1
+            bytes += text.count
+        }
+        add(token.keyID)
+        add(token.algorithm)
+        add(token.role)
+        return (count, bytes)
+    }
 }
 
 extension VerificationResult {
     /// Calls `body` with this verdict's texts when the verdict is valid, and returns what it
     /// returns; nil for an invalid verdict. The texts are lent for the length of the call.
-    @inlinable
+    @inlinable @inline(__always)
     package func withAnswerTexts<Result>(_ body: (AnswerTexts) throws -> Result) rethrows -> Result? {
-        guard failures.isEmpty, let token = parsed else { return nil }
-        return try token.storage.withUnsafeBufferPointer { try body(AnswerTexts(token: token, storage: $0)) }
+        guard failures.isEmpty else { return nil }
+        // Through optional chaining the token is read in place, not retained.
+        return try parsed?.withAnswerTexts(body)
+    }
+}
+
+extension ParsedToken {
+    @inlinable @inline(__always)
+    func withAnswerTexts<Result>(_ body: (AnswerTexts) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeBufferPointer { try body(AnswerTexts(token: self, storage: $0)) }
     }
 }
