@@ -1,23 +1,16 @@
 import TokenVerifier
 
-/// Writes the JSON answer line of spec §6 for one input line: the only writer of answer lines. It writes
-/// `{"line":N,"id":…` and the verifier appends the verdict's members
-/// (``VerificationResult/appendAnswerMembers(audit:to:)`` in TokenVerifier).
+/// Writes the JSON answer line of spec §6 for one input line: the only writer of answer lines
+/// (``JSONWriter/appendAnswer(line:id:result:audit:)``, from the verdict's texts).
 enum AnswerWriter {
     /// Appends the answer and a newline. `id` is the JSON text read from the request (valid JSON,
     /// possibly with white space, which is dropped).
+    @inline(__always)
     static func write(
         line: Int, id: UnsafeBufferPointer<UInt8>?, result: VerificationResult, audit: Bool,
         to writer: inout JSONWriter
     ) {
-        result.appendAnswer(audit: audit, openingBound: 40 + (id?.count ?? 0), to: &writer) { out in
-            out.raw("{\"line\":")
-            out.integer(Int64(line))
-            if let id {
-                out.raw(",\"id\":")
-                out.minified(id)
-            }
-        }
+        writer.appendAnswer(line: line, id: id, result: result, audit: audit)
     }
 }
 

@@ -46,8 +46,8 @@ public final class LineAnswerer {
     /// one row per line). Returns each line's reason (nil: valid).
     ///
     /// The request lines are parsed here; the worker's batch engine verifies them against one
-    /// snapshot of the live state (the one in force), with the signatures back to back, and
-    /// TokenVerifier appends each verdict's members to the answer.
+    /// snapshot of the live state (the one in force), with the signatures back to back, and each
+    /// answer is written here from its verdict's texts.
     public func answer(_ lines: [InputLine], to output: inout [UInt8]) -> [Reason?] {
         answer(LineBlock(lines), to: &output)
     }

@@ -65,7 +65,7 @@
     /// Appends a JSON string holding `utf8` (valid UTF-8), escaping as ``JSONWriter/string(utf8:)``
     /// does: at most `6 * utf8.count + 2` bytes.
     @inlinable
-    mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+    package mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
         if !JSONWriter.needsEscape(utf8) {
             precondition(utf8.count + 2 <= buffer.count - count, "JSON text beyond its bound")
             let target = buffer.baseAddress! + count
@@ -130,7 +130,7 @@
 
     /// Appends a number as ``JSONWriter/number(_:)`` does: at most 24 bytes.
     @inlinable
-    mutating func number(_ value: Double) {
+    package mutating func number(_ value: Double) {
         if value == value.rounded(), abs(value) < 9.0e15 { return integer(Int64(value)) }
         var text = String(value)
         text.withUTF8 { raw($0) }

@@ -69,7 +69,7 @@
 
     /// Appends a JSON string holding `utf8` (valid UTF-8), escaping as ``string(_:)`` does.
     @inlinable
-    mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+    package mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
         Self.forEachEscapedPiece(utf8) { bytes.append(contentsOf: $0) }
         bytes.append(UInt8(ascii: "\""))
@@ -215,7 +215,7 @@
 
     /// Appends an array of strings.
     @inlinable
-    mutating func strings(_ values: [String]) {
+    package mutating func strings(_ values: [String]) {
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }

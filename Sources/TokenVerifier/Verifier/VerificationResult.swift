@@ -4,10 +4,10 @@ public struct VerificationResult: Sendable {
     /// holds at most one failure.
     public var failures: [VerificationFailure]
     /// The token as parsed, when it could be (check 2 passed).
-    var parsed: ParsedToken?
+    @usableFromInline var parsed: ParsedToken?
 
     /// Whether every check passed.
-    public var isValid: Bool { failures.isEmpty }
+    @inlinable public var isValid: Bool { failures.isEmpty }
 
     /// The first failure's reason.
     public var reason: Reason? { failures.first?.reason }
@@ -22,7 +22,7 @@ public struct VerificationResult: Sendable {
     public var claims: TokenClaims? { parsed.map(TokenClaims.init) }
 
     /// JWS or CWT, when the token could be parsed.
-    public var format: TokenFormat? { parsed?.format }
+    @inlinable public var format: TokenFormat? { parsed?.format }
 
     /// The entry of a status list the token names (spec §4c), when it names one.
     public var statusListEntry: (uri: String, index: UInt64)? {

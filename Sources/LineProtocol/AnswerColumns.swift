@@ -1,3 +1,5 @@
+import TokenVerifier
+
 /// Answers as Arrow columns, one row an answer: the record batches of `verify --output-format
 /// arrow`. The columns are the answer line's members (spec §6), null where a line lacks one:
 /// `line`, `id` (its JSON text), `valid`, `reason`, `detail`, `jti`, `sub`, `aud` (the string, or
@@ -76,7 +78,7 @@ package struct AnswerColumns {
             id.appendNull()
         }
         // Through optional chaining the token is read in place; `if let` would copy it.
-        if result.failures.isEmpty, result.parsed?.appendValidRow(to: &self) != nil { return }
+        if result.withAnswerTexts({ appendValid($0) }) != nil { return }
         valid.append(false)
         reason.append(result.failures.first?.reason.rawValue ?? "")
         detail.append(result.failures.first?.detail ?? "")
@@ -87,42 +89,39 @@ package struct AnswerColumns {
         algorithm.appendNull()
         role.appendNull()
         expiresAt.append(nil)
-        appendFormat(result.parsed?.format)
+        appendFormat(result.format)
         if audit {
             reasons.append(result.failures.lazy.map(\.reason.rawValue))
             details.append(result.failures.lazy.map(\.detail))
         }
     }
 
-    fileprivate mutating func appendValid(_ token: ParsedToken, storage: UnsafeBufferPointer<UInt8>) {
-        func text(_ text: ParsedToken.Text) -> UnsafeBufferPointer<UInt8> {
-            UnsafeBufferPointer(rebasing: storage[Int(text.start)..<Int(text.end)])
-        }
+    private mutating func appendValid(_ texts: AnswerTexts) {
         valid.append(true)
         reason.appendNull()
         detail.appendNull()
-        tokenID.append(text(token.tokenID))
-        subject.append(text(token.subject))
-        if token.audienceIsArray {
+        tokenID.append(texts.tokenID)
+        subject.append(texts.subject)
+        if texts.audienceIsArray {
             audience.append { bytes in
                 var writer = JSONWriter(reservingCapacity: 0)
                 swap(&writer.bytes, &bytes)
                 defer { swap(&writer.bytes, &bytes) }
                 writer.raw("[")
-                for index in 0..<Int(token.audience.count) {
+                for index in 0..<texts.audienceCount {
                     if index > 0 { writer.raw(",") }
-                    writer.string(utf8: text(token.item(token.audience, index)))
+                    writer.string(utf8: texts.audience(index))
                 }
                 writer.raw("]")
             }
         } else {
-            audience.append(text(token.item(token.audience, 0)))
+            audience.append(texts.audience(0))
         }
-        if let keyID = token.keyID { self.keyID.append(text(keyID)) } else { keyID.append("") }
-        if let algorithm = token.algorithm { self.algorithm.append(text(algorithm)) } else { algorithm.append("") }
-        expiresAt.append(token.expiresAt)
-        if let role = token.role { self.role.append(text(role)) } else { role.appendNull() }
-        appendFormat(token.format)
+        if let keyID = texts.keyID { self.keyID.append(keyID) } else { keyID.append("") }
+        if let algorithm = texts.algorithm { self.algorithm.append(algorithm) } else { algorithm.append("") }
+        expiresAt.append(texts.expiresAt)
+        if let role = texts.role { self.role.append(role) } else { role.appendNull() }
+        appendFormat(texts.format)
         if audit {
             reasons.appendNull()
             details.appendNull()
@@ -169,12 +168,5 @@ package struct AnswerColumns {
         reasons.removeAll()
         details.removeAll()
         count = 0
-    }
-}
-
-extension ParsedToken {
-    /// Adds this token's valid answer row to `columns`.
-    fileprivate func appendValidRow(to columns: inout AnswerColumns) {
-        storage.withUnsafeBufferPointer { columns.appendValid(self, storage: $0) }
     }
 }

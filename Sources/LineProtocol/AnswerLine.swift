@@ -1,0 +1,88 @@
+import TokenVerifier
+
+extension JSONWriter {
+    /// Appends the answer line of spec §6 for input line `line` and its newline, in one pass:
+    /// `{"line":N,"id":…` (`id`: the request's JSON text, its white space dropped), then
+    /// `"valid":true,"jti":…,"sub":…,"aud":…,"kid":…,"alg":…,"exp":…,"role":…` written from the
+    /// verdict's texts (``VerificationResult/withAnswerTexts(_:)``) for a valid token, `reason`
+    /// and `detail` (with `audit`, also `reasons` and `details`) for an invalid one;
+    /// `"format":"cwt"` last for a CWT that could be parsed (spec §2b).
+    mutating func appendAnswer(
+        line: Int, id: UnsafeBufferPointer<UInt8>?, result: VerificationResult, audit: Bool
+    ) {
+        let openingBound = 40 + (id?.count ?? 0)
+        let written = result.withAnswerTexts { texts in
+            appendValidAnswer(texts, openingBound: openingBound) { out in
+                Self.writeOpening(line: line, id: id, to: &out)
+            }
+        }
+        guard written == nil else { return }
+        append(upTo: openingBound) { Self.writeOpening(line: line, id: id, to: &$0) }
+        appendInvalidMembers(result, audit: audit)
+    }
+
+    @inline(__always)
+    static func writeOpening(line: Int, id: UnsafeBufferPointer<UInt8>?, to out: inout ByteCursor) {
+        out.raw("{\"line\":")
+        out.integer(Int64(line))
+        if let id {
+            out.raw(",\"id\":")
+            out.minified(id)
+        }
+    }
+
+    /// A valid verdict's answer line: what `opening` writes (at most `openingBound` bytes), then
+    /// the members written from `texts`, through one cursor, in one append.
+    mutating func appendValidAnswer(
+        _ texts: AnswerTexts, openingBound: Int, opening: (inout ByteCursor) -> Void
+    ) {
+        // Each text takes at most six bytes a byte (escaped) and its quotes and comma; the
+        // member names, the brackets, `exp` and the end take less than 160.
+        let sizes = texts.textSizes
+        let bound = 160 + openingBound + 6 * sizes.bytes + 3 * sizes.count
+        append(upTo: bound) { out in
+            opening(&out)
+            out.raw(",\"valid\":true,\"jti\":")
+            out.string(utf8: texts.tokenID)
+            out.raw(",\"sub\":")
+            out.string(utf8: texts.subject)
+            out.raw(",\"aud\":")
+            if texts.audienceIsArray {
+                out.raw("[")
+                for index in 0..<texts.audienceCount {
+                    if index > 0 { out.raw(",") }
+                    out.string(utf8: texts.audience(index))
+                }
+                out.raw("]")
+            } else {
+                out.string(utf8: texts.audience(0))
+            }
+            out.raw(",\"kid\":")
+            if let keyID = texts.keyID { out.string(utf8: keyID) } else { out.raw("\"\"") }
+            out.raw(",\"alg\":")
+            if let algorithm = texts.algorithm { out.string(utf8: algorithm) } else { out.raw("\"\"") }
+            out.raw(",\"exp\":")
+            out.number(texts.expiresAt)
+            if let role = texts.role {
+                out.raw(",\"role\":")
+                out.string(utf8: role)
+            }
+            out.raw(texts.format == .cwt ? ",\"format\":\"cwt\"}\n" : "}\n")
+        }
+    }
+
+    /// An invalid verdict's members and the line's end.
+    mutating func appendInvalidMembers(_ result: VerificationResult, audit: Bool) {
+        raw(",\"valid\":false,\"reason\":")
+        string(result.failures.first?.reason.rawValue ?? "")
+        raw(",\"detail\":")
+        string(result.failures.first?.detail ?? "")
+        if audit {
+            raw(",\"reasons\":")
+            strings(result.failures.map(\.reason.rawValue))
+            raw(",\"details\":")
+            strings(result.failures.map(\.detail))
+        }
+        raw(result.format == .cwt ? ",\"format\":\"cwt\"}\n" : "}\n")
+    }
+}
