@@ -16,7 +16,7 @@ public struct InputLine: Sendable {
 /// Answers input lines of the line protocol (spec §6) for one thread: request lines in, answer
 /// lines out. Make one per thread; it holds a ``VerificationWorker``.
 public final class LineAnswerer {
-    private let verifier: TokenVerifier
+    private let verifier: Verifier
     private let worker: VerificationWorker
     private let audit: Bool
     private let format: AnswerFormat
@@ -31,7 +31,7 @@ public final class LineAnswerer {
 
     /// An answerer verifying with `verifier` (its options decide audit mode) and answering in
     /// `format`; lines longer than `maxLineBytes` are expected to arrive as nil bytes.
-    public init(verifier: TokenVerifier, maxLineBytes: Int, format: AnswerFormat = .json) {
+    public init(verifier: Verifier, maxLineBytes: Int, format: AnswerFormat = .json) {
         self.verifier = verifier
         worker = verifier.makeWorker()
         audit = verifier.options.audit
@@ -58,7 +58,7 @@ public final class LineAnswerer {
     }
 
     /// Answers `lines` as ``answer(_:to:)-([InputLine],_)`` does, against `snapshot` (one taken
-    /// from this answerer's verifier, ``TokenVerifier/snapshot``): a stream that takes its
+    /// from this answerer's verifier, ``Verifier/snapshot``): a stream that takes its
     /// snapshots in line order answers in line order (spec §4), whichever thread answers which lines.
     package func answer(
         _ lines: [InputLine], against snapshot: VerifierSnapshot,

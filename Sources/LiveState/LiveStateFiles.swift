@@ -45,7 +45,7 @@ public struct LiveStateFiles: Sendable {
     /// seconds, by its name in ``sources`` ("keys", "revocations", …).
     public func makeVerifier(
         options: VerificationOptions, timing: (_ group: String, _ seconds: Double) -> Void = { _, _ in }
-    ) throws -> TokenVerifier {
+    ) throws -> Verifier {
         func timed<T>(_ group: String, _ load: () throws -> T) rethrows -> T {
             let start = DispatchTime.now().uptimeNanoseconds
             defer { timing(group, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
@@ -69,7 +69,7 @@ public struct LiveStateFiles: Sendable {
         let lists = try statusListFiles.map { files in
             try timed("status lists") { try files.load(keys: keySet, strict: true, warn: warn) }
         }
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: keySet, revocations: list ?? .empty, steps: SecuritySteps(policy: policy, done: done ?? .empty),
             statusLists: lists, options: options)
         for notice in verifier.statusListNotices { warn("tokenverify: \(notice)") }

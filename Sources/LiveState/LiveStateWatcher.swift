@@ -45,7 +45,7 @@ public final class LiveStateWatcher: @unchecked Sendable {
     }
 
     private let sources: [Source]
-    private let verifier: TokenVerifier
+    private let verifier: Verifier
     private let interval: Double
     private let log: @Sendable (String) -> Void
     private let queue = DispatchQueue(label: "tokenverify.live-state", qos: .utility)
@@ -57,7 +57,7 @@ public final class LiveStateWatcher: @unchecked Sendable {
 
     /// A watcher polling every `interval` seconds (0: files are not polled, only SIGHUP reloads).
     public init(
-        verifier: TokenVerifier, sources: [Source], interval: Double = 0.25, log: @escaping @Sendable (String) -> Void
+        verifier: Verifier, sources: [Source], interval: Double = 0.25, log: @escaping @Sendable (String) -> Void
     ) {
         self.verifier = verifier
         self.sources = sources

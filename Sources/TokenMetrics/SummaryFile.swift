@@ -25,7 +25,7 @@ public enum SummaryFile {
     }
 
     /// The JSON object's bytes (members sorted by name).
-    public static func json(_ run: Run, files: LiveStateFiles, verifier: TokenVerifier) -> [UInt8] {
+    public static func json(_ run: Run, files: LiveStateFiles, verifier: Verifier) -> [UInt8] {
         var byReason: [String: Int] = [:]
         for (reason, count) in run.summary.byReason { byReason[reason.rawValue] = count }
         var state: [String: Any] = [

@@ -15,7 +15,7 @@ import Glibc
 public final class VerifyMetrics: @unchecked Sendable {
     /// Where the pipeline counts (``VerifyPipeline/Configuration/counters``).
     public let counters = StreamCounters()
-    private let verifier: TokenVerifier
+    private let verifier: Verifier
     private let registry = PrometheusCollectorRegistry()
     private let reloads = LockedValue<[ReloadEvent]>([])
 
@@ -43,7 +43,7 @@ public final class VerifyMetrics: @unchecked Sendable {
     /// loaded at start-up in `startupSeconds`, each group of files in `startupGroupSeconds` (by
     /// its source name, as ``LiveStateFiles/makeVerifier(options:timing:)`` tells them).
     public init(
-        verifier: TokenVerifier, parts: [String], startupSeconds: Double, startupGroupSeconds: [String: Double] = [:]
+        verifier: Verifier, parts: [String], startupSeconds: Double, startupGroupSeconds: [String: Double] = [:]
     ) {
         self.verifier = verifier
         self.parts = parts

@@ -225,7 +225,7 @@ extension TokenVerify {
                 keys: keys, revocations: revocations, stepPolicy: stepPolicy, deviceSteps: deviceSteps,
                 statusLists: statusLists.isEmpty ? nil : statusLists,
                 maxStatusListBytes: maxStatusListBytes, options: options, warn: { printError($0) })
-            let verifier: TokenVerifier
+            let verifier: Verifier
             let loadStart = DispatchTime.now().uptimeNanoseconds
             var groupSeconds: [String: Double] = [:]
             do {

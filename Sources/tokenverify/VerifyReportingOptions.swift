@@ -43,7 +43,7 @@ struct VerifyReportingOptions: ParsableArguments {
         var summaryFile: String?
 
         /// Writes the metrics a last time and the summary file.
-        func finish(_ outcome: VerifyPipeline.Outcome, files: LiveStateFiles, verifier: TokenVerifier) {
+        func finish(_ outcome: VerifyPipeline.Outcome, files: LiveStateFiles, verifier: Verifier) {
             publisher?.finish()
             guard let summaryFile else { return }
             let run = SummaryFile.Run(
@@ -59,7 +59,7 @@ struct VerifyReportingOptions: ParsableArguments {
 
     /// Starts the metrics file's writer, when one is named.
     func start(
-        verifier: TokenVerifier, sources: [LiveStateWatcher.Source], startupSeconds: Double,
+        verifier: Verifier, sources: [LiveStateWatcher.Source], startupSeconds: Double,
         startupGroupSeconds: [String: Double]
     ) -> Reports {
         guard let metricsFile = metricsOptions.metricsFile else {

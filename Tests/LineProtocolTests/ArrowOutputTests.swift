@@ -11,10 +11,10 @@ import TokenVerifier
 @Suite struct ArrowOutputTests {
     static let demo = Repository.demo
 
-    func demoVerifier(audit: Bool) throws -> TokenVerifier {
+    func demoVerifier(audit: Bool) throws -> Verifier {
         let (keys, _) = try KeySet.load(files: [Self.demo.appendingPathComponent("keys.jwks").path])
         let revocations = try RevocationList.load(files: [Self.demo.appendingPathComponent("revocations.jsonl").path])
-        return TokenVerifier(
+        return Verifier(
             keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000, audit: audit))
     }
 

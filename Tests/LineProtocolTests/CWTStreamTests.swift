@@ -13,7 +13,7 @@ import TokenVerifier
         _ lines: [String], revocations: RevocationList = .empty, steps: SecuritySteps? = nil,
         statusLists: StatusListSet? = nil
     ) throws -> [[String: Any]] {
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: fixtures.keySet, revocations: revocations, steps: steps ?? .none, statusLists: statusLists,
             options: VerificationOptions(checkTime: Fixtures.now))
         var output: [UInt8] = []

@@ -18,7 +18,7 @@ import TokenVerifier
         let steps = SecuritySteps(
             policy: try StepPolicy.load(file: Self.demo.appendingPathComponent("step-policy.json").path),
             done: try DeviceSteps.load(files: [Self.demo.appendingPathComponent("device-steps.jsonl").path]))
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: keys, revocations: revocations, steps: steps, options: VerificationOptions(checkTime: 1_800_000_000))
         let lines = try String(contentsOf: Self.demo.appendingPathComponent(requests), encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false)

@@ -10,11 +10,11 @@ import TokenVerifier
 /// newlines into a batch (the path of `verify`'s workers), so that every input the fuzzers
 /// kept stays a regression test.
 @Suite struct FuzzCorpusTests {
-    static func verifier(audit: Bool) -> TokenVerifier {
+    static func verifier(audit: Bool) -> Verifier {
         let demo = Repository.demo
         let keys = try! KeySet.load(files: [demo.appendingPathComponent("keys.jwks").path]).0
         let revocations = try! RevocationList.load(files: [demo.appendingPathComponent("revocations.jsonl").path])
-        return TokenVerifier(
+        return Verifier(
             keys: keys, revocations: revocations, options: VerificationOptions(checkTime: 1_800_000_000, audit: audit))
     }
 

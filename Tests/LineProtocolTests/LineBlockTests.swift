@@ -21,7 +21,7 @@ import TokenVerifier
     @Test func partsOfABlockAreAnsweredAsTheirLinesAlone() throws {
         let demo = Repository.demo
         let (keys, _) = try KeySet.load(files: [demo.appendingPathComponent("keys.jwks").path])
-        let verifier = TokenVerifier(keys: keys, options: VerificationOptions(checkTime: 1_800_000_000))
+        let verifier = Verifier(keys: keys, options: VerificationOptions(checkTime: 1_800_000_000))
         var lines = try String(contentsOf: demo.appendingPathComponent("requests.jsonl"), encoding: .utf8)
             .split(separator: "\n").enumerated()
             .map { InputLine(number: $0.offset + 1, bytes: Array($0.element.utf8)) }

@@ -56,7 +56,7 @@ import TokenVerifier
             done: try DeviceSteps.parse(Array(#"{"sub":"phone-1","aud":"car-1","done":["trustedPhone"]}"#.utf8)))
         // A status list in which entry 1 is INVALID and entry 2 SUSPENDED (64 entries).
         let lists = StatusListSet(lists: [try fixtures.statusList(Fixtures.statusListToken(fixtures.ed))])
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: fixtures.keySet, revocations: revocations, steps: steps, statusLists: lists,
             options: VerificationOptions(checkTime: Fixtures.now))
         var output: [UInt8] = []

@@ -9,7 +9,7 @@ import TokenVerifier
 @Suite struct RequestLineTests {
     let fixtures = Fixtures()
 
-    func answer(_ lines: [String], verifier: TokenVerifier? = nil) -> (text: String, reasons: [Reason?]) {
+    func answer(_ lines: [String], verifier: Verifier? = nil) -> (text: String, reasons: [Reason?]) {
         var output: [UInt8] = []
         let answerer = LineAnswerer(verifier: verifier ?? fixtures.verifier(), maxLineBytes: 65536)
         let reasons = answerer.answer(

@@ -26,8 +26,8 @@ public struct Fixtures {
     public func verifier(
         revocations: RevocationList = .empty,
         options: VerificationOptions = VerificationOptions(checkTime: Fixtures.now)
-    ) -> TokenVerifier {
-        TokenVerifier(keys: keySet, revocations: revocations, options: options)
+    ) -> Verifier {
+        Verifier(keys: keySet, revocations: revocations, options: options)
     }
 
     /// Claims JSON with defaults that pass every check at `now`; `overrides` replace or add

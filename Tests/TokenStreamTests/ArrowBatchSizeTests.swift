@@ -29,7 +29,7 @@ import Glibc
         let inputDescriptor = open(input, O_RDONLY | O_CLOEXEC)
         let outputDescriptor = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         #expect(inputDescriptor >= 0 && outputDescriptor >= 0)
-        let verifier = TokenVerifier(keys: Fixtures().keySet, options: VerificationOptions(checkTime: Fixtures.now))
+        let verifier = Verifier(keys: Fixtures().keySet, options: VerificationOptions(checkTime: Fixtures.now))
         let pipeline = VerifyPipeline(
             verifier: verifier, configuration: .init(threads: 1, maxChunkLines: maxChunkLines, format: .arrow))
         let outcome = pipeline.run(inputs: [inputDescriptor], output: outputDescriptor, stopRequested: { false })

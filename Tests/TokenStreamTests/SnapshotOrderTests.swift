@@ -30,7 +30,7 @@ import Glibc
     /// answered: the plumbing from a chunk's snapshot to the batch engine.
     @Test func anAnswererChecksAgainstTheSnapshotItIsGiven() {
         let fixtures = Fixtures()
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: fixtures.keySet, steps: SecuritySteps(policy: Self.policy(1), done: .empty),
             options: VerificationOptions(checkTime: Fixtures.now))
         let answerer = LineAnswerer(verifier: verifier, maxLineBytes: 4096)
@@ -52,7 +52,7 @@ import Glibc
     /// generation in force: the generations read off the answers never go down in line order.
     @Test func answersNeverGoBackToAnOlderSnapshot() throws {
         let fixtures = Fixtures()
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: fixtures.keySet,
             steps: SecuritySteps(policy: Self.policy(0), done: .empty),
             options: VerificationOptions(checkTime: Fixtures.now))

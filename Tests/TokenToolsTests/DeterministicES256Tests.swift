@@ -57,7 +57,7 @@ import Testing
         }
         let lines = tokens.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
         #expect(lines.count == 3 && lines[0] == lines[1])
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: try KeySet(keys: [try Fixtures.publicKey(key)]), revocations: .empty,
             options: VerificationOptions(checkTime: Fixtures.now))
         #expect(verifier.verify(VerificationRequest(token: lines[0])).isValid)

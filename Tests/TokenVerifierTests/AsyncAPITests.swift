@@ -19,7 +19,7 @@ import Testing
     }
 
     /// The blocking batch call (from async code, overload resolution picks the async one).
-    static func blocking(_ verifier: TokenVerifier, _ requests: [VerificationRequest]) -> [VerificationResult] {
+    static func blocking(_ verifier: Verifier, _ requests: [VerificationRequest]) -> [VerificationResult] {
         verifier.verify(requests, threads: 2, chunkSize: 7)
     }
 
@@ -41,7 +41,7 @@ import Testing
     actor Desk {
         var events: [String] = []
         func note(_ event: String) { events.append(event) }
-        func verify(_ verifier: TokenVerifier, _ requests: [VerificationRequest]) async throws -> Int {
+        func verify(_ verifier: Verifier, _ requests: [VerificationRequest]) async throws -> Int {
             let results = try await verifier.verify(requests)
             events.append("batch done")
             return results.count

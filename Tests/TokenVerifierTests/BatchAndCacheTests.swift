@@ -174,7 +174,7 @@ import TokenTools
     }
 
     @Test func verifierIsReleasedAfterUse() {
-        weak var released: TokenVerifier?
+        weak var released: Verifier?
         do {
             let verifier = fixtures.verifier()
             _ = verifier.verify(VerificationRequest(token: Fixtures.token(fixtures.es)))  // pools a worker

@@ -9,7 +9,7 @@ import TokenTools
     let fixtures = Fixtures()
 
     func result(
-        _ token: String, verifier: TokenVerifier? = nil, device: String? = nil, object: String? = nil,
+        _ token: String, verifier: Verifier? = nil, device: String? = nil, object: String? = nil,
         channel: String? = nil, command: String? = nil, at time: Double? = nil
     ) -> VerificationResult {
         (verifier ?? fixtures.verifier()).verify(
@@ -19,7 +19,7 @@ import TokenTools
     }
 
     func reason(
-        _ token: String, verifier: TokenVerifier? = nil, device: String? = nil, object: String? = nil,
+        _ token: String, verifier: Verifier? = nil, device: String? = nil, object: String? = nil,
         channel: String? = nil, command: String? = nil, at time: Double? = nil
     ) -> Reason? {
         result(token, verifier: verifier, device: device, object: object, channel: channel, command: command, at: time)
@@ -254,7 +254,7 @@ import TokenTools
         let steps = SecuritySteps(
             policy: try StepPolicy.parse(Array(#"{"unlock":["trustedPhone"]}"#.utf8)),
             done: try DeviceSteps.parse(Array(#"{"sub":"phone-9","aud":"car-1","done":["trustedPhone"]}"#.utf8)))
-        let stepped = TokenVerifier(
+        let stepped = Verifier(
             keys: fixtures.keySet, steps: steps, options: VerificationOptions(checkTime: Fixtures.now))
         #expect(reason(token, verifier: stepped, command: "unlock") == .stepRequired)
     }

@@ -11,14 +11,14 @@ import TokenTools
     let second = SigningKey.generate(algorithm: .ed25519, keyID: "ed-b")
     let es = SigningKey.generate(algorithm: .es256, keyID: "es-a")
 
-    func verifier(_ keys: [SigningKey], tableMemory: Int = 64 << 20) throws -> TokenVerifier {
+    func verifier(_ keys: [SigningKey], tableMemory: Int = 64 << 20) throws -> Verifier {
         let keySet = try KeySet(keys: keys.map { try Fixtures.publicKey($0) })
         let options = VerificationOptions(
             checkTime: Fixtures.now, signatureCacheSlots: 0, tableMemory: TableMemory(ed25519: tableMemory))
-        return TokenVerifier(keys: keySet, options: options)
+        return Verifier(keys: keySet, options: options)
     }
 
-    func tables(_ verifier: TokenVerifier) -> [Bool] {
+    func tables(_ verifier: Verifier) -> [Bool] {
         verifier.keys.keys.compactMap { $0.ed25519 }.map { $0.table != nil }
     }
 

@@ -20,7 +20,7 @@ import Testing
 
     /// A kind given no memory builds no table; the other kind still does.
     @Test func aKindWithNoMemoryBuildsNoTable() throws {
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: fixtures.keySet, options: VerificationOptions(tableMemory: TableMemory(es256: 0)))
         verifier.waitForKeyTables()
         let keys = verifier.keys.keys

@@ -30,7 +30,7 @@ import TokenTools
     }
 
     @Test func workersTakeTheTableOnceReady() throws {
-        let verifier = TokenVerifier(keys: try keySet([ed, first, second]), options: options())
+        let verifier = Verifier(keys: try keySet([ed, first, second]), options: options())
         verifier.waitForKeyTables()
         #expect(verifier.keys.keys.allSatisfy { $0.p256 == nil || $0.p256!.table != nil })
         let worker = verifier.makeWorker()
@@ -41,7 +41,7 @@ import TokenTools
     }
 
     @Test func manyThreadsShareOneKeysTable() throws {
-        let verifier = TokenVerifier(keys: try keySet([first, second]), options: options())
+        let verifier = Verifier(keys: try keySet([first, second]), options: options())
         verifier.waitForES256Tables()
         let good = (0..<400).map {
             Fixtures.token($0 % 2 == 0 ? first : second, claims: Fixtures.claims(["jti": "\"t-\($0)\""]))
@@ -59,7 +59,7 @@ import TokenTools
     }
 
     @Test func aRotatedKeySetGetsNewTables() throws {
-        let verifier = TokenVerifier(keys: try keySet([first]), options: options())
+        let verifier = Verifier(keys: try keySet([first]), options: options())
         verifier.waitForKeyTables()
         let worker = verifier.makeWorker()
         #expect(verify(first, with: worker) == (true, true))
@@ -74,7 +74,7 @@ import TokenTools
     }
 
     @Test func theMemoryCapLeavesLaterKeysOnEVP() throws {
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: try keySet([first, second]), options: options(tableMemory: P256KeyTable.bytesPerTable))
         verifier.waitForKeyTables()
         #expect(verifier.keys.keys.map { $0.p256!.table != nil } == [true, false])
@@ -84,7 +84,7 @@ import TokenTools
     }
 
     @Test func zeroTurnsTheTablesOff() throws {
-        let verifier = TokenVerifier(keys: try keySet([first]), options: options(tableMemory: 0))
+        let verifier = Verifier(keys: try keySet([first]), options: options(tableMemory: 0))
         verifier.waitForKeyTables()
         #expect(verifier.keys.keys[0].p256!.table == nil)
         #expect(verify(first, with: verifier.makeWorker()) == (true, false))

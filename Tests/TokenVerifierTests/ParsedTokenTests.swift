@@ -107,7 +107,7 @@ import TokenTools
         for count in [3, 20] {
             let signers = (0..<count).map { SigningKey.generate(algorithm: .ed25519, keyID: "k\($0)-caf\u{E9}") }
             let keys = try KeySet(keys: signers.map { try Fixtures.publicKey($0) })
-            let verifier = TokenVerifier(keys: keys, options: VerificationOptions(checkTime: Fixtures.now))
+            let verifier = Verifier(keys: keys, options: VerificationOptions(checkTime: Fixtures.now))
             for signer in signers {
                 #expect(verifier.verify(VerificationRequest(token: Fixtures.token(signer))).isValid)
             }

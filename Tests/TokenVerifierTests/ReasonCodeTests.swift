@@ -9,7 +9,7 @@ import TokenTools
     let fixtures = Fixtures()
 
     func reason(
-        _ token: String, verifier: TokenVerifier? = nil, device: String? = nil, object: String? = nil,
+        _ token: String, verifier: Verifier? = nil, device: String? = nil, object: String? = nil,
         channel: String? = nil, command: String? = nil, at time: Double? = nil
     ) -> Reason? {
         let verifier = verifier ?? fixtures.verifier()

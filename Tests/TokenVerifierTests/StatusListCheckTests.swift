@@ -13,13 +13,13 @@ import TokenTools
 
     func verifier(
         _ lists: [String]?, options: VerificationOptions = VerificationOptions(checkTime: Fixtures.now)
-    ) throws -> TokenVerifier {
+    ) throws -> Verifier {
         let set = try lists.map { StatusListSet(lists: try $0.map { try fixtures.statusList($0) }) }
-        return TokenVerifier(keys: fixtures.keySet, statusLists: set, options: options)
+        return Verifier(keys: fixtures.keySet, statusLists: set, options: options)
     }
 
     func result(
-        _ verifier: TokenVerifier, index: Int, at time: Double = Fixtures.now, format: TokenFormat = .jws
+        _ verifier: Verifier, index: Int, at time: Double = Fixtures.now, format: TokenFormat = .jws
     ) -> VerificationResult {
         let claims = Fixtures.claims(statusIndex: index)
         let token =

@@ -30,8 +30,7 @@ import TokenTools
         return try StatusListToken.load(bytes: Array(token.utf8), source: source, keys: keys)
     }
 
-    func answer(_ verifier: TokenVerifier, at time: Double = Fixtures.now, key: SigningKey? = nil) -> VerificationResult
-    {
+    func answer(_ verifier: Verifier, at time: Double = Fixtures.now, key: SigningKey? = nil) -> VerificationResult {
         let key = key ?? tokenKey
         let claims = Fixtures.claims(statusIndex: 3, ["iss": "\"\(key.issuer ?? "")\""])
         return verifier.verify(VerificationRequest(token: Fixtures.token(key, claims: claims), checkTime: time))
@@ -43,7 +42,7 @@ import TokenTools
         let all = try keys([tokenKey, keyA, keyB])
         let g1 = try list(keyA, entry: 0, issuedAt: 1_000, source: "g1.jwt", keys: all)
         let g2 = try list(keyB, entry: 1, issuedAt: 2_000, source: "g2.jwt", keys: all)
-        let verifier = TokenVerifier(keys: all, statusLists: StatusListSet(lists: [g1, g2]))
+        let verifier = Verifier(keys: all, statusLists: StatusListSet(lists: [g1, g2]))
         #expect(answer(verifier).reason == .statusInvalid)
         verifier.replaceKeys(try keys([tokenKey, keyA]))
         let shadowed = answer(verifier)
@@ -65,10 +64,10 @@ import TokenTools
         let all = try keys([tokenKey, keyA, otherIssuer])
         let revoking = try list(keyA, entry: 1, issuedAt: 1_000, source: "a.jwt", keys: all)
         let foreign = try list(otherIssuer, entry: 0, issuedAt: 2_000, source: "b.jwt", keys: all)
-        let verifier = TokenVerifier(keys: all, statusLists: StatusListSet(lists: [revoking, foreign]))
+        let verifier = Verifier(keys: all, statusLists: StatusListSet(lists: [revoking, foreign]))
         #expect(answer(verifier).reason == .statusInvalid, "issuer B's newer list does not shadow A's")
         #expect(answer(verifier, key: otherIssuer).isValid, "B's list answers for B's tokens")
-        let onlyForeign = TokenVerifier(keys: all, statusLists: StatusListSet(lists: [foreign]))
+        let onlyForeign = Verifier(keys: all, statusLists: StatusListSet(lists: [foreign]))
         let unavailable = answer(onlyForeign)
         #expect(unavailable.reason == .statusUnavailable)
         #expect(
@@ -79,7 +78,7 @@ import TokenTools
         let plainToken = SigningKey.generate(algorithm: .ed25519, keyID: "plain-token")
         let plainList = SigningKey.generate(algorithm: .ed25519, keyID: "plain-list")
         let plain = try keys([plainToken, plainList])
-        let plainVerifier = TokenVerifier(
+        let plainVerifier = Verifier(
             keys: plain,
             statusLists: StatusListSet(lists: [try list(plainList, entry: 1, issuedAt: 1_000, source: "p", keys: plain)]
             ))
@@ -99,7 +98,7 @@ import TokenTools
         let all = try keys([tokenKey, keyA, b])
         let g1 = try list(keyA, entry: 0, issuedAt: 1_000, source: "g1.jwt", keys: all)
         let g2 = try list(b, entry: 1, issuedAt: 2_000, source: "g2.jwt", keys: all)
-        let verifier = TokenVerifier(keys: all, statusLists: StatusListSet(lists: [g1, g2]))
+        let verifier = Verifier(keys: all, statusLists: StatusListSet(lists: [g1, g2]))
         #expect(answer(verifier).reason == .statusInvalid)
         verifier.replaceKeys(try keys([tokenKey, keyA, bElsewhere]))
         #expect(answer(verifier).reason == .statusUnavailable, "never G1's valid")
@@ -113,7 +112,7 @@ import TokenTools
         let revoked = try list(keyA, entry: 1, issuedAt: 1_000, source: "a.jwt", keys: all)
         let clean = try list(keyB, entry: 0, issuedAt: 1_000, source: "b.jwt", keys: all)
         for order in [[revoked, clean], [clean, revoked]] {
-            let verifier = TokenVerifier(keys: all, statusLists: StatusListSet(lists: order))
+            let verifier = Verifier(keys: all, statusLists: StatusListSet(lists: order))
             let got = answer(verifier)
             #expect(got.reason == .statusUnavailable, "never decided by file name or order")
             #expect(got.detail?.contains("hold different entries (a.jwt and b.jwt)") == true, "\(got)")
@@ -123,11 +122,11 @@ import TokenTools
                 ])
         }
         let copy = try list(keyB, entry: 1, issuedAt: 1_000, source: "copy.jwt", keys: all)
-        let copies = TokenVerifier(keys: all, statusLists: StatusListSet(lists: [revoked, copy]))
+        let copies = Verifier(keys: all, statusLists: StatusListSet(lists: [revoked, copy]))
         #expect(answer(copies).reason == .statusInvalid, "identical copies are one generation")
         #expect(copies.statusListNotices.isEmpty)
         let newer = try list(keyA, entry: 2, issuedAt: 2_000, source: "c.jwt", keys: all)
-        let resolved = TokenVerifier(keys: all, statusLists: StatusListSet(lists: [revoked, clean, newer]))
+        let resolved = Verifier(keys: all, statusLists: StatusListSet(lists: [revoked, clean, newer]))
         #expect(answer(resolved).reason == .statusSuspended, "a newer generation answers past the tie")
         #expect(answer(resolved, at: 1_500).reason == .statusUnavailable, "the tie still answers nothing at its time")
     }

@@ -179,7 +179,7 @@ import Glibc
             let keys = try KeySet.parse(
                 Array(("{\"keys\":[" + state.keys.map(\.publicJWK).joined(separator: ",") + "]}").utf8)
             ).0
-            let verifier = TokenVerifier(
+            let verifier = Verifier(
                 keys: keys, revocations: try RevocationList.parse(Array(state.revocations.utf8)),
                 steps: SecuritySteps(
                     policy: try StepPolicy.parse(Array(state.policy.utf8)),

@@ -151,17 +151,16 @@ final class Bench {
 
     private func makeVerifier(
         keys: String, revocations: RevocationList, cacheSlots: Int = 1 << 18
-    ) throws -> TokenVerifier {
+    ) throws -> Verifier {
         let keySet = try KeySet.parse(Array(keys.utf8)).0
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: keySet, revocations: revocations,
             options: VerificationOptions(checkTime: 1_800_000_000, signatureCacheSlots: cacheSlots))
         verifier.waitForKeyTables()  // the steady state: every key on its table path, whatever the scheduling
         return verifier
     }
 
-    private func makeVerifier(keys: String, revocations path: String, cacheSlots: Int = 1 << 18) throws -> TokenVerifier
-    {
+    private func makeVerifier(keys: String, revocations path: String, cacheSlots: Int = 1 << 18) throws -> Verifier {
         try makeVerifier(keys: keys, revocations: try RevocationList.load(files: [path]), cacheSlots: cacheSlots)
     }
 
@@ -174,7 +173,7 @@ final class Bench {
     }
 
     private func throughput(
-        _ scenario: Scenario, requests input: String, expected: String, verifier: TokenVerifier,
+        _ scenario: Scenario, requests input: String, expected: String, verifier: Verifier,
         esShare: Double
     ) throws -> Report.Scenario {
         let output = workDirectory + "/\(scenario.rawValue).answers.jsonl"

@@ -150,7 +150,7 @@ enum InstructionCount {
     static func streamChild(requests: String, keys: String, revocations: String) throws {
         let keySet = try KeySet.load(files: [keys]).0
         let list = try RevocationList.load(files: [revocations])
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: keySet, revocations: list, options: VerificationOptions(checkTime: 1_800_000_000))
         verifier.waitForKeyTables()  // every token through the same path, whatever the scheduling
         let run = StreamRunner.throughput(verifier: verifier, input: requests, output: "/dev/null", threads: 1)

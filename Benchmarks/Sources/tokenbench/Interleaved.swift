@@ -35,8 +35,8 @@ struct Interleaved {
         /// A verifier with an empty signature cache, as `tokenverify verify` starts: a second
         /// repetition over the same tokens must not be answered from the first one's cache.
         /// Keys' tables are ready before it runs (the steady state, as a long stream sees).
-        func freshVerifier() -> TokenVerifier {
-            let verifier = TokenVerifier(keys: keys, revocations: revocations, steps: steps, options: options)
+        func freshVerifier() -> Verifier {
+            let verifier = Verifier(keys: keys, revocations: revocations, steps: steps, options: options)
             verifier.waitForKeyTables()
             return verifier
         }

@@ -52,7 +52,7 @@ struct OwnSet {
     /// The child's work under callgrind: this set over one verifier thread, answers to /dev/null.
     static func streamChild(_ options: OwnSetOptions) throws {
         let state = try options.load()
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: state.keys, revocations: state.revocations, steps: state.steps, options: state.options)
         verifier.waitForKeyTables()  // every token through the same path, whatever the scheduling
         let run = StreamRunner.throughput(

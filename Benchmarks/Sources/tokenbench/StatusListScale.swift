@@ -45,8 +45,8 @@ extension Bench {
         let inflated = (entries + 7) / 8
         let held = list.entryBytes + list.signedBytes
 
-        func verifier() -> TokenVerifier {
-            let verifier = TokenVerifier(
+        func verifier() -> Verifier {
+            let verifier = Verifier(
                 keys: keySet, statusLists: StatusListSet(lists: [list]),
                 options: VerificationOptions(checkTime: withStatus.checkTime))
             verifier.waitForKeyTables()

@@ -15,7 +15,7 @@ enum StreamRunner {
     }
 
     /// Streams `input` through a pipeline into `output`; the time is the pipeline's own.
-    static func throughput(verifier: TokenVerifier, input: String, output: String, threads: Int) -> Throughput {
+    static func throughput(verifier: Verifier, input: String, output: String, threads: Int) -> Throughput {
         let inputDescriptor = open(input, O_RDONLY)
         let outputDescriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         precondition(inputDescriptor >= 0 && outputDescriptor >= 0, "cannot open \(input) or \(output)")
@@ -35,7 +35,7 @@ enum StreamRunner {
     /// apart (`senderLateness`), since on a small machine the load generator competes with the
     /// verifier for the same cores. Values are nanoseconds.
     static func latency(
-        verifier: TokenVerifier, lines: [[UInt8]], rate: Double?, threads: Int
+        verifier: Verifier, lines: [[UInt8]], rate: Double?, threads: Int
     ) -> (latency: Histogram<UInt64>, senderLateness: Histogram<UInt64>?) {
         let inline = UncheckedCount()
         let result = latency(lines: lines, rate: rate) { requestRead, answerWrite in

@@ -10,7 +10,7 @@ public enum FuzzVerifier {
             .appendingPathComponent("../../../Data/demo").standardized.path
         let keys = try! KeySet.load(files: [demo + "/keys.jwks"]).0
         let revocations = try! RevocationList.load(files: [demo + "/revocations.jsonl"])
-        let verifier = TokenVerifier(
+        let verifier = Verifier(
             keys: keys, revocations: revocations,
             options: VerificationOptions(checkTime: 1_800_000_000, audit: audit, signatureCacheSlots: 64))
         return LineAnswerer(verifier: verifier, maxLineBytes: 1 << 20, format: format)

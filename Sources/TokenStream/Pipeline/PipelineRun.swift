@@ -14,7 +14,7 @@ import Musl
 /// (the thread that calls ``readInputs(_:stopRequested:)``) owns every `var` here; the workers touch
 /// only the work queue and the sink.
 final class PipelineRun {
-    private let verifier: TokenVerifier
+    private let verifier: Verifier
     private let configuration: VerifyPipeline.Configuration
     private let output: Int32
     private let start = DispatchTime.now().uptimeNanoseconds
@@ -39,7 +39,7 @@ final class PipelineRun {
     private static let bufferSize = 1 << 20
 
     /// Sets up the run and writes the format's stream start to `output`.
-    init(verifier: TokenVerifier, configuration: VerifyPipeline.Configuration, output: Int32) {
+    init(verifier: Verifier, configuration: VerifyPipeline.Configuration, output: Int32) {
         self.verifier = verifier
         self.configuration = configuration
         self.output = output

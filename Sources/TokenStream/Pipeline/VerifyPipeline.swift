@@ -84,10 +84,10 @@ public final class VerifyPipeline: @unchecked Sendable {
     /// waking a sleeping thread (tens of microseconds on a virtual machine).
     static let inlineSpinNanoseconds: UInt64 = 150_000
 
-    private let verifier: TokenVerifier
+    private let verifier: Verifier
     private let configuration: Configuration
 
-    public init(verifier: TokenVerifier, configuration: Configuration) {
+    public init(verifier: Verifier, configuration: Configuration) {
         self.verifier = verifier
         self.configuration = configuration
     }

@@ -112,7 +112,7 @@ final class LazyKeyTable<Table: AnyObject & Sendable>: @unchecked Sendable {
     }
 }
 
-extension TokenVerifier {
+extension Verifier {
     /// Builds the per-key tables of the key set in force (ES256 and Ed25519, in key order, within
     /// the memory caps) and blocks until they are built: for benchmarks and tests that measure
     /// the steady state. Verification never needs it: a key's table is otherwise built in the

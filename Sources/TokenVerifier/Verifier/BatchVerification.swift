@@ -31,7 +31,7 @@ extension VerificationWorker {
     }
 
     /// The batch engine: verifies `requests` against `snapshot` (one the caller took from this
-    /// worker's verifier, ``TokenVerifier/snapshot``) and calls `answer` with each item's verdict
+    /// worker's verifier, ``Verifier/snapshot``) and calls `answer` with each item's verdict
     /// (nil: not a request), in order.
     ///
     /// Three passes: parsing and checks 1–11b for every item, then the signatures one after

@@ -1,4 +1,4 @@
-/// New parts of a verifier's live state, put in force together by ``TokenVerifier/apply(_:)``;
+/// New parts of a verifier's live state, put in force together by ``Verifier/apply(_:)``;
 /// a part left nil stays as it is.
 public struct LiveStateUpdate: Sendable {
     public var keys: KeySet?

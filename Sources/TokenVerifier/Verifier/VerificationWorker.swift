@@ -1,7 +1,7 @@
 /// Verifies tokens on one thread at a time, holding what must not be shared between threads:
 /// OpenSSL verify contexts (one per P-256 key, made on first use) and a cache of parsed tokens.
 ///
-/// Make one per thread with ``TokenVerifier/makeWorker()``; the batch and async APIs keep their own.
+/// Make one per thread with ``Verifier/makeWorker()``; the batch and async APIs keep their own.
 /// (Its state is confined to that thread, so its accesses skip the run-time exclusivity checks.)
 public final class VerificationWorker {
     let core: VerifierCore

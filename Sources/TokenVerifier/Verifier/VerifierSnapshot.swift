@@ -63,7 +63,7 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
 }
 
 /// What a verifier and its workers share: the options, the signature cache and the live
-/// snapshot. Workers hold this, not the ``TokenVerifier``, so no cycle forms.
+/// snapshot. Workers hold this, not the ``Verifier``, so no cycle forms.
 final class VerifierCore: Sendable {
     let options: VerificationOptions
     private let current: ManagedAtomic<VerifierSnapshot>

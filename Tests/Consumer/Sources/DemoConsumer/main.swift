@@ -24,14 +24,14 @@ func jsonLines(_ path: String) -> [[String: Any]] {
 let arguments = CommandLine.arguments
 guard arguments.count == 2 else { fail("usage: DemoConsumer DEMO_DIRECTORY", status: 2) }
 let demo = arguments[1]
-let verifier: TokenVerifier
+let verifier: Verifier
 do {
     let (keys, _) = try KeySet.load(files: [demo + "/keys.jwks"])
     let revocations = try RevocationList.load(files: [demo + "/revocations.jsonl"])
     let steps = SecuritySteps(
         policy: try StepPolicy.load(file: demo + "/step-policy.json"),
         done: try DeviceSteps.load(files: [demo + "/device-steps.jsonl"]))
-    verifier = TokenVerifier(keys: keys, revocations: revocations, steps: steps)
+    verifier = Verifier(keys: keys, revocations: revocations, steps: steps)
 } catch {
     fail("cannot load the demo's live state: \(error)", status: 2)
 }

@@ -2,7 +2,7 @@ import TokenConcurrency
 
 /// The async API, for servers: the work runs on the verifier's own Dispatch queues and resumes
 /// the caller's continuation, so an event loop or a Swift concurrency thread is never blocked.
-extension TokenVerifier {
+extension Verifier {
     /// Verifies one request without blocking the caller's executor.
     /// - Throws: `CancellationError` when the calling task is cancelled before the request runs.
     public func verify(_ request: VerificationRequest) async throws(CancellationError) -> VerificationResult {

@@ -15,7 +15,7 @@ import Dispatch
 /// let result = verifier.verify(VerificationRequest(token: token, command: "unlock"))
 /// let later = try await verifier.verify(VerificationRequest(token: token))   // from async code
 /// ```
-public final class TokenVerifier: Sendable {
+public final class Verifier: Sendable {
     let core: VerifierCore
     let lanes: VerificationLanes
 
@@ -116,3 +116,8 @@ import Musl
 public func activeProcessorCount() -> Int {
     max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 }
+
+/// The earlier name of ``Verifier`` (the module has the same name, which made `TokenVerifier.X`
+/// ambiguous); kept for one release.
+@available(*, deprecated, renamed: "Verifier")
+public typealias TokenVerifier = Verifier
