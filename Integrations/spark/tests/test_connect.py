@@ -9,7 +9,6 @@ from __future__ import annotations
 import glob
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -18,25 +17,13 @@ from typing import Any, Iterator
 
 import pytest
 from conftest import AT, SPARK_DIR, DataSet, missing
-from s3_server import S3Server
+from s3_server import S3Server, free_port, listening
 from test_direct import DIES_ONCE, script
 from test_job import assert_same_answers
 from test_s3 import expected_at, put_dataset, read_output
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 START_SECONDS = 240
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def listening(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.settimeout(1)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 @pytest.fixture(scope="module")
