@@ -71,6 +71,11 @@ let package = Package(
             dependencies: ["COpenSSL", "CTokenCrypto"],
             linkerSettings: [.linkedLibrary("crypto")]
         ),
+        .target(
+            name: "CTokenX509",
+            dependencies: ["COpenSSL"],
+            linkerSettings: [.linkedLibrary("crypto")]
+        ),
         .target(name: "CTokenPrefetch"),
         .target(name: "CTokenSipHash"),
         .target(name: "CTokenBase64"),
@@ -85,6 +90,7 @@ let package = Package(
                 "CSodium",
                 "CTokenCrypto",
                 "CTokenEd25519",
+                "CTokenX509",
                 "CTokenBase64",
                 "CTokenPrefetch",
                 "CTokenSipHash",
