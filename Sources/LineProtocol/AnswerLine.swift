@@ -59,6 +59,10 @@ extension JSONWriter {
             }
             out.raw(",\"kid\":")
             if let keyID = texts.keyID { out.string(utf8: keyID) } else { out.raw("\"\"") }
+            if let signer = texts.signer {
+                out.raw(",\"x5t#S256\":")
+                out.string(utf8: signer)
+            }
             out.raw(",\"alg\":")
             if let algorithm = texts.algorithm { out.string(utf8: algorithm) } else { out.raw("\"\"") }
             out.raw(",\"exp\":")

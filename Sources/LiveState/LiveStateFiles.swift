@@ -16,6 +16,9 @@ public struct LiveStateFiles: Sendable {
     /// Status List Token files, or directories standing for their regular files (nil: none
     /// configured).
     public var statusLists: [String]?
+    /// Trust anchor files (PEM), or directories standing for their regular files, each for an
+    /// environment or none (spec §3b; empty: no chain a token carries is read).
+    public var trustAnchors: [TrustAnchorPath]
     /// The largest inflated status list accepted, in bytes.
     public var maxStatusListBytes: Int
     /// Where warnings go (a line each).
@@ -24,7 +27,7 @@ public struct LiveStateFiles: Sendable {
 
     public init(
         keys: [String], revocations: [String] = [], stepPolicy: String? = nil, deviceSteps: [String] = [],
-        statusLists: [String]? = nil, maxStatusListBytes: Int = 256 << 20,
+        statusLists: [String]? = nil, trustAnchors: [TrustAnchorPath] = [], maxStatusListBytes: Int = 256 << 20,
         options: VerificationOptions = VerificationOptions(),
         warn: @escaping @Sendable (String) -> Void
     ) {
@@ -33,6 +36,7 @@ public struct LiveStateFiles: Sendable {
         self.stepPolicy = stepPolicy
         self.deviceSteps = deviceSteps
         self.statusLists = statusLists
+        self.trustAnchors = trustAnchors
         self.maxStatusListBytes = maxStatusListBytes
         self.warn = warn
         statusListFiles = statusLists.map {
@@ -66,12 +70,13 @@ public struct LiveStateFiles: Sendable {
         let done =
             deviceSteps.isEmpty
             ? DeviceSteps.empty : try timed("device steps") { try loadDeviceSteps() }.update.deviceSteps
+        let anchors = trustAnchors.isEmpty ? nil : try timed("trust anchors") { try loadTrustAnchors() }.anchors
         let lists = try statusListFiles.map { files in
             try timed("status lists") { try files.load(keys: keySet, strict: true, warn: warn) }
         }
         let verifier = Verifier(
             keys: keySet, revocations: list ?? .empty, steps: SecuritySteps(policy: policy, done: done ?? .empty),
-            statusLists: lists, options: options)
+            statusLists: lists, trustAnchors: anchors, options: options)
         for notice in verifier.statusListNotices { warn("tokenverify: \(notice)") }
         return verifier
     }
@@ -96,6 +101,15 @@ public struct LiveStateFiles: Sendable {
                 LiveStateWatcher.Source(
                     name: "device steps", kept: "device steps", files: deviceSteps,
                     load: { _ in try self.loadDeviceSteps() }))
+        }
+        if !trustAnchors.isEmpty {
+            sources.append(
+                LiveStateWatcher.Source(
+                    name: "trust anchors", kept: "anchors", files: trustAnchors.map(\.path),
+                    load: { _ in
+                        let (anchors, summary) = try self.loadTrustAnchors()
+                        return (LiveStateUpdate(trustAnchors: anchors), summary)
+                    }))
         }
         // Last: the lists are checked against the key set this round puts in force.
         if let statusLists, let files = statusListFiles {
@@ -129,5 +143,36 @@ public struct LiveStateFiles: Sendable {
     private func loadDeviceSteps() throws -> (update: LiveStateUpdate, summary: String) {
         let done = try DeviceSteps.load(files: deviceSteps)
         return (LiveStateUpdate(deviceSteps: done), counted(done.count, "entry", "entries"))
+    }
+
+    private func loadTrustAnchors() throws -> (anchors: TrustAnchors, summary: String) {
+        let files = trustAnchors.flatMap { anchor in
+            StatePaths.expand([anchor.path]).map { (path: $0, environment: anchor.environment) }
+        }
+        let anchors = try TrustAnchors.load(files)
+        return (anchors, counted(anchors.count, "anchor", "anchors"))
+    }
+}
+
+/// One `--trust-anchors [ENV=]PATH`: a PEM file or a directory of them, and the environment of
+/// every key its certificates vouch for (spec §3b).
+public struct TrustAnchorPath: Sendable, Equatable {
+    public var path: String
+    public var environment: Environment?
+
+    public init(path: String, environment: Environment? = nil) {
+        self.path = path
+        self.environment = environment
+    }
+
+    /// `ENV=PATH` with ENV an environment's name (`int`, `prod`), else the whole text as a path.
+    public init(argument: String) {
+        if let equals = argument.firstIndex(of: "="),
+            let environment = Environment(rawValue: String(argument[..<equals]))
+        {
+            self.init(path: String(argument[argument.index(after: equals)...]), environment: environment)
+        } else {
+            self.init(path: argument)
+        }
     }
 }

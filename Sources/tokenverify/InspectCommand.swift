@@ -28,7 +28,7 @@ extension TokenVerify {
             }
             text = text.trimmingCharacters(in: .whitespacesAndNewlines)
             let segments = text.split(separator: ".", omittingEmptySubsequences: false)
-            let entries = Self.statusListEntries(text)
+            let entries = (Self.statusListEntries(text) ?? []) + (Self.chain(text) ?? [])
             if segments.count == 1 { return Self.inspectCWT(text, statusList: entries) }
             guard segments.count == 3 else {
                 ConfigurationError(
@@ -59,9 +59,34 @@ extension TokenVerify {
             }
             writer.raw(",\"signature_bytes\":")
             writer.integer(Base64URL.decode(Array(segments[2].utf8))?.count ?? -1)
-            if let entries { writer.raw(entries) }
+            writer.raw(entries)
             writer.raw("}")
             print(String(decoding: writer.bytes, as: UTF8.self))
+        }
+
+        /// For a token that carries a certificate chain (`x5c`, `x5chain`): `,"chain":[…]`, each
+        /// certificate's subject, issuer, validity, names and thumbprint (nothing validated), or
+        /// why the chain cannot be read.
+        static func chain(_ text: String) -> [UInt8]? {
+            guard let certificates = ChainInspection.certificates(ofToken: Array(text.utf8)) else { return nil }
+            var writer = JSONWriter()
+            writer.raw(",\"chain\":")
+            switch certificates {
+            case .success(let certificates):
+                writer.raw("[")
+                for (position, certificate) in certificates.enumerated() {
+                    if position > 0 { writer.raw(",") }
+                    if let certificate {
+                        writer.raw(CertificateText.json(certificate))
+                    } else {
+                        writer.string("certificate \(position + 1) is not a DER X.509 certificate")
+                    }
+                }
+                writer.raw("]")
+            case .failure(let error):
+                writer.string("cannot be read: \(error.description)")
+            }
+            return writer.bytes
         }
 
         /// For a Status List Token (by its typ): `,"status_list_entries":{…}` with its bits, its

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveState
 import TokenTools
 import TokenVerifier
 
@@ -70,21 +71,72 @@ extension TokenVerify.Keys {
         static let configuration = CommandConfiguration(
             abstract: "List the keys verify would load from these JWKS files, one a line.",
             discussion: """
-                Each line: kid, type/curve, alg, env, iss, RFC 7638 thumbprint and file, separated by tabs ("-" where a member is absent). With --json, one JSON object a line. Files that verify would refuse are refused the same way, with the same message (exit status 2).
+                Each line: kid, type/curve, alg, env, iss, RFC 7638 thumbprint and file, separated by tabs ("-" where a member is absent). With --trust-anchors, a line per anchor certificate too: "anchor", env, subject, issuer, not before, not after, names, x5t#S256, CA or end entity, key and file. With --json, one JSON object a line. Files that verify would refuse are refused the same way, with the same message (exit status 2).
                 """
         )
 
         @Argument(help: ArgumentHelp("JWKS key files, as given to verify --keys.", valueName: "file"))
-        var files: [String]
+        var files: [String] = []
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Trust anchor PEM files or directories, as given to verify --trust-anchors.", valueName: "[env=]path"))
+        var trustAnchors: [String] = []
 
         @Flag(name: .long, help: "One JSON object a line instead of tab-separated text.")
         var json = false
 
         func validate() throws {
-            if files.isEmpty { throw ValidationError("name at least one key file") }
+            if files.isEmpty && trustAnchors.isEmpty {
+                throw ValidationError("name at least one key file or --trust-anchors")
+            }
         }
 
         func run() throws {
+            var output = files.isEmpty ? "" : listKeys()
+            output += listAnchors()
+            FileHandle.standardOutput.write(Data(output.utf8))
+        }
+
+        /// The anchors verify would load from `trustAnchors`, a line each (refused as verify
+        /// refuses them).
+        private func listAnchors() -> String {
+            let paths = trustAnchors.map(TrustAnchorPath.init(argument:)).flatMap { anchor in
+                StatePaths.expand([anchor.path]).map { (path: $0, environment: anchor.environment) }
+            }
+            do {
+                _ = try TrustAnchors.load(paths)
+            } catch {
+                ConfigurationError(description: error.description).exit()
+            }
+            var output = ""
+            for (path, environment) in paths {
+                guard let bytes = FileManager.default.contents(atPath: path),
+                    let certificates = try? CertificateSummary.summaries(pem: Array(bytes), file: path)
+                else { continue }
+                for certificate in certificates {
+                    if json {
+                        var writer = JSONWriter()
+                        writer.raw("{\"anchor\":")
+                        writer.raw(CertificateText.json(certificate, environment: .some(environment?.rawValue)))
+                        writer.raw(",")
+                        writer.key("file")
+                        writer.string(path)
+                        writer.raw("}\n")
+                        output += String(decoding: writer.bytes, as: UTF8.self)
+                    } else {
+                        let fields =
+                            ["anchor", environment?.rawValue ?? "-"] + CertificateText.fields(certificate) + [path]
+                        output += fields.joined(separator: "\t") + "\n"
+                    }
+                }
+            }
+            return output
+        }
+
+        /// The keys verify would load from `files`, a line each (refused as verify refuses them).
+        private func listKeys() -> String {
             let keySet: KeySet
             do {
                 let (loaded, warnings) = try KeySet.load(files: files)
@@ -137,7 +189,7 @@ extension TokenVerify.Keys {
                     output += fields.joined(separator: "\t") + "\n"
                 }
             }
-            FileHandle.standardOutput.write(Data(output.utf8))
+            return output
             if keySet.keys.isEmpty {
                 printError("tokenverify: warning: the key files hold no keys; every token would be unknown_key")
             }

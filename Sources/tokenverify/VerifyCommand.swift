@@ -69,6 +69,13 @@ extension TokenVerify {
                 valueName: "path"))
         var statusLists: [String] = []
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Trust anchor certificates (PEM), or a directory of them, optionally for an environment (prod=roots.pem); tokens carrying a chain (x5c, x5chain) are verified with its leaf when it validates to one at the line's time (spec §3b). Repeatable; watched like the key files.",
+                valueName: "[env=]path"))
+        var trustAnchors: [String] = []
+
         @Flag(
             name: .long, help: "Leave the status of tokens that name a status list unchecked (counted in the summary).")
         var skipStatusLists = false
@@ -224,6 +231,7 @@ extension TokenVerify {
             let liveState = LiveStateFiles(
                 keys: keys, revocations: revocations, stepPolicy: stepPolicy, deviceSteps: deviceSteps,
                 statusLists: statusLists.isEmpty ? nil : statusLists,
+                trustAnchors: trustAnchors.map(TrustAnchorPath.init(argument:)),
                 maxStatusListBytes: maxStatusListBytes, options: options, warn: { printError($0) })
             let verifier: Verifier
             let loadStart = DispatchTime.now().uptimeNanoseconds

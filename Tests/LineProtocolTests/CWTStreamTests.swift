@@ -15,7 +15,7 @@ import TokenVerifier
     ) throws -> [[String: Any]] {
         let verifier = Verifier(
             keys: fixtures.keySet, revocations: revocations, steps: steps ?? .none, statusLists: statusLists,
-            options: VerificationOptions(checkTime: Fixtures.now))
+            trustAnchors: Fixtures.unrelatedAnchors(), options: VerificationOptions(checkTime: Fixtures.now))
         var output: [UInt8] = []
         _ = LineAnswerer(verifier: verifier, maxLineBytes: 65536)
             .answer(
@@ -68,6 +68,9 @@ import TokenVerifier
                     ])), nil
             )
         case .unknownKey: return (Fixtures.cwt(fixtures.ed, protected: CBOR.protected(alg: -19, kid: "nobody")), nil)
+        case .untrustedChain:
+            let chain = CBOR.map([(CBOR.int(1), CBOR.int(-19)), (CBOR.int(33), CBOR.bytes(Array("ABC".utf8)))])
+            return (Fixtures.cwt(fixtures.ed, protected: chain), nil)
         case .keyAlgorithmMismatch:
             return (Fixtures.cwt(fixtures.ed, protected: CBOR.protected(alg: -7, kid: "ed-1")), nil)
         case .wrongEnvironment:

@@ -21,6 +21,8 @@ import TokenVerifier
         case .badHeader:
             return (Fixtures.token(fixtures.ed, header: #"{"alg":"Ed25519","kid":"ed-1","crit":["x"]}"#), nil)
         case .unknownKey: return (Fixtures.token(fixtures.ed, header: #"{"alg":"Ed25519","kid":"nobody"}"#), nil)
+        case .untrustedChain:
+            return (Fixtures.token(fixtures.ed, header: #"{"alg":"Ed25519","x5c":["QUJD"]}"#), nil)
         case .keyAlgorithmMismatch: return (Fixtures.token(fixtures.ed, header: #"{"alg":"ES256","kid":"ed-1"}"#), nil)
         case .wrongEnvironment:
             return (Fixtures.token(fixtures.prodKey, claims: Fixtures.claims(["env": #""int""#])), nil)
@@ -58,7 +60,7 @@ import TokenVerifier
         let lists = StatusListSet(lists: [try fixtures.statusList(Fixtures.statusListToken(fixtures.ed))])
         let verifier = Verifier(
             keys: fixtures.keySet, revocations: revocations, steps: steps, statusLists: lists,
-            options: VerificationOptions(checkTime: Fixtures.now))
+            trustAnchors: Fixtures.unrelatedAnchors(), options: VerificationOptions(checkTime: Fixtures.now))
         var output: [UInt8] = []
         let answerer = LineAnswerer(verifier: verifier, maxLineBytes: 65536)
         let reasons = answerer.answer([InputLine(number: 1, bytes: Array(line.utf8))], to: &output)

@@ -55,6 +55,11 @@ struct COSEHeader {
     var keyIDIsProtected = false
     var hasKeyID = false
     var hasCritical = false
+    /// `x5chain` (33): where its CBOR item lies, and in which header (spec §3b).
+    var chain: Range<Int>?
+    var chainIsProtected = false
+    /// `x5chain` in both headers: `bad_header` where trust anchors are configured (else ignored).
+    var chainProblem: String?
     /// The first problem found (`bad_header`).
     var problem: String?
 
@@ -96,6 +101,12 @@ struct COSEHeader {
                 }
             case 16:
                 try readType(&reader)
+            case 33:
+                if chain != nil { chainProblem = "x5chain (33) is in both headers" }
+                let start = reader.position
+                try reader.skipItem()
+                chain = start..<reader.position
+                chainIsProtected = isProtected
             default:
                 try reader.skipItem()
             }

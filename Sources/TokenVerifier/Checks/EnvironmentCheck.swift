@@ -1,5 +1,5 @@
-/// Check 7 (`wrong_environment`): the token's `env`, the key's `env` and the run's `--env` agree
-/// wherever they are given.
+/// Check 7 (`wrong_environment`): the token's `env`, the key's `env` (for a chain, its anchor's,
+/// spec §3b) and the run's `--env` agree wherever they are given.
 struct EnvironmentCheck: TokenCheck {
     func check(
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
@@ -7,11 +7,11 @@ struct EnvironmentCheck: TokenCheck {
     ) {
         let required = input.options.environment
         let tokenEnvironment = token.environment
-        let keyEnvironment = findings.keyIndex.flatMap { input.keys.facts[$0].environment }
+        let keyEnvironment = findings.keyFacts(input)?.environment
         if let tokenEnvironment, let keyEnvironment, tokenEnvironment != keyEnvironment {
             failures.add(
                 .wrongEnvironment,
-                "the token is for env \"\(tokenEnvironment.rawValue)\" but key \"\(input.state.keys.keys[findings.keyIndex!].keyID)\" is for \"\(keyEnvironment.rawValue)\""
+                "the token is for env \"\(tokenEnvironment.rawValue)\" but \(findings.keyDescription(input)) is for \"\(keyEnvironment.rawValue)\""
             )
         } else if let required, let tokenEnvironment, tokenEnvironment != required {
             failures.add(
@@ -20,7 +20,7 @@ struct EnvironmentCheck: TokenCheck {
         } else if let required, let keyEnvironment, keyEnvironment != required {
             failures.add(
                 .wrongEnvironment,
-                "key \"\(input.state.keys.keys[findings.keyIndex!].keyID)\" is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\""
+                "\(findings.keyDescription(input)) is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\""
             )
         }
     }

@@ -1,6 +1,7 @@
 /// Check 4 (`bad_header`): `kid` is a string, `crit` is absent, and `typ`, if present, is `JWT`
-/// or `dkt+jwt` (any case); a CWT's header problems were named by its parser (spec §2b). Keys
-/// carried in the header (`jwk`, `jku`, `x5u`, `x5c`) are never read.
+/// or `dkt+jwt` (any case); a CWT's header problems were named by its parser (spec §2b). A token
+/// that carries a chain needs no `kid` where trust anchors are configured (spec §3b); other keys
+/// carried in the header (`jwk`, `jku`, `x5u`) are never read, nor a chain without anchors.
 struct HeaderCheck: TokenCheck {
     func check(
         _ header: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
@@ -10,7 +11,12 @@ struct HeaderCheck: TokenCheck {
             failures.add(.badHeader, problem)
             return
         }
-        if header.keyID == nil {
+        let usesChain = header.chain != nil && input.state.chains != nil
+        if usesChain, let problem = header.chainProblem {
+            failures.add(.badHeader, problem)
+            return
+        }
+        if header.keyID == nil && !usesChain {
             failures.add(.badHeader, header.hasKeyIDMember ? "kid must be a string" : "the header has no kid")
             if failures.isDone { return }
         }

@@ -1,11 +1,17 @@
-/// Check 8 (`wrong_issuer`): `iss` equals the key's `iss` and the run's `--issuer`, where they
-/// are given.
+/// Check 8 (`wrong_issuer`): `iss` equals the key's `iss` (for a chain: names its leaf, one of
+/// its subjectAltName URIs or dNSNames, spec §3b) and the run's `--issuer`, where they are given.
 struct IssuerCheck: TokenCheck {
     func check(
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        if let index = findings.keyIndex, let keyIssuer = input.keys.facts[index].issuer,
+        if let chain = findings.chain, !chain.names(token.string(token.issuer)) {
+            let names = (chain.chain.uris + chain.chain.dnsNames).map { "\"\($0)\"" }
+            failures.add(
+                .wrongIssuer,
+                "iss \"\(token.string(token.issuer))\" is not a name of the chain's \(chain.leafDescription) (its names: \(names.isEmpty ? "none" : names.joined(separator: ", ")))"
+            )
+        } else if let index = findings.keyIndex, let keyIssuer = input.keys.facts[index].issuer,
             !token.equals(token.issuer, keyIssuer)
         {
             let key = input.state.keys.keys[index]

@@ -5,14 +5,13 @@ struct KeyAlgorithmCheck: TokenCheck {
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        guard let index = findings.keyIndex, let algorithm = findings.algorithm else { return }
-        let facts = input.keys.facts[index]
+        guard let facts = findings.keyFacts(input), let algorithm = findings.algorithm else { return }
         guard VerificationKey.accepts(algorithm, type: facts.type, declared: facts.algorithm) else {
-            let key = input.state.keys.keys[index]
-            let declared = key.algorithm.map { " with alg \($0.rawValue)" } ?? ""
+            let declared = facts.algorithm.map { " with alg \($0.rawValue)" } ?? ""
             failures.add(
                 .keyAlgorithmMismatch,
-                "alg \(algorithm.rawValue) does not fit key \"\(key.keyID)\" (\(key.type.rawValue)\(declared))")
+                "alg \(algorithm.rawValue) does not fit \(findings.keyDescription(input)) (\(facts.type.rawValue)\(declared))"
+            )
             return
         }
         findings.keyFits = true

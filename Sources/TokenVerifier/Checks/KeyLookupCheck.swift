@@ -1,11 +1,23 @@
-/// Check 5 (`unknown_key`): the `kid` names a key of the snapshot's key set (compared byte for
-/// byte). Records the key for the checks after it. A token without a string `kid` already
-/// failed check 4 and has no key.
+/// Check 5 (`unknown_key`, `untrusted_chain`): with trust anchors configured, a token that
+/// carries a chain (`x5c`, `x5chain`) is checked with its leaf's key once the chain validates to
+/// an anchor at the check time (spec §3b; its `kid` is not used); otherwise the `kid` names a key
+/// of the snapshot's key set (compared byte for byte). Records the key for the checks after it. A
+/// token without a string `kid` or a chain already failed check 4 and has no key.
 struct KeyLookupCheck: TokenCheck {
     func check(
         _ header: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
+        if let chain = header.chain, let trust = input.state.chains {
+            let found = header.withBytes(chain) {
+                trust.key(for: $0, format: header.format, at: input.time, signatureCache: input.state.signatureCache)
+            }
+            switch found {
+            case .success(let key): findings.chain = key
+            case .failure(let refusal): failures.add(.untrustedChain, refusal.detail)
+            }
+            return
+        }
         guard let keyID = header.keyID else { return }
         guard let index = header.withBytes(keyID, input.keys.index(of:)) else {
             failures.add(.unknownKey, "no key with kid \"\(header.string(keyID))\" is configured")

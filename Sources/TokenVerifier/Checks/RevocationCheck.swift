@@ -1,23 +1,30 @@
 /// Check 10 (`revoked_key`, `revoked_token`, `revoked_device`, `revoked_object`,
-/// `revoked_grant`): the revocation snapshot, by key, token, device, object and grant, in that order.
+/// `revoked_grant`): the revocation snapshot, by key (its `kid`, or for a chain each certificate's
+/// `x5t#S256`, spec §3b), token, device, object and grant, in that order.
 struct RevocationCheck: TokenCheck {
     func check(
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        input.withState { check(token, $0.revocations, at: input.time, &failures) }
+        input.withState { check(token, $0.revocations, chain: findings.chain, at: input.time, &failures) }
     }
 
     /// The check against `revocations` (lent by the snapshot for the call).
     private func check(
-        _ token: borrowing ParsedToken, _ revocations: RevocationList, at time: Double, _ failures: inout FailureList
+        _ token: borrowing ParsedToken, _ revocations: RevocationList, chain: ChainKey?, at time: Double,
+        _ failures: inout FailureList
     ) {
         guard revocations.count > 0 else { return }
         let issuedAt = token.issuedAt
         func revokes(_ kind: RevocationList.Kind, _ text: ParsedToken.Text) -> Bool {
             token.withBytes(text) { revocations.revokes(kind, $0, issuedAt: issuedAt, at: time) }
         }
-        if let keyID = token.keyID, revokes(.key, keyID) {
+        if let chain {
+            if let revoked = Self.revokedCertificate(chain, revocations, issuedAt: issuedAt, at: time) {
+                failures.add(.revokedKey, revoked)
+                if failures.isDone { return }
+            }
+        } else if let keyID = token.keyID, revokes(.key, keyID) {
             failures.add(.revokedKey, "key \"\(token.string(keyID))\" is revoked")
             if failures.isDone { return }
         }
@@ -54,5 +61,23 @@ struct RevocationCheck: TokenCheck {
                 return
             }
         }
+    }
+
+    /// The detail for the first certificate of `chain`'s path that `revocations` revoke, if any.
+    private static func revokedCertificate(
+        _ chain: ChainKey, _ revocations: RevocationList, issuedAt: Double?, at time: Double
+    ) -> String? {
+        guard revocations.contains(kind: .certificate) else { return nil }
+        for (position, thumbprint) in chain.thumbprints.enumerated() {
+            let revoked = thumbprint.withUnsafeBufferPointer {
+                revocations.revokes(.certificate, $0, issuedAt: issuedAt, at: time)
+            }
+            guard revoked else { continue }
+            let role =
+                position == 0
+                ? "leaf" : position == chain.thumbprints.count - 1 ? "anchor" : "intermediate \(position)"
+            return "the chain's certificate x5t#S256 \(String(decoding: thumbprint, as: UTF8.self)) (\(role)) is revoked"
+        }
+        return nil
     }
 }

@@ -8,7 +8,7 @@ struct SignatureCheck: TokenCheck {
         _ parsed: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        guard findings.keyFits, let keyIndex = findings.keyIndex else { return }
+        guard findings.keyFits, let facts = findings.keyFacts(input) else { return }
         let cacheKey = input.signatureCacheKey
         // A token with an inverse or a verdict was looked up by its batch already (a miss).
         if let cacheKey, input.signatureInverse == nil, input.signatureVerdict == nil,
@@ -18,7 +18,6 @@ struct SignatureCheck: TokenCheck {
             return
         }
         if cacheKey != nil { input.crypto.signatureCacheMisses &+= 1 }
-        let facts = input.keys.facts[keyIndex]
         let verified =
             input.signatureVerdict
             ?? parsed.withSignedMessage(compact: input.compact) { message in
@@ -30,8 +29,10 @@ struct SignatureCheck: TokenCheck {
                             $0.verify(signature: signature, message: message)
                         }
                     case .p256:
-                        return input.crypto.p256Context(for: keyIndex, in: input.state).verify(
-                            signature: signature, message: message, inverse: input.signatureInverse)
+                        let context =
+                            findings.chain.map(input.crypto.p256Context(for:))
+                            ?? input.crypto.p256Context(for: findings.keyIndex!, in: input.state)
+                        return context.verify(signature: signature, message: message, inverse: input.signatureInverse)
                     }
                 }
             }
@@ -43,8 +44,7 @@ struct SignatureCheck: TokenCheck {
             if parsed.signature.count != 64 {
                 failures.add(.badSignature, "the signature is \(parsed.signature.count) bytes; expected \(expected)")
             } else {
-                let keyID = input.state.keys.keys[keyIndex].keyID
-                failures.add(.badSignature, "the signature does not verify with key \"\(keyID)\"")
+                failures.add(.badSignature, "the signature does not verify with \(findings.keyDescription(input))")
             }
         }
     }

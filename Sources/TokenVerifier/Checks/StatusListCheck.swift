@@ -1,7 +1,7 @@
 /// Check 10, after ``RevocationCheck`` (`status_invalid`, `status_suspended`,
 /// `status_unavailable`): the token's entry in the status list it names (spec §4c), in the
 /// generation in force at the check time among the lists signed for the token's issuer (the `iss`
-/// of the key that verified it). Fails closed: a generation out of force or in conflict answers
+/// of the key that verified it; for a chain, the token's `iss`, which check 8 binds to its leaf). Fails closed: a generation out of force or in conflict answers
 /// `status_unavailable`, never an older one.
 struct StatusListCheck: TokenCheck {
     func check(
@@ -19,6 +19,9 @@ struct StatusListCheck: TokenCheck {
             return
         }
         let lookup = token.withBytes(status.uri) { uri in
+            if findings.chain != nil {
+                return token.withBytes(token.issuer) { index.generations(of: uri, issuer: $0, keyKnown: true) }
+            }
             guard let keyIndex = findings.keyIndex else {
                 return index.generations(of: uri, issuer: nil, keyKnown: false)
             }
@@ -97,6 +100,7 @@ struct StatusListCheck: TokenCheck {
 
     /// The token's issuer as the lookup saw it: its key's `iss`.
     private static func tokenIssuer(_ findings: CheckFindings, _ input: CheckInput) -> String {
+        if let chain = findings.chain { return "its iss, bound to the chain's \(chain.leafDescription)" }
         guard let keyIndex = findings.keyIndex else { return "its key is unknown" }
         guard let issuer = input.state.keys.keys[keyIndex].issuer else { return "its key names no iss" }
         return "its key's iss \"\(issuer)\""

@@ -61,8 +61,25 @@ struct CheckFindings {
     var algorithm: SignatureAlgorithm? = nil
     /// Check 5 found the key named by `kid`: its position in `state.keys`.
     var keyIndex: Int? = nil
+    /// Check 5 found the key in the token's chain, validated to a trust anchor (spec §3b).
+    var chain: ChainKey? = nil
     /// Check 6 found that the key verifies `algorithm`: the signature can be checked.
     var keyFits = false
+}
+
+extension CheckFindings {
+    /// The facts of the key check 5 found (in the key set or in the token's chain).
+    @inline(__always)
+    func keyFacts(_ input: CheckInput) -> KeyFacts? {
+        if let keyIndex { return input.keys.facts[keyIndex] }
+        return chain?.facts
+    }
+
+    /// The key check 5 found, for a detail: `key "kid"`, or the chain's leaf certificate.
+    func keyDescription(_ input: CheckInput) -> String {
+        if let keyIndex { return "key \"\(input.state.keys.keys[keyIndex].keyID)\"" }
+        return chain.map { "the chain's \($0.leafDescription)" } ?? "no key"
+    }
 }
 
 /// Runs `check` unless an earlier check ended the run (outside audit mode, the first failure

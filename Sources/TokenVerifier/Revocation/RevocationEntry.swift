@@ -12,6 +12,9 @@ public struct RevocationEntry: Sendable, Equatable {
         case grant(device: String, object: String)
         /// `{"kid":K}`: every token signed with key K.
         case key(String)
+        /// `{"x5t#S256":T}`: every token whose chain holds the certificate of that thumbprint
+        /// (base64url SHA-256 of its DER, spec §3b): `revoked_key`.
+        case certificate(String)
     }
 
     public var selector: Selector

@@ -8,7 +8,7 @@ public final class RevocationList: Sendable {
     /// The kinds of selector, in the order the checks consult them.
     enum Kind: UInt8, CaseIterable {
         case key = 1
-        case token, device, object, grant
+        case token, device, object, grant, certificate
     }
 
     struct Slot {
@@ -173,6 +173,9 @@ public final class RevocationList: Sendable {
             case .key(let kid):
                 kind = .key
                 digest = RevocationList.digest(kind, kid, value2: nil, hasher)
+            case .certificate(let thumbprint):
+                kind = .certificate
+                digest = RevocationList.digest(kind, thumbprint, value2: nil, hasher)
             case .grant(let sub, let aud):
                 kind = .grant
                 digest = RevocationList.digest(kind, sub, value2: aud, hasher)

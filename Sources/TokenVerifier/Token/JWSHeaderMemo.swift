@@ -78,6 +78,7 @@ extension ParsedToken.HeaderFields {
         moved.algorithm = move(algorithm)
         moved.keyID = move(keyID)
         moved.type = move(type)
+        moved.chain = move(chain)
         return moved
     }
 }

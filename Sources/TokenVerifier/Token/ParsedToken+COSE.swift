@@ -38,8 +38,8 @@ extension ParsedToken {
         let structureCount = CBORWriter.signatureStructureLength(
             protected: message.protected.count, payload: payloadCount)
         let fixedCount = message.signature.count + structureCount
-        // Texts made here: an algorithm's name (≤ 20 bytes), a kid from the unprotected header,
-        // a bstr cti as base64url. Each list item takes at least one byte of the payload.
+        // Texts made here: an algorithm's name (≤ 20 bytes), a kid and an x5chain from the
+        // unprotected header (together shorter than the message), a bstr cti as base64url. Each list item takes at least one byte of the payload.
         let textCapacity = 24 + cbor.count + (payloadCount / 3 + 1) * 4
         let tableCapacity = (payloadCount + 1) * 8
         let room = stackScratchCount - fixedCount
@@ -101,6 +101,15 @@ extension ParsedToken {
                     )
                     : try builder.copy(UnsafeBufferPointer(rebasing: cbor[range]))
             }
+            var chain: Text?
+            if let range = header.chain {
+                chain =
+                    header.chainIsProtected
+                    ? Text(
+                        start: UInt32(protectedStart + range.lowerBound), end: UInt32(protectedStart + range.upperBound)
+                    )
+                    : try builder.copy(UnsafeBufferPointer(rebasing: cbor[range]))
+            }
             let supportedAlgorithm = header.algorithmValue.flatMap(COSEHeader.algorithm)
             var algorithm = header.algorithmText.map {
                 Text(start: UInt32(protectedStart + $0.lowerBound), end: UInt32(protectedStart + $0.upperBound))
@@ -134,7 +143,7 @@ extension ParsedToken {
                 environment: claims.environment, format: .cwt,
                 signedMessage: Text(start: UInt32(signatureCount), end: UInt32(fixedCount)),
                 headerProblem: header.problem,
-                status: claims.status)
+                status: claims.status, chain: chain, chainProblem: header.chainProblem)
         } catch {
             if builder.overflowed { return nil }
             throw error

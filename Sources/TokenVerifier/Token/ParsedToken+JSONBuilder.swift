@@ -3,6 +3,8 @@
 extension ParsedToken {
     struct HeaderFields {
         var algorithm: Text?, keyID: Text?, type: Text?
+        /// `x5c`'s value as it is written (spec §3b): judged only where trust anchors are configured.
+        var chain: Text?
         var hasAlgorithmMember = false, hasKeyIDMember = false, hasTypeMember = false, hasCritical = false
     }
 
@@ -107,13 +109,14 @@ extension ParsedToken {
 
         /// The header members read.
         enum HeaderName: Int, KnownMemberName, CaseIterable {
-            case algorithm, keyID, type, critical
+            case algorithm, keyID, type, critical, chain
 
             init?(quoted word: UInt64) {
                 switch word & 0xFF_FFFF_FFFF {  // a quote, three bytes, a quote
                 case 0x22_676c_6122: self = .algorithm  // "alg"
                 case 0x22_6469_6b22: self = .keyID  // "kid"
                 case 0x22_7079_7422: self = .type  // "typ"
+                case 0x22_6335_7822: self = .chain  // "x5c"
                 default:
                     guard word & 0xFFFF_FFFF_FFFF == 0x2274_6972_6322 else { return nil }  // "crit"
                     self = .critical
@@ -126,6 +129,7 @@ extension ParsedToken {
                 case .keyID: "kid"
                 case .type: "typ"
                 case .critical: "crit"
+                case .chain: "x5c"
                 }
             }
 
@@ -162,6 +166,10 @@ extension ParsedToken {
                 case .critical?:
                     header.hasCritical = true
                     try reader.skipValue()
+                case .chain?:
+                    reader.skipWhitespace()
+                    let range = try reader.skipValue()
+                    header.chain = Text(start: UInt32(offset + range.lowerBound), end: UInt32(offset + range.upperBound))
                 case nil:
                     try reader.skipValue()
                 }

@@ -222,7 +222,7 @@ extension ParsedToken {
                 audience: claims.audience, audienceIsArray: claims.audienceIsArray,
                 channels: claims.channels, commands: claims.commands,
                 expiresAt: claims.expiresAt, notBefore: claims.notBefore, issuedAt: claims.issuedAt,
-                environment: claims.environment, status: claims.status)
+                environment: claims.environment, status: claims.status, chain: header.chain)
         }
     }
 

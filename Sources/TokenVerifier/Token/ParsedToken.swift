@@ -78,6 +78,11 @@ import Musl
     @usableFromInline let headerProblem: String?
     /// The token's entry in a status list (spec §4c: `status.status_list`, CWT claim 65535), if it names one.
     @usableFromInline let status: StatusReference?
+    /// The certificate chain the header carries (spec §3b), as written: a JWS's `x5c` JSON value,
+    /// a CWT's `x5chain` (33) CBOR item. Read only where trust anchors are configured.
+    @usableFromInline let chain: Text?
+    /// A CWT's `x5chain` problem (in both headers): `bad_header` where trust anchors are configured.
+    @usableFromInline let chainProblem: String?
 
     /// A token as parsed (every text a range of `storage`).
     init(
@@ -89,7 +94,7 @@ import Musl
         audience: List, audienceIsArray: Bool, channels: List, commands: List,
         expiresAt: Double, notBefore: Double?, issuedAt: Double?, environment: Environment?,
         format: TokenFormat = .jws, signedMessage: Text? = nil, headerProblem: String? = nil,
-        status: StatusReference? = nil
+        status: StatusReference? = nil, chain: Text? = nil, chainProblem: String? = nil
     ) {
         self.storage = storage
         self.tableStart = tableStart
@@ -119,6 +124,8 @@ import Musl
         self.signedMessage = signedMessage
         self.headerProblem = headerProblem
         self.status = status
+        self.chain = chain
+        self.chainProblem = chainProblem
     }
 
     /// Where a token's status is kept: entry `index` of the status list at `uri`.

@@ -7,10 +7,12 @@
     // Lent for the length of `withAnswerTexts`, which holds the token: no reference counting.
     @usableFromInline unowned(unsafe) let token: ParsedToken
     @usableFromInline let storage: UnsafeBufferPointer<UInt8>
+    @usableFromInline let signerBytes: UnsafeBufferPointer<UInt8>?
 
-    @inlinable init(token: ParsedToken, storage: UnsafeBufferPointer<UInt8>) {
+    @inlinable init(token: ParsedToken, storage: UnsafeBufferPointer<UInt8>, signer: UnsafeBufferPointer<UInt8>?) {
         self.token = token
         self.storage = storage
+        self.signerBytes = signer
     }
 
     @inlinable @inline(__always)
@@ -50,6 +52,8 @@
     @inlinable @inline(__always) package var expiresAt: Double { token.expiresAt }
     /// JWS or CWT.
     @inlinable @inline(__always) package var format: TokenFormat { token.format }
+    /// The `x5t#S256` of the leaf certificate whose key checked the token, for a chain (spec §3b).
+    @inlinable @inline(__always) package var signer: UnsafeBufferPointer<UInt8>? { signerBytes }
 
     /// How many texts the view holds (`kid`, `alg` and `role` when present, each `aud` item) and
     /// their bytes in all: what an answer format sizes its buffer from.
@@ -65,6 +69,10 @@
         add(token.keyID)
         add(token.algorithm)
         add(token.role)
+        if let signerBytes {
+            count += 1
+            bytes += signerBytes.count
+        }
         return (count, bytes)
     }
 }
@@ -76,13 +84,16 @@ extension VerificationResult {
     package func withAnswerTexts<Result>(_ body: (AnswerTexts) throws -> Result) rethrows -> Result? {
         guard failures.isEmpty else { return nil }
         // Through optional chaining the token is read in place, not retained.
-        return try parsed?.withAnswerTexts(body)
+        guard signer != nil else { return try parsed?.withAnswerTexts(signer: nil, body) }
+        return try signer!.withUnsafeBufferPointer { signer in try parsed?.withAnswerTexts(signer: signer, body) }
     }
 }
 
 extension ParsedToken {
     @inlinable @inline(__always)
-    func withAnswerTexts<Result>(_ body: (AnswerTexts) throws -> Result) rethrows -> Result {
-        try storage.withUnsafeBufferPointer { try body(AnswerTexts(token: self, storage: $0)) }
+    func withAnswerTexts<Result>(
+        signer: UnsafeBufferPointer<UInt8>?, _ body: (AnswerTexts) throws -> Result
+    ) rethrows -> Result {
+        try storage.withUnsafeBufferPointer { try body(AnswerTexts(token: self, storage: $0, signer: signer)) }
     }
 }

@@ -50,21 +50,23 @@ extension VerificationWorker {
         signedMessages.removeAll()
         for index in 0..<count {
             scratch.slots[index] = -1
-            guard isRequest[index], let keyIndex = states[index].signatureKey, states[index].parsed != nil else {
+            guard isRequest[index], states[index].parsed != nil, let facts = states[index].signatureFacts(snapshot)
+            else {
                 continue
             }
             if let cacheKey = states[index].signatureCacheKey {
                 if snapshot.signatureCache!.contains(cacheKey) {
                     // Check 12 answered by the cache, as `SignatureCheck` would answer it.
                     states[index].signatureKey = nil
+                    states[index].signatureChain = nil
                     signatureCacheHits &+= 1
                     continue
                 }
                 guard scratch.isFirstInBatch(cacheKey, index, states) else { continue }
             }
-            switch snapshot.keys.facts.facts[keyIndex].type {
+            switch facts.type {
             case .p256: scratch.takeES256(index, states)
-            case .ed25519: takeEd25519(index, requests, states, key: snapshot.keys.facts.facts[keyIndex], scratch)
+            case .ed25519: takeEd25519(index, requests, states, key: facts, scratch)
             }
         }
         // One ES256 signature gains nothing from sharing its inversion.
@@ -97,7 +99,7 @@ extension VerificationWorker {
         _ index: Int, _ requests: some BatchRequests, _ states: UnsafeMutablePointer<Prepared>, key: KeyFacts,
         _ scratch: BatchSignatureScratch
     ) {
-        // The key's table, lent (the key set holds it for the batch).
+        // The key's table, lent (the key set, or the token's chain key, holds it for the batch).
         guard states[index].parsed!.signature.count == 64,
             let table = key.ed25519!._withUnsafeGuaranteedRef({
                 $0.lazyTable.withTable { UnsafeRawPointer($0.handle) }

@@ -61,7 +61,7 @@ extension VerificationWorker {
                     if !lookingAhead { isRequest[index] = isItem }
                 }
                 withBatchSignatures(requests, states, isRequest, snapshot: snapshot) { shared in
-                    for index in 0..<count where isRequest[index] && states[index].signatureKey != nil {
+                    for index in 0..<count where isRequest[index] && states[index].hasSignatureToCheck {
                         let state = states + index
                         if let verdict = shared.verdict(index) {
                             // Verified already: check 12 needs no token bytes.

@@ -6,17 +6,20 @@ public struct LiveStateUpdate: Sendable {
     public var stepPolicy: StepPolicy?
     public var deviceSteps: DeviceSteps?
     public var statusLists: StatusListSet?
+    /// The certificates chains are validated to (spec §3b).
+    public var trustAnchors: TrustAnchors?
 
     public init(
         keys: KeySet? = nil, revocations: RevocationList? = nil, stepPolicy: StepPolicy? = nil,
         deviceSteps: DeviceSteps? = nil,
-        statusLists: StatusListSet? = nil
+        statusLists: StatusListSet? = nil, trustAnchors: TrustAnchors? = nil
     ) {
         self.keys = keys
         self.revocations = revocations
         self.stepPolicy = stepPolicy
         self.deviceSteps = deviceSteps
         self.statusLists = statusLists
+        self.trustAnchors = trustAnchors
     }
 
     /// Both updates, `other`'s parts winning where both have one.
@@ -24,6 +27,6 @@ public struct LiveStateUpdate: Sendable {
         LiveStateUpdate(
             keys: other.keys ?? keys, revocations: other.revocations ?? revocations,
             stepPolicy: other.stepPolicy ?? stepPolicy, deviceSteps: other.deviceSteps ?? deviceSteps,
-            statusLists: other.statusLists ?? statusLists)
+            statusLists: other.statusLists ?? statusLists, trustAnchors: other.trustAnchors ?? trustAnchors)
     }
 }

@@ -5,6 +5,7 @@ public enum Reason: String, Sendable, CaseIterable, Comparable {
     case unsupportedAlgorithm = "unsupported_alg"
     case badHeader = "bad_header"
     case unknownKey = "unknown_key"
+    case untrustedChain = "untrusted_chain"
     case keyAlgorithmMismatch = "key_alg_mismatch"
     case wrongEnvironment = "wrong_environment"
     case wrongIssuer = "wrong_issuer"

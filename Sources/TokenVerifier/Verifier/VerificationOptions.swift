@@ -16,11 +16,14 @@ public struct VerificationOptions: Sendable {
     public var tableMemory: TableMemory
     /// Leave the status of tokens that name a status list unchecked (spec §4c `--skip-status-lists`).
     public var skipStatusLists: Bool
+    /// Slots in the cache of validated certificate chains (spec §3b; rounded up to a power of
+    /// two): memory stays bounded by it whatever the number of distinct chains.
+    public var chainCacheEntries: Int
 
     public init(
         environment: Environment? = nil, issuer: String? = nil, leeway: Double = 0, checkTime: Double? = nil,
         audit: Bool = false, signatureCacheSlots: Int = 1 << 18, tableMemory: TableMemory = TableMemory(),
-        skipStatusLists: Bool = false
+        skipStatusLists: Bool = false, chainCacheEntries: Int = 4096
     ) {
         self.environment = environment
         self.issuer = issuer
@@ -30,6 +33,7 @@ public struct VerificationOptions: Sendable {
         self.signatureCacheSlots = signatureCacheSlots
         self.tableMemory = tableMemory
         self.skipStatusLists = skipStatusLists
+        self.chainCacheEntries = chainCacheEntries
     }
 
     /// Bytes for ES256 keys' precomputed tables: ``TableMemory/es256``.

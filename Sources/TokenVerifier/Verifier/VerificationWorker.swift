@@ -8,6 +8,10 @@ public final class VerificationWorker {
     /// The key set the contexts were made for (held so that its identity stays unique).
     @exclusivity(unchecked) private var contextsKeys: KeySet?
     @exclusivity(unchecked) private var p256Contexts: [P256VerifyContext?] = []
+    /// Verify contexts for chains' P-256 leaf keys, each with its key (held, so that no other key
+    /// takes its identity); emptied when it reaches ``chainContextLimit``.
+    @exclusivity(unchecked) private var chainContexts: [ObjectIdentifier: (ChainKey, P256VerifyContext)] = [:]
+    private static let chainContextLimit = 256
     /// Parsed tokens by digest, while the signature cache is on: one eighth of its slots, at
     /// most 32,768 entries, its tables made on first use; a parse is kept from a token's second
     /// sighting on (see ``ParsedTokenCache``). Parsing does not depend on the live state.
@@ -77,8 +81,12 @@ public final class VerificationWorker {
     struct Prepared {
         var failures: FailureList
         var parsed: ParsedToken?
-        /// The key for check 12, when the signature still has to be checked.
+        /// The key for check 12, when the signature still has to be checked: one of the key set's,
+        /// or the token's chain's.
         var signatureKey: Int?
+        var signatureChain: ChainKey?
+        /// The leaf's `x5t#S256` when check 5 found the key in the token's chain.
+        var signer: [UInt8]?
         /// The token's digest, when the signature cache is on.
         var digest: KeyedHash.Digest?
         /// The signature cache's key for the token and its key, when the signature still has to
@@ -89,9 +97,20 @@ public final class VerificationWorker {
             failures = FailureList(audit: audit)
         }
 
+        /// Whether check 12 is still to be made.
+        @inline(__always)
+        var hasSignatureToCheck: Bool { signatureKey != nil || signatureChain != nil }
+
+        /// The facts of the key for check 12.
+        @inline(__always)
+        func signatureFacts(_ snapshot: VerifierSnapshot) -> KeyFacts? {
+            if let signatureKey { return snapshot.keys.facts.facts[signatureKey] }
+            return signatureChain?.facts
+        }
+
         /// The verdict.
         consuming func result() -> VerificationResult {
-            VerificationResult(failures: failures.failures, parsed: parsed)
+            VerificationResult(failures: failures.failures, parsed: parsed, signer: signer)
         }
     }
 
@@ -121,6 +140,15 @@ public final class VerificationWorker {
                 snapshot.signatureCache!.prefetch(key)
             }
         }
+        if let chain = findings.chain { prepared.signer = chain.thumbprints.first }
+        if !prepared.failures.isDone, findings.keyFits, findings.keyIndex == nil, let chain = findings.chain {
+            if let digest = prepared.digest, let identity = chain.identity {
+                let key = snapshot.signatureCache!.combine(digest, identity)
+                prepared.signatureCacheKey = key
+                snapshot.signatureCache!.prefetch(key)
+            }
+            prepared.signatureChain = consume chain
+        }
         prepared.parsed = consume parsed
     }
 
@@ -131,13 +159,15 @@ public final class VerificationWorker {
         _ prepared: inout Prepared, token: UnsafeBufferPointer<UInt8>, snapshot: VerifierSnapshot,
         inverse: UnsafePointer<UInt64>? = nil, verdict: Bool? = nil
     ) {
-        guard let keyIndex = prepared.signatureKey, prepared.parsed != nil else { return }
+        guard prepared.hasSignatureToCheck, prepared.parsed != nil else { return }
+        let keyIndex = prepared.signatureKey
+        let chain = prepared.signatureChain.take()
         prepared.signatureKey = nil
         let input = CheckInput(
             compact: token, state: snapshot, core: core, time: 0,
             context: ContextBytes(), signatureCacheKey: prepared.signatureCacheKey, crypto: self,
             signatureInverse: inverse, signatureVerdict: verdict)
-        var findings = CheckFindings(keyIndex: keyIndex, keyFits: true)
+        var findings = CheckFindings(keyIndex: keyIndex, chain: chain, keyFits: true)
         // Taken out of the slot for the check and put back: moved, never copied.
         let parsed = prepared.parsed.take()!
         StandardChecks.signature.check(parsed, input, &findings, &prepared.failures)
@@ -177,6 +207,15 @@ public final class VerificationWorker {
         if let context = p256Contexts[index] { return context }
         let context = P256VerifyContext(key: snapshot.keys.keys[index].p256!)
         p256Contexts[index] = context
+        return context
+    }
+
+    /// This worker's verify context for the P-256 leaf key of `chain`.
+    func p256Context(for chain: ChainKey) -> P256VerifyContext {
+        if let (_, context) = chainContexts[ObjectIdentifier(chain)] { return context }
+        if chainContexts.count >= Self.chainContextLimit { chainContexts.removeAll(keepingCapacity: true) }
+        let context = P256VerifyContext(key: chain.key.p256!)
+        chainContexts[ObjectIdentifier(chain)] = (chain, context)
         return context
     }
 }

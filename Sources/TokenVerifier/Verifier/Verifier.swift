@@ -25,10 +25,12 @@ public final class Verifier: Sendable {
     /// `status_unavailable` unless ``VerificationOptions/skipStatusLists``).
     public init(
         keys: KeySet, revocations: RevocationList = .empty, steps: SecuritySteps = .none,
-        statusLists: StatusListSet? = nil, options: VerificationOptions = VerificationOptions()
+        statusLists: StatusListSet? = nil, trustAnchors: TrustAnchors? = nil,
+        options: VerificationOptions = VerificationOptions()
     ) {
         core = VerifierCore(
-            keys: keys, revocations: revocations, steps: steps, statusLists: statusLists, options: options)
+            keys: keys, revocations: revocations, steps: steps, statusLists: statusLists,
+            trustAnchors: trustAnchors, options: options)
         lanes = VerificationLanes(count: activeProcessorCount(), core: core)
     }
 
@@ -54,6 +56,9 @@ public final class Verifier: Sendable {
 
     /// The security steps in force.
     public var securitySteps: SecuritySteps { core.snapshot.steps }
+
+    /// The trust anchors in force (nil when none are configured, spec §3b).
+    public var trustAnchors: TrustAnchors? { core.snapshot.chains?.anchors }
 
     /// The status lists loaded (nil when none are configured).
     public var statusLists: StatusListSet? { core.snapshot.statusLists }

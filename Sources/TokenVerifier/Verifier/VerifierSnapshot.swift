@@ -18,6 +18,9 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
     let statusIndex: StatusListIndex
     /// The signature cache, shared by every snapshot of one verifier.
     let signatureCache: SignatureCache?
+    /// The trust anchors and the chains validated under them (nil: no `--trust-anchors`, so no
+    /// chain a token carries is read, spec §3b).
+    let chains: ChainTrust?
     /// Per key of `keys`: a keyed hash of its type and public key material. A signature cache
     /// entry is keyed by the token and this identity, so entries made with a key stay valid
     /// while that exact key is in the set, and can never answer for other key material.
@@ -26,7 +29,7 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
     init(
         keys: KeySet, revocations: RevocationList, steps: SecuritySteps, statusLists: StatusListSet?,
         signatureCache: SignatureCache?, options: VerificationOptions, keyIdentities: [KeyedHash.Digest]? = nil,
-        statusIndex: StatusListIndex? = nil
+        statusIndex: StatusListIndex? = nil, chains: ChainTrust? = nil
     ) {
         self.keys = keys
         self.revocations = revocations
@@ -35,6 +38,7 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
         self.statusLists = statusLists
         self.statusIndex = statusIndex ?? StatusListIndex(lists: statusLists, keys: keys, options: options)
         self.signatureCache = signatureCache
+        self.chains = chains
         self.keyIdentities =
             keyIdentities ?? signatureCache.map { cache in keys.keys.map { cache.identity(of: $0) } } ?? []
     }
@@ -48,11 +52,13 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
         if update.stepPolicy != nil || update.deviceSteps != nil {
             steps = SecuritySteps(policy: update.stepPolicy ?? steps.policy, done: update.deviceSteps ?? steps.done)
         }
-        let sameIndex = update.keys == nil && update.statusLists == nil
+        let chains = update.trustAnchors.map { ChainTrust(anchors: $0, options: options) } ?? self.chains
+        let sameIndex = update.keys == nil && update.statusLists == nil && update.trustAnchors == nil
         return VerifierSnapshot(
             keys: update.keys ?? keys, revocations: update.revocations ?? revocations, steps: steps,
             statusLists: update.statusLists ?? statusLists, signatureCache: signatureCache, options: options,
-            keyIdentities: update.keys == nil ? keyIdentities : nil, statusIndex: sameIndex ? statusIndex : nil)
+            keyIdentities: update.keys == nil ? keyIdentities : nil, statusIndex: sameIndex ? statusIndex : nil,
+            chains: chains)
     }
 
     /// The signature cache key of a token (its digest) checked with the key at `keyIndex`.
@@ -70,7 +76,7 @@ final class VerifierCore: Sendable {
 
     init(
         keys: KeySet, revocations: RevocationList, steps: SecuritySteps, statusLists: StatusListSet?,
-        options: VerificationOptions
+        trustAnchors: TrustAnchors? = nil, options: VerificationOptions
     ) {
         self.options = options
         let cache = options.signatureCacheSlots > 0 ? SignatureCache(slots: options.signatureCacheSlots) : nil
@@ -78,7 +84,8 @@ final class VerifierCore: Sendable {
         current = ManagedAtomic(
             VerifierSnapshot(
                 keys: keys, revocations: revocations, steps: steps, statusLists: statusLists,
-                signatureCache: cache, options: options))
+                signatureCache: cache, options: options,
+                chains: trustAnchors.map { ChainTrust(anchors: $0, options: options) }))
     }
 
     /// The snapshot in force.

@@ -1,0 +1,80 @@
+import Atomics
+
+/// The chains validated under one set of trust anchors (spec §3b: "validated once per distinct
+/// chain and reused"), keyed by a keyed 128-bit digest of the chain's bytes as the token carries
+/// them: a fixed number of slots, two-way (a chain's two slots are its digest's low bits, and
+/// those with the last bit flipped), each an atomic reference, so that readers take no lock and
+/// memory stays bounded by the slot count whatever the number of distinct chains.
+///
+/// An entry holds a trusted chain (with the interval its path validates in: outside it the chain
+/// is validated again) or a failure that does not depend on the time (bad signature, unknown
+/// issuer, …; a validity failure is never kept).
+final class ChainCache: Sendable {
+    /// One cached outcome.
+    final class Entry: AtomicReference, Sendable {
+        let digest: KeyedHash.Digest
+        let outcome: Outcome
+
+        init(digest: KeyedHash.Digest, outcome: Outcome) {
+            self.digest = digest
+            self.outcome = outcome
+        }
+    }
+
+    enum Outcome: Sendable {
+        case trusted(ChainKey)
+        case untrusted(String)
+    }
+
+    private let slots: [ManagedAtomic<Entry?>]
+    private let mask: Int
+    private let hasher = KeyedHash()
+    /// Lookups that found their chain, and that did not (for the metrics and the benchmark).
+    let hits = ManagedAtomic<Int>(0)
+    let misses = ManagedAtomic<Int>(0)
+    /// The per-key tables the cache's keys may have (one budget per kind).
+    let tableBudgets: [TableBudget]
+
+    /// A cache of `entries` slots (rounded up to a power of two, at least 2).
+    init(entries: Int, options: VerificationOptions) {
+        var count = 2
+        while count < entries { count <<= 1 }
+        slots = (0..<count).map { _ in ManagedAtomic<Entry?>(nil) }
+        mask = count - 1
+        tableBudgets = KeyTableKind.all.map { TableBudget(tables: max(0, $0.memory(options)) / $0.bytesPerTable) }
+    }
+
+    /// The slot count.
+    var capacity: Int { slots.count }
+
+    /// The digest of a chain as the token carries it (`x5c` JSON or `x5chain` CBOR: the format
+    /// is mixed in, so the two never share an entry).
+    func digest(_ bytes: UnsafeBufferPointer<UInt8>, format: TokenFormat) -> KeyedHash.Digest {
+        var digest = hasher.hash(UnsafeRawBufferPointer(bytes))
+        if format == .cwt { digest.high ^= 1 }
+        return digest
+    }
+
+    /// The entry for `digest`, if either of its slots holds it.
+    func lookup(_ digest: KeyedHash.Digest) -> Entry? {
+        let first = Int(truncatingIfNeeded: digest.low) & mask
+        if let entry = slots[first].load(ordering: .acquiring), entry.digest == digest { return entry }
+        if let entry = slots[first ^ 1].load(ordering: .acquiring), entry.digest == digest { return entry }
+        return nil
+    }
+
+    /// Keeps `outcome` for `digest`, in an empty slot of its two, else in the one its digest's
+    /// high bit picks (replacing what was there).
+    func insert(_ digest: KeyedHash.Digest, _ outcome: Outcome) {
+        if case .trusted(let key) = outcome {
+            for (kind, budget) in zip(KeyTableKind.all, tableBudgets) { kind.key(key.key)?.arm(budget) }
+        }
+        let first = Int(truncatingIfNeeded: digest.low) & mask
+        let entry = Entry(digest: digest, outcome: outcome)
+        for slot in [first, first ^ 1]
+        where slots[slot].compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing).exchanged {
+            return
+        }
+        slots[first ^ Int(digest.high & 1)].store(entry, ordering: .releasing)
+    }
+}

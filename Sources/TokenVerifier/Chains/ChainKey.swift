@@ -1,0 +1,75 @@
+/// A validated chain as a signing key (spec §3b): the leaf's public key with the key objects and
+/// per-key tables of any key, the anchor's environment, the leaf's names, the path's thumbprints
+/// and the interval in which the path validates. Immutable; shared by the chain cache and the
+/// tokens checked with it.
+// Immutable after init; `facts` and `text` point into storage it owns and frees.
+final class ChainKey: @unchecked Sendable {
+    /// The leaf's key as a key of no key set: `kid` is the leaf's `x5t#S256`, `env` the anchor's.
+    let key: VerificationKey
+    /// What the checks read of it, pointing into ``text``.
+    let facts: KeyFacts
+    /// The validated path, leaf first, anchor last.
+    let chain: TrustedChain
+    /// Each certificate's `x5t#S256` (base64url SHA-256 of its DER), leaf first, as UTF-8.
+    let thumbprints: [[UInt8]]
+    /// The signature cache's identity of the key material (as a key set's keys have one).
+    let identity: KeyedHash.Digest?
+    private let text: UnsafeMutableBufferPointer<UInt8>
+
+    init?(_ chain: TrustedChain, signatureCache: SignatureCache?) {
+        let type: KeyType
+        var publicKey: [UInt8]
+        var p256: P256PublicKey?
+        var ed25519: Ed25519PublicKey?
+        switch chain.key {
+        case .ed25519(let bytes):
+            guard bytes.count == 32 else { return nil }
+            (type, publicKey, ed25519) = (.ed25519, bytes, Ed25519PublicKey(bytes))
+        case .p256(let x, let y):
+            guard let key = P256PublicKey(x: x, y: y) else { return nil }
+            (type, publicKey, p256) = (.p256, x + y, key)
+        }
+        thumbprints = chain.thumbprints.map { Base64URL.encode($0) }
+        let keyID = String(decoding: thumbprints.first ?? [], as: UTF8.self)
+        key = VerificationKey(
+            keyID: keyID, type: type, algorithm: nil, environment: chain.environment, issuer: nil,
+            publicKeyBytes: publicKey, p256: p256, ed25519: ed25519)
+        text = .allocate(capacity: max(1, keyID.utf8.count))
+        _ = text.initialize(from: keyID.utf8)
+        facts = KeyFacts(
+            type: type, algorithm: nil, environment: chain.environment,
+            keyID: UnsafeBufferPointer(rebasing: text[..<keyID.utf8.count]), issuer: nil,
+            ed25519: ed25519.map { Unmanaged.passUnretained($0) })
+        self.chain = chain
+        identity = signatureCache?.identity(of: key)
+    }
+
+    deinit { text.deallocate() }
+
+    /// Whether the path validates at `time` (its every certificate within its validity).
+    @inline(__always)
+    func isValid(at time: Double) -> Bool {
+        Double(chain.notBefore) <= time && time <= Double(chain.notAfter)
+    }
+
+    /// The leaf, for a detail: `certificate "CN=…" (x5t#S256 …)`.
+    var leafDescription: String {
+        "certificate \"\(chain.leafSubject)\" (x5t#S256 \(key.keyID))"
+    }
+
+    /// Whether `issuer` (a token's `iss`) names the leaf: one of its subjectAltName URIs or
+    /// dNSNames, or an `https` URL whose host is one of its dNSNames (DNS names compared without
+    /// regard to ASCII case).
+    func names(_ issuer: String) -> Bool {
+        if chain.uris.contains(issuer) { return true }
+        if chain.dnsNames.contains(where: { Self.sameHost($0, issuer) }) { return true }
+        guard issuer.hasPrefix("https://") else { return false }
+        let rest = issuer.dropFirst("https://".count)
+        let host = rest.prefix { $0 != "/" && $0 != ":" && $0 != "?" && $0 != "#" }
+        return !host.isEmpty && chain.dnsNames.contains { Self.sameHost($0, String(host)) }
+    }
+
+    private static func sameHost(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a.lowercased() == b.lowercased()
+    }
+}
