@@ -12,11 +12,17 @@ extension TokenVerify {
             discussion: """
                 The subject key is a JWK as keygen writes it (Ed25519 or P-256; a root needs the private one, others may be the public one). A root is self-signed (--ca, no issuer); an intermediate (--ca, optionally --path-length) and a leaf (no --ca) are signed with --issuer-key, the private key of --issuer-cert, which must be a CA. Extensions: basicConstraints (critical; CA with the path length when given), keyUsage (critical; keyCertSign and cRLSign for a CA, digitalSignature for a leaf), subjectKeyIdentifier, authorityKeyIdentifier and, with --uri or --dns, subjectAltName. A leaf's names bind token issuers: a token's iss must be one of its URIs or DNS names (spec §3b). The certificate is written as PEM.
 
-                Example (a root, an intermediate and a leaf for tokens of iss https://op.example):
-                  tokenverify certificate --ca --key root.private.jwk --subject "CN=Operator Root" --out root.pem
-                  tokenverify certificate --ca --path-length 0 --key inter.jwks --subject "CN=Operator CA 1" --issuer-cert root.pem --issuer-key root.private.jwk --out inter.pem
-                  tokenverify certificate --key signer.private.jwk --subject "CN=signer-1" --uri https://op.example --issuer-cert inter.pem --issuer-key inter.private.jwk --out leaf.pem
-                  cat leaf.pem inter.pem > chain.pem; tokenverify sign --key signer.private.jwk --chain chain.pem < claims.jsonl
+                Example: root, intermediate and leaf for tokens of iss https://op.example.
+                  tokenverify certificate --ca --key root.private.jwk --subject CN=Root \\
+                      --out root.pem
+                  tokenverify certificate --ca --path-length 0 --key ca1.jwks \\
+                      --subject CN=CA1 --issuer-cert root.pem --issuer-key root.private.jwk \\
+                      --out ca1.pem
+                  tokenverify certificate --key signer.jwks --subject CN=signer-1 \\
+                      --uri https://op.example --issuer-cert ca1.pem \\
+                      --issuer-key ca1.private.jwk --out leaf.pem
+                  cat leaf.pem ca1.pem > chain.pem
+                  tokenverify sign --key signer.private.jwk --chain chain.pem < claims.jsonl
                 """
         )
 
