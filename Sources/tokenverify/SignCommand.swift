@@ -12,6 +12,8 @@ extension TokenVerify {
                 The header is {"alg": <the key's alg>, "kid": <the key's kid>, "typ": "JWT"}. The claims are signed exactly as written on the line (after trimming). A line that is not a JSON object is reported on stderr and skipped; the exit status is then 1.
 
                 With --format cwt each line becomes a CWT (spec §2b): a COSE_Sign1 message under tag 18, written as base64url of its CBOR bytes (no dot). Its protected header is {1: alg (-19 Ed25519, -8 EdDSA, -7 ES256), 4: kid as a byte string}; the claims become a CBOR map in which iss, sub, aud, exp, nbf, iat and jti are the keys 1 to 7 (jti as a text cti) and every other name stays a text key. ES256 signatures are deterministic (RFC 6979).
+
+                With --chain PEM (certificates leaf first, as `tokenverify certificate` writes them; the root may be left out) the token carries the chain in place of the kid (spec §3b): the JWS header is {"alg", "typ": "JWT", "x5c": [standard base64 DER, leaf first]}, the CWT protected header {1: alg, 33: x5chain} (one byte string for one certificate, else an array of them). The leaf certificate must hold the signing key.
                 """
         )
 
@@ -28,12 +30,21 @@ extension TokenVerify {
         @Option(name: .long, help: "jws (compact tokens) or cwt (base64url CWTs, COSE_Sign1).")
         var format: TokenFormat = .jws
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "A PEM file of certificates, leaf first, to carry in the header (x5c, x5chain) in place of the kid.",
+                valueName: "file"))
+        var chain: String?
+
         @Argument(help: ArgumentHelp("Files of claims lines (default: standard input).", valueName: "file"))
         var files: [String] = []
 
         func run() throws {
             let signingKey = loadSigningKey(path: key, kid: kid)
-            let cwtSigner = CWTSigner(key: signingKey)
+            let tokenChain = chain.map { loadChain(path: $0, signingKey: signingKey) }
+            let cwtSigner = CWTSigner(key: signingKey, chain: tokenChain)
+            let jwsHeader = tokenChain?.jwsHeader(algorithm: signingKey.algorithm, type: "JWT")
             var failures = 0
             var output = ""
             for (name, text) in try inputs() {
@@ -45,11 +56,7 @@ extension TokenVerify {
                         failures += 1
                         continue
                     }
-                    output +=
-                        try
-                        (format == .cwt
-                        ? cwtSigner.sign(claims: Array(claims.utf8)) : signingKey.sign(claims: Array(claims.utf8)))
-                        + "\n"
+                    output += try sign(Array(claims.utf8), cwtSigner: cwtSigner, jwsHeader: jwsHeader) + "\n"
                     if output.utf8.count > 1 << 16 {
                         FileHandle.standardOutput.write(Data(output.utf8))
                         output = ""
@@ -58,6 +65,13 @@ extension TokenVerify {
             }
             FileHandle.standardOutput.write(Data(output.utf8))
             if failures > 0 { throw ExitCode(1) }
+        }
+
+        /// One token over `claims`: a CWT, or a JWS with the standard header or `jwsHeader`.
+        private func sign(_ claims: [UInt8], cwtSigner: CWTSigner, jwsHeader: [UInt8]?) throws(JSONError) -> String {
+            if format == .cwt { return try cwtSigner.sign(claims: claims) }
+            guard let jwsHeader else { return cwtSigner.key.sign(claims: claims) }
+            return cwtSigner.key.sign(header: jwsHeader, claims: claims)
         }
 
         private func inputs() throws -> [(String, String)] {

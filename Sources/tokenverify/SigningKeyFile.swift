@@ -2,15 +2,16 @@ import Foundation
 import TokenTools
 import TokenVerifier
 
-/// Reads the private key `sign --key` names: one private JWK, or with `kid` one key of a file of
-/// private JWKs, one a line (as `gen` writes signing-keys.jwk). A file that is something else
-/// (a public key set, a public JWK, a PEM key) stops the command with what it is and what
-/// `sign` needs (exit status 2).
-func loadSigningKey(path: String, kid: String?) -> SigningKey {
+/// Reads the private key that `sign --key` (or another `command`'s option) names: one private
+/// JWK, or with `kid` one key of a file of private JWKs, one a line (as `gen` writes
+/// signing-keys.jwk). A file that is something else (a public key set, a public JWK, a PEM key)
+/// stops the command with what it is and what the command needs (exit status 2).
+func loadSigningKey(path: String, kid: String?, command: String = "sign") -> SigningKey {
     guard let data = FileManager.default.contents(atPath: path) else {
         ConfigurationError(description: "\(path): cannot read the key file").exit()
     }
-    let needs = "sign needs a private JWK (with \"d\"), as `tokenverify keygen --out NAME` writes into NAME.private.jwk"
+    let needs =
+        "\(command) needs a private JWK (with \"d\"), as `tokenverify keygen --out NAME` writes into NAME.private.jwk"
     var bytes = [UInt8](data)
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
     let lines = bytes.split(separator: 0x0A).map {

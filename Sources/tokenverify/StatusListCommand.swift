@@ -11,6 +11,8 @@ extension TokenVerify {
             abstract: "Build and sign a Status List Token: {\"idx\":I,\"status\":V} lines in, the token out.",
             discussion: """
                 Every entry the input does not name is 0x00 (VALID); 0x01 is INVALID, 0x02 SUSPENDED, 0x03 and 0x0C–0x0F application-specific. The list (draft-ietf-oauth-status-list: `bits` bits an entry, least significant bits first, ZLIB-compressed) is signed as a JWS with typ statuslist+jwt, or with --format cwt as a COSE_Sign1 under tag 18 with typ application/statuslist+cwt, written as base64url. Tokens refer to an entry with the claim "status":{"status_list":{"idx":I,"uri":U}} (CWT: claim 65535). An index named twice takes its last value.
+
+                With --chain PEM (certificates leaf first; the root may be left out) the token carries the chain in place of the kid: x5c in the JWS header, x5chain (label 33) in the CWT protected header (spec §3b). The leaf certificate must hold the signing key.
                 """
         )
 
@@ -47,6 +49,13 @@ extension TokenVerify {
             help: ArgumentHelp("Seconds the list may be cached before it is fetched again.", valueName: "seconds"))
         var ttl: Int64?
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "A PEM file of certificates, leaf first, to carry in the header (x5c, x5chain) in place of the kid.",
+                valueName: "file"))
+        var chain: String?
+
         @Argument(
             help: ArgumentHelp("Files of {\"idx\":I,\"status\":V} lines (default: standard input).", valueName: "file"))
         var files: [String] = []
@@ -65,6 +74,7 @@ extension TokenVerify {
 
         func run() throws {
             let signingKey = loadSigningKey(path: key, kid: kid)
+            let tokenChain = chain.map { loadChain(path: $0, signingKey: signingKey) }
             var statuses: [Int: UInt8] = [:]
             for (name, bytes) in inputs() {
                 for (number, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
@@ -83,7 +93,7 @@ extension TokenVerify {
             }
             let issued = iat.flatMap(NumericDate.parse) ?? Date().timeIntervalSince1970.rounded(.down)
             do {
-                let token = try StatusListIssuer(key: signingKey).sign(
+                let token = try StatusListIssuer(key: signingKey, chain: tokenChain).sign(
                     uri: uri, bits: bits, size: size, statuses: statuses, format: format, issuedAt: Int64(issued),
                     expiresAt: exp.flatMap(NumericDate.parse).map { Int64($0) }, timeToLive: ttl)
                 print(token)

@@ -26,6 +26,7 @@ struct TokenVerify: ParsableCommand {
         version: "tokenverify 0.1.0",
         subcommands: [
             Verify.self, Keys.self, Keygen.self, Sign.self, StatusList.self, Generate.self, Inspect.self, Fetch.self,
+            IssueCertificate.self,
         ]
     )
 

@@ -8,6 +8,7 @@ import Testing
 @Suite struct HelpTests {
     static let commands: [[String]] = [
         [], ["verify"], ["keys"], ["keys", "import"], ["keys", "list"], ["keygen"], ["sign"], ["gen"], ["inspect"],
+        ["certificate"], ["status-list"],
     ]
 
     static func help(_ command: [String]) throws -> String {

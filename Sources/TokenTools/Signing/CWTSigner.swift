@@ -1,15 +1,18 @@
 import TokenVerifier
 
 /// Makes CWTs (spec §2b): COSE_Sign1 messages under tag 18 whose protected header is
-/// `{1: alg, 4: h'kid'}` (alg −19 for an Ed25519 key, −8 for an EdDSA one, −7 for ES256) and
-/// whose payload is the claims as a CBOR map, written as base64url. Signatures are deterministic
+/// `{1: alg, 4: h'kid'}` (alg −19 for an Ed25519 key, −8 for an EdDSA one, −7 for ES256), or
+/// with a chain `{1: alg, 33: x5chain}` (``TokenChain``), and whose payload is the claims as a CBOR map, written as base64url. Signatures are deterministic
 /// (Ed25519 by design, ES256 with RFC 6979 nonces), so the same key and claims give the same CWT.
 public struct CWTSigner: Sendable {
     /// The key this signer uses.
     public let key: SigningKey
+    /// The certificate chain the protected header carries in place of the `kid`, if any.
+    public let chain: TokenChain?
 
-    public init(key: SigningKey) {
+    public init(key: SigningKey, chain: TokenChain? = nil) {
         self.key = key
+        self.chain = chain
     }
 
     /// The COSE algorithm of a key's algorithm.
@@ -21,9 +24,10 @@ public struct CWTSigner: Sendable {
         }
     }
 
-    /// The protected header `{1: alg, 4: h'kid'}`, encoded.
+    /// The protected header `{1: alg, 4: h'kid'}` (with a chain `{1: alg, 33: x5chain}`), encoded.
     public var protectedHeader: [UInt8] {
-        CWTEncoding.protectedHeader(algorithm: Self.coseAlgorithm(key.algorithm), keyID: key.keyID)
+        if let chain { return chain.coseProtectedHeader(algorithm: Self.coseAlgorithm(key.algorithm)) }
+        return CWTEncoding.protectedHeader(algorithm: Self.coseAlgorithm(key.algorithm), keyID: key.keyID)
     }
 
     /// A CWT over `claims`, a JSON object whose claim names are mapped to their CWT keys

@@ -3,7 +3,8 @@ import TokenVerifier
 /// Builds and signs Status List Tokens (spec §4c, draft-ietf-oauth-status-list §5): the issuer's
 /// side of `tokenverify status-list`. Entries are packed `bits` bits each, least significant bits
 /// first, compressed as a ZLIB stream, and signed as a JWS (`typ` `statuslist+jwt`) or a CWT
-/// (COSE_Sign1 under tag 18, `typ` `application/statuslist+cwt`). Signatures are deterministic.
+/// (COSE_Sign1 under tag 18, `typ` `application/statuslist+cwt`). With a certificate chain the
+/// header carries it (`x5c`, `x5chain`) in place of the `kid` (spec §3b). Signatures are deterministic.
 public struct StatusListIssuer: Sendable {
     /// Why a list cannot be built.
     public struct Problem: Error, CustomStringConvertible, Sendable {
@@ -12,9 +13,12 @@ public struct StatusListIssuer: Sendable {
 
     /// The key the lists are signed with.
     public let key: SigningKey
+    /// The certificate chain the header carries in place of the `kid`, if any.
+    public let chain: TokenChain?
 
-    public init(key: SigningKey) {
+    public init(key: SigningKey, chain: TokenChain? = nil) {
         self.key = key
+        self.chain = chain
     }
 
     /// The packed entries of a list of `size` entries of `bits` bits, every entry 0 but those
@@ -47,11 +51,15 @@ public struct StatusListIssuer: Sendable {
         switch format {
         case .jws:
             var header = JSONWriter()
-            header.raw("{\"alg\":")
-            header.string(key.algorithm.rawValue)
-            header.raw(",\"kid\":")
-            header.string(key.keyID)
-            header.raw(",\"typ\":\"statuslist+jwt\"}")
+            if let chain {
+                header.raw(chain.jwsHeader(algorithm: key.algorithm, type: "statuslist+jwt"))
+            } else {
+                header.raw("{\"alg\":")
+                header.string(key.algorithm.rawValue)
+                header.raw(",\"kid\":")
+                header.string(key.keyID)
+                header.raw(",\"typ\":\"statuslist+jwt\"}")
+            }
             var claims = JSONWriter()
             claims.raw("{\"sub\":")
             claims.string(uri)
@@ -75,8 +83,10 @@ public struct StatusListIssuer: Sendable {
             return String(decoding: signingInput + [UInt8(ascii: ".")] + Base64URL.encode(signature), as: UTF8.self)
         case .cwt:
             let signer = CWTSigner(key: key)
-            let protected = CWTEncoding.statusListProtectedHeader(
-                algorithm: CWTSigner.coseAlgorithm(key.algorithm), keyID: key.keyID)
+            let algorithm = CWTSigner.coseAlgorithm(key.algorithm)
+            let protected =
+                chain?.coseProtectedHeader(algorithm: algorithm, type: "application/statuslist+cwt")
+                ?? CWTEncoding.statusListProtectedHeader(algorithm: algorithm, keyID: key.keyID)
             let claims = CWTEncoding.statusListClaims(
                 uri: uri, issuedAt: issuedAt, expiresAt: expiresAt, timeToLive: timeToLive,
                 bits: bits, compressedList: compressed)
