@@ -61,10 +61,12 @@ struct ChainFixture {
     var chain: [Certificate] { [leaf, intermediate] }
 
     /// Claims JSON for a token of this hierarchy's issuer, valid during the certificates' validity.
-    static func claims(iss: String = "https://operator.example/issuer", extra: String = "") -> [UInt8] {
+    static func claims(
+        iss: String = "https://operator.example/issuer", exp: Int = 1_860_000_000, extra: String = ""
+    ) -> [UInt8] {
         Array(
             """
-            {"iss":"\(iss)","sub":"phone-1","aud":"car-1","jti":"t-\(iss.utf8.count)","iat":1840000000,"nbf":1840000000,"exp":1860000000,"ch":["ble"],"cmd":["unlock"]\(extra)}
+            {"iss":"\(iss)","sub":"phone-1","aud":"car-1","jti":"t-\(iss.utf8.count)","iat":1840000000,"nbf":1840000000,"exp":\(exp),"ch":["ble"],"cmd":["unlock"]\(extra)}
             """.utf8)
     }
 

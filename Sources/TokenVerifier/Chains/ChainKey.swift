@@ -46,10 +46,11 @@ final class ChainKey: @unchecked Sendable {
 
     deinit { text.deallocate() }
 
-    /// Whether the path validates at `time` (its every certificate within its validity).
+    /// Whether the path validates at `time` (its every certificate within its validity): the
+    /// joint interval's whole seconds validate, and so does every fraction of its last one.
     @inline(__always)
     func isValid(at time: Double) -> Bool {
-        Double(chain.notBefore) <= time && time <= Double(chain.notAfter)
+        Double(chain.notBefore) <= time && time < Double(chain.notAfter) + 1
     }
 
     /// The leaf, for a detail: `certificate "CN=…" (x5t#S256 …)`.

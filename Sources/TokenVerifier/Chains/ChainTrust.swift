@@ -39,19 +39,14 @@ final class ChainTrust: Sendable {
         return validate(certificates, at: time, digest: digest, signatureCache: signatureCache)
     }
 
-    /// Validates `certificates` at `time` (a fraction of a second counts: the path is validated
-    /// at the whole second before it, and its interval then decides).
+    /// Validates `certificates` at `time` (a fraction of a second is judged as its whole second:
+    /// certificates' times are whole seconds).
     private func validate(
         _ certificates: [[UInt8]], at time: Double, digest: KeyedHash.Digest, signatureCache: SignatureCache?
     ) -> Result<ChainKey, ChainRefusal> {
         let second = Int64(time.rounded(.down))
         switch anchors.validate(certificates, at: second) {
         case .trusted(let chain):
-            if Double(chain.notAfter) < time, case .untrusted(let failure) = anchors.validate(
-                certificates, at: second + 1)
-            {
-                return .failure(ChainRefusal(failure.description))
-            }
             guard let key = ChainKey(chain, signatureCache: signatureCache) else {
                 let why = "the leaf's public key is not a valid Ed25519 or P-256 key"
                 cache.insert(digest, .untrusted(why))
