@@ -74,13 +74,13 @@ final class ChainTokenTests: XCTestCase {
     }
 
     func testValidityIsJudgedAtTheLinesTime() throws {
-        let fixture = try ChainFixture(leafNotBefore: 1_830_000_000, leafNotAfter: 1_870_000_000)
+        let fixture = try ChainFixture(leafNotBefore: 1_841_000_000, leafNotAfter: 1_870_000_000)
         let verifier = try verifier(fixture)
         for format in Self.formats {
             let token = try fixture.token(format, claims: ChainFixture.claims(exp: 1_880_000_000))
             let during = verify(verifier, token, at: 1_850_000_000)
             XCTAssertTrue(during.isValid, "\(format): \(during.detail ?? "")")
-            let early = verify(verifier, token, at: 1_829_999_999)
+            let early = verify(verifier, token, at: 1_840_999_999)
             XCTAssertEqual(early.reason, .untrustedChain, "\(format)")
             XCTAssertTrue(early.detail?.contains("not yet valid") == true, early.detail ?? "")
             let late = verify(verifier, token, at: 1_870_000_001)
@@ -88,7 +88,7 @@ final class ChainTokenTests: XCTestCase {
             XCTAssertTrue(late.detail?.contains("expired") == true, late.detail ?? "")
             // The boundaries, as OpenSSL reads them: notBefore's second is within the validity,
             // notAfter's is not (X509_cmp_time), and a fraction counts as its whole second.
-            XCTAssertTrue(verify(verifier, token, at: 1_830_000_000).isValid, "\(format)")
+            XCTAssertTrue(verify(verifier, token, at: 1_841_000_000).isValid, "\(format)")
             let last = verify(verifier, token, at: 1_869_999_999.5)
             XCTAssertTrue(last.isValid, "\(format): \(last.detail ?? "")")
             XCTAssertEqual(verify(verifier, token, at: 1_870_000_000).reason, .untrustedChain, "\(format)")
