@@ -12,7 +12,7 @@ extension TokenVerify {
             discussion: """
                 Every entry the input does not name is 0x00 (VALID); 0x01 is INVALID, 0x02 SUSPENDED, 0x03 and 0x0C–0x0F application-specific. The list (draft-ietf-oauth-status-list: `bits` bits an entry, least significant bits first, ZLIB-compressed) is signed as a JWS with typ statuslist+jwt, or with --format cwt as a COSE_Sign1 under tag 18 with typ application/statuslist+cwt, written as base64url. Tokens refer to an entry with the claim "status":{"status_list":{"idx":I,"uri":U}} (CWT: claim 65535). An index named twice takes its last value.
 
-                With --chain PEM (certificates leaf first; the root may be left out) the token carries the chain in place of the kid: x5c in the JWS header, x5chain (label 33) in the CWT protected header (spec §3b). The leaf certificate must hold the signing key.
+                With --chain PEM (certificates leaf first; the root may be left out) the token carries the chain in place of the kid: x5c in the JWS header, x5chain (label 33) in the CWT protected header (spec §3b). The leaf certificate must hold the signing key, and --iss is required: one of the leaf's URIs or DNS names, which verify binds the list to.
                 """
         )
 
@@ -50,6 +50,11 @@ extension TokenVerify {
         var ttl: Int64?
 
         @Option(
+            name: .long, help: ArgumentHelp("The list's issuer (its iss claim); needed with --chain.", valueName: "iss")
+        )
+        var iss: String?
+
+        @Option(
             name: .long,
             help: ArgumentHelp(
                 "A PEM file of certificates, leaf first, to carry in the header (x5c, x5chain) in place of the kid.",
@@ -64,6 +69,11 @@ extension TokenVerify {
             guard [1, 2, 4, 8].contains(bits) else { throw ValidationError("--bits must be 1, 2, 4 or 8") }
             guard size > 0, size <= 1 << 34 else { throw ValidationError("--size must be between 1 and 2^34 entries") }
             if let ttl, ttl <= 0 { throw ValidationError("--ttl must be a positive number of seconds") }
+            if chain != nil, iss == nil {
+                throw ValidationError(
+                    "--chain needs --iss: a list signed under a certificate chain names its issuer, one of the leaf's URIs or DNS names (spec §3b)"
+                )
+            }
             for (name, value) in [("--iat", iat), ("--exp", exp)] {
                 if let value, NumericDate.parse(value) == nil {
                     throw ValidationError(
@@ -95,7 +105,7 @@ extension TokenVerify {
             do {
                 let token = try StatusListIssuer(key: signingKey, chain: tokenChain).sign(
                     uri: uri, bits: bits, size: size, statuses: statuses, format: format, issuedAt: Int64(issued),
-                    expiresAt: exp.flatMap(NumericDate.parse).map { Int64($0) }, timeToLive: ttl)
+                    expiresAt: exp.flatMap(NumericDate.parse).map { Int64($0) }, timeToLive: ttl, issuer: iss)
                 print(token)
             } catch {
                 ConfigurationError(description: error.description).exit()

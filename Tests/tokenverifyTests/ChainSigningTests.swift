@@ -88,8 +88,7 @@ import TokenVerifier
         let list = try Tool.run(
             [
                 "status-list", "--key", chain.path("inter.private.jwk"), "--uri", "https://op.example/sl", "--size",
-                "8",
-                "--chain", chain.path("chain.pem"),
+                "8", "--iss", ChainFixture.issuer, "--chain", chain.path("chain.pem"),
             ], input: "")
         #expect(list.status == 2 && list.stderr.contains("does not hold the signing key \"inter\""), "\(list.stderr)")
         let notPEM = try Tool.run(
@@ -103,12 +102,18 @@ import TokenVerifier
             "status-list", "--key", chain.path("leaf.private.jwk"), "--uri", "https://op.example/sl", "--size", "8",
             "--iat", "1800000000", "--chain", chain.path("chain.pem"),
         ]
-        let jws = try Tool.run(arguments, input: "{\"idx\":3,\"status\":1}\n")
+        let withoutIssuer = try Tool.run(arguments, input: "")
+        #expect(withoutIssuer.status == 2 && withoutIssuer.stderr.contains("--chain needs --iss"), "\(withoutIssuer)")
+        let jws = try Tool.run(arguments + ["--iss", ChainFixture.issuer], input: "{\"idx\":3,\"status\":1}\n")
         try #require(jws.status == 0, "\(jws.stderr)")
         let header = try Self.header(jws.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(Set(header.keys) == ["alg", "typ", "x5c"] && header["typ"] as? String == "statuslist+jwt")
         #expect((header["x5c"] as? [String])?.count == 2)
-        let cwt = try Tool.run(arguments + ["--format", "cwt"], input: "{\"idx\":3,\"status\":1}\n")
+        let payload = try #require(Base64URL.decode(Array(jws.stdout.split(separator: ".")[1].utf8)))
+        let claims = try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+        #expect(claims["iss"] as? String == ChainFixture.issuer && claims["sub"] as? String == "https://op.example/sl")
+        let cwt = try Tool.run(
+            arguments + ["--iss", ChainFixture.issuer, "--format", "cwt"], input: "{\"idx\":3,\"status\":1}\n")
         try #require(cwt.status == 0, "\(cwt.stderr)")
         let protected = try Self.protectedHeader(cwt.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(protected[16] == .text("application/statuslist+cwt") && protected[4] == nil)
@@ -117,6 +122,28 @@ import TokenVerifier
             return
         }
         #expect(certificates.count == 2)
+        // The claims map gains 1: iss.
+        let cwtText = cwt.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cwtBytes = try #require(Base64URL.decode(Array(cwtText.utf8)))
+        let message = try #require(CBORItem.decode(cwtBytes))
+        guard case .tagged(18, .array(let parts)) = message, case .bytes(let cwtClaims) = parts[2] else {
+            Issue.record("not a COSE_Sign1: \(message)")
+            return
+        }
+        let claimsMap = try #require(CBORItem.decode(cwtClaims))
+        #expect(claimsMap[1] == .text(ChainFixture.issuer) && claimsMap[2] == .text("https://op.example/sl"))
+        #expect(claimsMap[6] == .unsigned(1_800_000_000))
+        // Without a chain (until verify reads chains, a list read needs a kid) an iss leaves the
+        // list readable: its entries are those written.
+        for format in ["jws", "cwt"] {
+            let plain = try Tool.run(
+                Array(arguments.dropLast(2)) + ["--iss", ChainFixture.issuer, "--format", format],
+                input: "{\"idx\":3,\"status\":1}\n")
+            let inspected = try Tool.run(["inspect", plain.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+            #expect(
+                inspected.status == 0 && inspected.stdout.contains(#""non_zero":[{"idx":3,"status":1}]"#)
+                    && inspected.stdout.contains(ChainFixture.issuer), "\(format): \(inspected.stdout)")
+        }
     }
 
     static let jwsVerifier = #"""

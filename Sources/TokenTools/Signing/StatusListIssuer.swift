@@ -41,56 +41,93 @@ public struct StatusListIssuer: Sendable {
     }
 
     /// A signed Status List Token for the list at `uri` with these entries: a compact JWS, or a
-    /// CWT as base64url text.
+    /// CWT as base64url text. `issuer` becomes the `iss` claim (CWT key 1); a list signed under a
+    /// chain needs one, bound to the leaf certificate's names (spec §3b).
     public func sign(
         uri: String, bits: Int, size: Int, statuses: [Int: UInt8], format: TokenFormat, issuedAt: Int64,
-        expiresAt: Int64? = nil, timeToLive: Int64? = nil
+        expiresAt: Int64? = nil, timeToLive: Int64? = nil, issuer: String? = nil
     ) throws(Problem) -> String {
         if let timeToLive, timeToLive <= 0 { throw Problem(description: "ttl must be a positive number of seconds") }
-        let compressed = Zlib.deflate(try Self.packedEntries(bits: bits, size: size, statuses: statuses))
-        switch format {
-        case .jws:
-            var header = JSONWriter()
-            if let chain {
-                header.raw(chain.jwsHeader(algorithm: key.algorithm, type: "statuslist+jwt"))
-            } else {
-                header.raw("{\"alg\":")
-                header.string(key.algorithm.rawValue)
-                header.raw(",\"kid\":")
-                header.string(key.keyID)
-                header.raw(",\"typ\":\"statuslist+jwt\"}")
-            }
-            var claims = JSONWriter()
-            claims.raw("{\"sub\":")
-            claims.string(uri)
-            claims.raw(",\"iat\":")
-            claims.integer(Int(issuedAt))
-            if let expiresAt {
-                claims.raw(",\"exp\":")
-                claims.integer(Int(expiresAt))
-            }
-            if let timeToLive {
-                claims.raw(",\"ttl\":")
-                claims.integer(Int(timeToLive))
-            }
-            claims.raw(",\"status_list\":{\"bits\":")
-            claims.integer(bits)
-            claims.raw(",\"lst\":\"")
-            claims.raw(Base64URL.encode(compressed))
-            claims.raw("\"}}")
-            let signingInput = Base64URL.encode(header.bytes) + [UInt8(ascii: ".")] + Base64URL.encode(claims.bytes)
-            let signature = CWTSigner(key: key).deterministicSignature(of: signingInput)
-            return String(decoding: signingInput + [UInt8(ascii: ".")] + Base64URL.encode(signature), as: UTF8.self)
-        case .cwt:
-            let signer = CWTSigner(key: key)
-            let algorithm = CWTSigner.coseAlgorithm(key.algorithm)
-            let protected =
-                chain?.coseProtectedHeader(algorithm: algorithm, type: "application/statuslist+cwt")
-                ?? CWTEncoding.statusListProtectedHeader(algorithm: algorithm, keyID: key.keyID)
-            let claims = CWTEncoding.statusListClaims(
-                uri: uri, issuedAt: issuedAt, expiresAt: expiresAt, timeToLive: timeToLive,
-                bits: bits, compressedList: compressed)
-            return Base64URL.encodeString(signer.sign(payload: claims, protected: protected))
+        if chain != nil, issuer == nil {
+            throw Problem(
+                description:
+                    "a Status List Token with a certificate chain needs an iss: one of the leaf certificate's URIs or DNS names (spec §3b)"
+            )
         }
+        let compressed = Zlib.deflate(try Self.packedEntries(bits: bits, size: size, statuses: statuses))
+        let fields = Fields(
+            uri: uri, issuer: issuer, issuedAt: issuedAt, expiresAt: expiresAt, timeToLive: timeToLive, bits: bits,
+            compressed: compressed)
+        switch format {
+        case .jws: return jws(fields)
+        case .cwt: return cwt(fields)
+        }
+    }
+
+    /// The claims of one list.
+    private struct Fields {
+        var uri: String
+        var issuer: String?
+        var issuedAt: Int64
+        var expiresAt: Int64?
+        var timeToLive: Int64?
+        var bits: Int
+        var compressed: [UInt8]
+    }
+
+    private func jws(_ fields: Fields) -> String {
+        var header = JSONWriter()
+        if let chain {
+            header.raw(chain.jwsHeader(algorithm: key.algorithm, type: "statuslist+jwt"))
+        } else {
+            header.raw("{\"alg\":")
+            header.string(key.algorithm.rawValue)
+            header.raw(",\"kid\":")
+            header.string(key.keyID)
+            header.raw(",\"typ\":\"statuslist+jwt\"}")
+        }
+        var claims = JSONWriter()
+        claims.raw("{\"sub\":")
+        claims.string(fields.uri)
+        if let issuer = fields.issuer {
+            claims.raw(",\"iss\":")
+            claims.string(issuer)
+        }
+        claims.raw(",\"iat\":")
+        claims.integer(Int(fields.issuedAt))
+        if let expiresAt = fields.expiresAt {
+            claims.raw(",\"exp\":")
+            claims.integer(Int(expiresAt))
+        }
+        if let timeToLive = fields.timeToLive {
+            claims.raw(",\"ttl\":")
+            claims.integer(Int(timeToLive))
+        }
+        claims.raw(",\"status_list\":{\"bits\":")
+        claims.integer(fields.bits)
+        claims.raw(",\"lst\":\"")
+        claims.raw(Base64URL.encode(fields.compressed))
+        claims.raw("\"}}")
+        let signingInput = Base64URL.encode(header.bytes) + [UInt8(ascii: ".")] + Base64URL.encode(claims.bytes)
+        let signature = CWTSigner(key: key).deterministicSignature(of: signingInput)
+        return String(decoding: signingInput + [UInt8(ascii: ".")] + Base64URL.encode(signature), as: UTF8.self)
+    }
+
+    private func cwt(_ fields: Fields) -> String {
+        let signer = CWTSigner(key: key)
+        let algorithm = CWTSigner.coseAlgorithm(key.algorithm)
+        let protected =
+            chain?.coseProtectedHeader(algorithm: algorithm, type: "application/statuslist+cwt")
+            ?? CWTEncoding.statusListProtectedHeader(algorithm: algorithm, keyID: key.keyID)
+        var claims = CWTEncoding.statusListClaims(
+            uri: fields.uri, issuedAt: fields.issuedAt, expiresAt: fields.expiresAt, timeToLive: fields.timeToLive,
+            bits: fields.bits, compressedList: fields.compressed)
+        if let issuer = fields.issuer {
+            // The claims map has at most 5 pairs (a one-byte head): one more pair, 1: iss, first.
+            var entry: [UInt8] = [0x01]
+            CBORHead.append(major: 3, UInt64(issuer.utf8.count), to: &entry)
+            claims = [claims[0] + 1] + entry + Array(issuer.utf8) + claims.dropFirst()
+        }
+        return Base64URL.encodeString(signer.sign(payload: claims, protected: protected))
     }
 }

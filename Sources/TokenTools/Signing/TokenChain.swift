@@ -39,29 +39,31 @@ public struct TokenChain: Sendable {
     /// CBOR's canonical order.
     public func coseProtectedHeader(algorithm: Int64, type: String? = nil) -> [UInt8] {
         var bytes: [UInt8] = []
-        Self.head(major: 5, UInt64(type == nil ? 2 : 3), into: &bytes)
-        Self.head(major: 0, 1, into: &bytes)
+        CBORHead.append(major: 5, UInt64(type == nil ? 2 : 3), to: &bytes)
+        CBORHead.append(major: 0, 1, to: &bytes)
         if algorithm < 0 {
-            Self.head(major: 1, UInt64(-1 - algorithm), into: &bytes)
+            CBORHead.append(major: 1, UInt64(-1 - algorithm), to: &bytes)
         } else {
-            Self.head(major: 0, UInt64(algorithm), into: &bytes)
+            CBORHead.append(major: 0, UInt64(algorithm), to: &bytes)
         }
         if let type {
-            Self.head(major: 0, 16, into: &bytes)
-            Self.head(major: 3, UInt64(type.utf8.count), into: &bytes)
+            CBORHead.append(major: 0, 16, to: &bytes)
+            CBORHead.append(major: 3, UInt64(type.utf8.count), to: &bytes)
             bytes += type.utf8
         }
-        Self.head(major: 0, 33, into: &bytes)
-        if certificates.count > 1 { Self.head(major: 4, UInt64(certificates.count), into: &bytes) }
+        CBORHead.append(major: 0, 33, to: &bytes)
+        if certificates.count > 1 { CBORHead.append(major: 4, UInt64(certificates.count), to: &bytes) }
         for certificate in certificates {
-            Self.head(major: 2, UInt64(certificate.der.count), into: &bytes)
+            CBORHead.append(major: 2, UInt64(certificate.der.count), to: &bytes)
             bytes += certificate.der
         }
         return bytes
     }
+}
 
-    /// A CBOR head (RFC 8949 §3): major type and argument, in the shortest form.
-    private static func head(major: UInt8, _ argument: UInt64, into bytes: inout [UInt8]) {
+/// A CBOR head (RFC 8949 §3): major type and argument, in the shortest form.
+enum CBORHead {
+    static func append(major: UInt8, _ argument: UInt64, to bytes: inout [UInt8]) {
         let type = major << 5
         switch argument {
         case 0..<24: bytes.append(type | UInt8(argument))
