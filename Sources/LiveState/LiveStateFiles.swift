@@ -5,7 +5,8 @@ import TokenVerifier
 /// ``makeVerifier(options:)`` loads them all at start-up; ``sources`` reloads each group alone
 /// for the ``LiveStateWatcher``. Both run the same loading and print the same warnings.
 public struct LiveStateFiles: Sendable {
-    /// JWKS files, or directories standing for their regular files (at least one).
+    /// JWKS files, or directories standing for their regular files (at least one, unless trust
+    /// anchors are given: tokens with chains need no key set).
     public var keys: [String]
     /// Revocation list files.
     public var revocations: [String]
@@ -57,7 +58,7 @@ public struct LiveStateFiles: Sendable {
         }
         let (keySet, warnings) = try timed("keys") { try KeySet.load(files: StatePaths.expand(keys)) }
         for warning in warnings { warn("tokenverify: warning: \(warning)") }
-        if keySet.keys.isEmpty {
+        if keySet.keys.isEmpty && (trustAnchors.isEmpty || !keys.isEmpty) {
             warn("tokenverify: warning: the key files hold no keys; every token will be unknown_key")
         }
         let list =
@@ -83,9 +84,11 @@ public struct LiveStateFiles: Sendable {
 
     /// The groups of files, each reloaded alone when it changes.
     public var sources: [LiveStateWatcher.Source] {
-        var sources = [
-            LiveStateWatcher.Source(name: "keys", kept: "key set", files: keys, load: { _ in try self.loadKeys() })
-        ]
+        var sources: [LiveStateWatcher.Source] = []
+        if !keys.isEmpty || trustAnchors.isEmpty {
+            sources.append(
+                LiveStateWatcher.Source(name: "keys", kept: "key set", files: keys, load: { _ in try self.loadKeys() }))
+        }
         if !revocations.isEmpty {
             sources.append(
                 LiveStateWatcher.Source(

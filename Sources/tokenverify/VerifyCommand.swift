@@ -41,7 +41,7 @@ extension TokenVerify {
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "A JWKS key file, or a directory of them (repeatable; kids must be unique across files).",
+                "A JWKS key file, or a directory of them (repeatable; kids must be unique across files; optional with --trust-anchors).",
                 valueName: "path"))
         var keys: [String] = []
 
@@ -157,7 +157,9 @@ extension TokenVerify {
         @OptionGroup var reporting: VerifyReportingOptions
 
         func validate() throws {
-            if keys.isEmpty { throw ValidationError("at least one --keys file is required") }
+            if keys.isEmpty && trustAnchors.isEmpty {
+                throw ValidationError("at least one --keys file (or --trust-anchors, for tokens with chains) is required")
+            }
             if let threads, threads < 1 || threads > 512 {
                 throw ValidationError("--threads must be between 1 and 512")
             }

@@ -2,16 +2,18 @@ import Foundation
 import LineProtocol
 import TokenVerifier
 
-/// One verifier for every fuzz input, with the demo keys and revocations of `Data/demo`, so
-/// that fuzzed tokens grown from the demo corpus reach every check, signature included.
+/// One verifier for every fuzz input, with the demo keys, revocations and trust anchor of
+/// `Data/demo`, so that fuzzed tokens grown from the demo corpus reach every check, signature
+/// included, and the chains they carry (`x5c`, `x5chain`) are read and validated.
 public enum FuzzVerifier {
     static func answerer(audit: Bool, format: AnswerFormat = .json) -> LineAnswerer {
         let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../Data/demo").standardized.path
         let keys = try! KeySet.load(files: [demo + "/keys.jwks"]).0
         let revocations = try! RevocationList.load(files: [demo + "/revocations.jsonl"])
+        let anchors = try! TrustAnchors.load([(demo + "/anchors.pem", .integration)])
         let verifier = Verifier(
-            keys: keys, revocations: revocations,
+            keys: keys, revocations: revocations, trustAnchors: anchors,
             options: VerificationOptions(checkTime: 1_800_000_000, audit: audit, signatureCacheSlots: 64))
         return LineAnswerer(verifier: verifier, maxLineBytes: 1 << 20, format: format)
     }

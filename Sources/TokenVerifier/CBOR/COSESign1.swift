@@ -59,7 +59,7 @@ struct COSEHeader {
     var chain: Range<Int>?
     var chainIsProtected = false
     /// `x5chain` in both headers: `bad_header` where trust anchors are configured (else ignored).
-    var chainProblem: String?
+    var chainInBothHeaders = false
     /// The first problem found (`bad_header`).
     var problem: String?
 
@@ -102,7 +102,7 @@ struct COSEHeader {
             case 16:
                 try readType(&reader)
             case 33:
-                if chain != nil { chainProblem = "x5chain (33) is in both headers" }
+                if chain != nil { chainInBothHeaders = true }
                 let start = reader.position
                 try reader.skipItem()
                 chain = start..<reader.position

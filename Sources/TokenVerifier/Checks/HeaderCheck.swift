@@ -12,8 +12,8 @@ struct HeaderCheck: TokenCheck {
             return
         }
         let usesChain = header.chain != nil && input.state.chains != nil
-        if usesChain, let problem = header.chainProblem {
-            failures.add(.badHeader, problem)
+        if usesChain && header.chainInBothHeaders {
+            failures.add(.badHeader, "x5chain (33) is in both headers")
             return
         }
         if header.keyID == nil && !usesChain {

@@ -6,7 +6,10 @@ struct RevocationCheck: TokenCheck {
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        input.withState { check(token, $0.revocations, chain: findings.chain, at: input.time, &failures) }
+        input.withState { state in
+            guard state.revocations.count > 0 else { return }
+            check(token, state.revocations, chain: findings.chain, at: input.time, &failures)
+        }
     }
 
     /// The check against `revocations` (lent by the snapshot for the call).
@@ -14,7 +17,6 @@ struct RevocationCheck: TokenCheck {
         _ token: borrowing ParsedToken, _ revocations: RevocationList, chain: ChainKey?, at time: Double,
         _ failures: inout FailureList
     ) {
-        guard revocations.count > 0 else { return }
         let issuedAt = token.issuedAt
         func revokes(_ kind: RevocationList.Kind, _ text: ParsedToken.Text) -> Bool {
             token.withBytes(text) { revocations.revokes(kind, $0, issuedAt: issuedAt, at: time) }

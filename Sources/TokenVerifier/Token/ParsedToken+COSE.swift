@@ -143,7 +143,7 @@ extension ParsedToken {
                 environment: claims.environment, format: .cwt,
                 signedMessage: Text(start: UInt32(signatureCount), end: UInt32(fixedCount)),
                 headerProblem: header.problem,
-                status: claims.status, chain: chain, chainProblem: header.chainProblem)
+                status: claims.status, chain: chain, chainInBothHeaders: header.chainInBothHeaders)
         } catch {
             if builder.overflowed { return nil }
             throw error

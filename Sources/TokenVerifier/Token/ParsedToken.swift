@@ -81,8 +81,8 @@ import Musl
     /// The certificate chain the header carries (spec §3b), as written: a JWS's `x5c` JSON value,
     /// a CWT's `x5chain` (33) CBOR item. Read only where trust anchors are configured.
     @usableFromInline let chain: Text?
-    /// A CWT's `x5chain` problem (in both headers): `bad_header` where trust anchors are configured.
-    @usableFromInline let chainProblem: String?
+    /// A CWT's `x5chain` is in both headers: `bad_header` where trust anchors are configured.
+    @usableFromInline let chainInBothHeaders: Bool
 
     /// A token as parsed (every text a range of `storage`).
     init(
@@ -94,7 +94,7 @@ import Musl
         audience: List, audienceIsArray: Bool, channels: List, commands: List,
         expiresAt: Double, notBefore: Double?, issuedAt: Double?, environment: Environment?,
         format: TokenFormat = .jws, signedMessage: Text? = nil, headerProblem: String? = nil,
-        status: StatusReference? = nil, chain: Text? = nil, chainProblem: String? = nil
+        status: StatusReference? = nil, chain: Text? = nil, chainInBothHeaders: Bool = false
     ) {
         self.storage = storage
         self.tableStart = tableStart
@@ -125,7 +125,7 @@ import Musl
         self.headerProblem = headerProblem
         self.status = status
         self.chain = chain
-        self.chainProblem = chainProblem
+        self.chainInBothHeaders = chainInBothHeaders
     }
 
     /// Where a token's status is kept: entry `index` of the status list at `uri`.

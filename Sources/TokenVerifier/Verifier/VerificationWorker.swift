@@ -84,9 +84,9 @@ public final class VerificationWorker {
         /// The key for check 12, when the signature still has to be checked: one of the key set's,
         /// or the token's chain's.
         var signatureKey: Int?
+        /// (Kept after check 12, which `chainSignaturePending` waits for: a valid verdict names its leaf.)
         var signatureChain: ChainKey?
-        /// The leaf's `x5t#S256` when check 5 found the key in the token's chain.
-        var signer: [UInt8]?
+        var chainSignaturePending = false
         /// The token's digest, when the signature cache is on.
         var digest: KeyedHash.Digest?
         /// The signature cache's key for the token and its key, when the signature still has to
@@ -99,18 +99,18 @@ public final class VerificationWorker {
 
         /// Whether check 12 is still to be made.
         @inline(__always)
-        var hasSignatureToCheck: Bool { signatureKey != nil || signatureChain != nil }
+        var hasSignatureToCheck: Bool { signatureKey != nil || chainSignaturePending }
 
         /// The facts of the key for check 12.
         @inline(__always)
         func signatureFacts(_ snapshot: VerifierSnapshot) -> KeyFacts? {
             if let signatureKey { return snapshot.keys.facts.facts[signatureKey] }
-            return signatureChain?.facts
+            return chainSignaturePending ? signatureChain?.facts : nil
         }
 
         /// The verdict.
         consuming func result() -> VerificationResult {
-            VerificationResult(failures: failures.failures, parsed: parsed, signer: signer)
+            VerificationResult(failures: failures.failures, parsed: parsed, signer: signatureChain?.thumbprints.first)
         }
     }
 
@@ -140,7 +140,6 @@ public final class VerificationWorker {
                 snapshot.signatureCache!.prefetch(key)
             }
         }
-        if let chain = findings.chain { prepared.signer = chain.thumbprints.first }
         if !prepared.failures.isDone, findings.keyFits, findings.keyIndex == nil, let chain = findings.chain {
             if let digest = prepared.digest, let identity = chain.identity {
                 let key = snapshot.signatureCache!.combine(digest, identity)
@@ -148,6 +147,7 @@ public final class VerificationWorker {
                 snapshot.signatureCache!.prefetch(key)
             }
             prepared.signatureChain = consume chain
+            prepared.chainSignaturePending = true
         }
         prepared.parsed = consume parsed
     }
@@ -161,8 +161,9 @@ public final class VerificationWorker {
     ) {
         guard prepared.hasSignatureToCheck, prepared.parsed != nil else { return }
         let keyIndex = prepared.signatureKey
-        let chain = prepared.signatureChain.take()
+        let chain = prepared.chainSignaturePending ? prepared.signatureChain : nil
         prepared.signatureKey = nil
+        prepared.chainSignaturePending = false
         let input = CheckInput(
             compact: token, state: snapshot, core: core, time: 0,
             context: ContextBytes(), signatureCacheKey: prepared.signatureCacheKey, crypto: self,
