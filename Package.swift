@@ -78,10 +78,14 @@ let package = Package(
             name: "TokenConcurrency",
             dependencies: [.product(name: "Atomics", package: "swift-atomics")]
         ),
+        // JSON text and lines: the JSON writer (and its byte cursor), the line splitter and the
+        // blanks around a line, below TokenVerifier (its JSON Lines loaders split lines).
+        .target(name: "TokenText"),
         .target(
             name: "TokenVerifier",
             dependencies: [
                 "TokenConcurrency",
+                "TokenText",
                 "CSodium",
                 "CTokenCrypto",
                 "CTokenEd25519",
@@ -95,7 +99,7 @@ let package = Package(
         ),
         .target(
             name: "LineProtocol",
-            dependencies: ["TokenVerifier"]
+            dependencies: ["TokenText", "TokenVerifier"]
         ),
         .target(
             name: "LiveState",
@@ -105,6 +109,7 @@ let package = Package(
             name: "TokenStream",
             dependencies: [
                 "TokenConcurrency",
+                "TokenText",
                 "TokenVerifier",
                 "LineProtocol",
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -112,7 +117,7 @@ let package = Package(
         ),
         .target(
             name: "TokenTools",
-            dependencies: ["TokenVerifier", "CSodium", "CTokenCrypto", "CTokenSigning"],
+            dependencies: ["TokenText", "TokenVerifier", "CSodium", "CTokenCrypto", "CTokenSigning", "CZlib"],
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(
@@ -145,6 +150,7 @@ let package = Package(
             name: "tokenverify",
             dependencies: [
                 "TokenConcurrency",
+                "TokenText",
                 "TokenVerifier",
                 "LineProtocol",
                 "LiveState",
@@ -168,9 +174,14 @@ let package = Package(
             dependencies: ["TokenConcurrency"]
         ),
         .testTarget(
+            name: "TokenTextTests",
+            dependencies: ["TokenText"]
+        ),
+        .testTarget(
             name: "TokenVerifierTests",
             dependencies: [
-                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TokenGen", "TestSupport", "TokenConcurrency",
+                "TokenVerifier", "TokenVerifierTesting", "TokenText", "TokenTools", "TokenGen", "TestSupport",
+                "TokenConcurrency",
                 "CSodium",
                 "CTokenCrypto", "CTokenEd25519",
             ]
@@ -181,7 +192,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LineProtocolTests",
-            dependencies: ["LineProtocol", "TokenVerifier", "TokenGen", "TestSupport"]
+            dependencies: ["LineProtocol", "TokenText", "TokenVerifier", "TokenGen", "TestSupport"]
         ),
         .testTarget(
             name: "LiveStateTests",
@@ -190,7 +201,8 @@ let package = Package(
         .testTarget(
             name: "TokenStreamTests",
             dependencies: [
-                "TokenStream", "LineProtocol", "TokenVerifier", "TokenGen", "TestSupport", "TokenConcurrency",
+                "TokenStream", "LineProtocol", "TokenText", "TokenVerifier", "TokenGen", "TestSupport",
+                "TokenConcurrency",
             ]
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import TokenText
 import TokenVerifier
 
 /// How `tokenverify verify` writes its answers.

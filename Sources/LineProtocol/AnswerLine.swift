@@ -1,3 +1,4 @@
+import TokenText
 import TokenVerifier
 
 extension JSONWriter {

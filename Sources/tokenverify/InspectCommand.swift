@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TokenText
 import TokenVerifier
 
 extension TokenVerify {

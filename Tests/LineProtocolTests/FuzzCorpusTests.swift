@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TokenText
 import TokenVerifier
 
 @testable import LineProtocol

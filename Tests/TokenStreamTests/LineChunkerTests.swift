@@ -2,6 +2,7 @@ import Foundation
 import LineProtocol
 import Testing
 import TokenGen
+import TokenText
 import TokenVerifier
 
 @testable import TokenStream

@@ -1,3 +1,5 @@
+import TokenText
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
