@@ -1,3 +1,4 @@
+import TokenText
 import TokenVerifier
 
 /// Builds and signs Status List Tokens (spec §4c, draft-ietf-oauth-status-list §5): the issuer's
@@ -43,7 +44,7 @@ public struct StatusListIssuer: Sendable {
         expiresAt: Int64? = nil, timeToLive: Int64? = nil
     ) throws(Problem) -> String {
         if let timeToLive, timeToLive <= 0 { throw Problem(description: "ttl must be a positive number of seconds") }
-        let compressed = Zlib.deflate(try Self.packedEntries(bits: bits, size: size, statuses: statuses))
+        let compressed = Deflate.zlib(try Self.packedEntries(bits: bits, size: size, statuses: statuses))
         switch format {
         case .jws:
             var header = JSONWriter()
