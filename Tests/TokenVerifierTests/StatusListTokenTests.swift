@@ -135,7 +135,8 @@ import TokenTools
         let signer = CWTSigner(key: key)
         let claims = CWTEncoding.statusListClaims(
             uri: uri, issuedAt: 1, expiresAt: nil, timeToLive: nil, bits: 1, compressedList: Deflate.zlib([1]))
-        let protected = CWTEncoding.statusListProtectedHeader(algorithm: -19, keyID: "ed-1")
+        let protected = CWTEncoding.protectedHeader(
+            algorithm: -19, keyID: "ed-1", type: UnverifiedStatusList.cwtType)
         func message(
             protected: [UInt8] = protected, payload: [UInt8] = claims, unprotected: [UInt8] = [0xA0]
         ) -> [UInt8] {

@@ -76,8 +76,8 @@ public struct StatusListIssuer: Sendable {
             return String(decoding: signingInput + [UInt8(ascii: ".")] + Base64URL.encode(signature), as: UTF8.self)
         case .cwt:
             let signer = CWTSigner(key: key)
-            let protected = CWTEncoding.statusListProtectedHeader(
-                algorithm: CWTSigner.coseAlgorithm(key.algorithm), keyID: key.keyID)
+            let protected = CWTEncoding.protectedHeader(
+                algorithm: CWTSigner.coseAlgorithm(key.algorithm), keyID: key.keyID, type: "application/statuslist+cwt")
             let claims = CWTEncoding.statusListClaims(
                 uri: uri, issuedAt: issuedAt, expiresAt: expiresAt, timeToLive: timeToLive,
                 bits: bits, compressedList: compressed)

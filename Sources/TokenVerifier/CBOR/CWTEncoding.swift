@@ -163,11 +163,6 @@ extension CWTEncoding {
         return magnitude == 0 ? (0, 0) : (1, magnitude - 1)
     }
 
-    /// The protected header of a CWT Status List Token: `{1: alg, 4: h'kid', 16: "application/statuslist+cwt"}`.
-    package static func statusListProtectedHeader(algorithm: Int64, keyID: String) -> [UInt8] {
-        protectedHeader(algorithm: algorithm, keyID: keyID, type: UnverifiedStatusList.cwtType)
-    }
-
     /// The claims of a CWT Status List Token (draft §5.2): `{2: uri, 6: iat, 4: exp, 65534: ttl,
     /// 65533: {"bits": bits, "lst": h'…'}}`, `exp` and `ttl` when given.
     package static func statusListClaims(

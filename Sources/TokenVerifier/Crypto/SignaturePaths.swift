@@ -10,7 +10,7 @@ package final class SignaturePaths {
     /// What the paths said of one signature: the standard call's, the table's alone, and the
     /// table's with the signature twice in one batch (nil when the two copies disagreed or no
     /// batch takes the signature).
-    package typealias PathVerdicts = (standard: Bool, table: Bool, batched: Bool?)
+    typealias PathVerdicts = (standard: Bool, table: Bool, batched: Bool?)
 
     private init(_ verdictsOf: @escaping (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> PathVerdicts) {
         self.verdictsOf = verdictsOf
@@ -45,7 +45,9 @@ package final class SignaturePaths {
     }
 
     /// The verdicts of every path on `signature` of `message`.
-    package func verdicts(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> PathVerdicts {
+    package func verdicts(
+        signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>
+    ) -> (standard: Bool, table: Bool, batched: Bool?) {
         verdictsOf(signature, message)
     }
 }
