@@ -18,7 +18,7 @@ public enum ES256PathCheck {
             var x = [UInt8](repeating: 0, count: 32)
             var y = [UInt8](repeating: 0, count: 32)
             let privateKey = tv_p256_private_key_new(scalar, &x, &y)!
-            guard let paths = SignaturePaths.es256(x: x, y: y) else {
+            guard let paths = SignaturePaths(.p256, publicKey: x + y) else {
                 preconditionFailure("OpenSSL built no table for P-256")
             }
             return (privateKey, paths)

@@ -13,7 +13,7 @@ public enum Ed25519PathCheck {
         var publicKey = [UInt8](repeating: 0, count: 32)
         var secretKey = [UInt8](repeating: 0, count: 64)
         precondition(sodium_init() >= 0 && crypto_sign_seed_keypair(&publicKey, &secretKey, seedBytes) == 0)
-        guard let paths = SignaturePaths.ed25519(publicKey: publicKey) else {
+        guard let paths = SignaturePaths(.ed25519, publicKey: publicKey) else {
             preconditionFailure("no Ed25519 table: the table path is not available in this build")
         }
         return (secretKey, paths)

@@ -12,35 +12,33 @@ package final class SignaturePaths {
     /// batch takes the signature).
     typealias PathVerdicts = (standard: Bool, table: Bool, batched: Bool?)
 
-    private init(_ verdictsOf: @escaping (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> PathVerdicts) {
-        self.verdictsOf = verdictsOf
-    }
-
-    /// The paths of the ES256 key (x, y) with its table built; nil when (x, y) is not a point on
-    /// P-256 or OpenSSL built no table.
-    package static func es256(x: [UInt8], y: [UInt8]) -> SignaturePaths? {
-        guard let key = P256PublicKey(x: x, y: y), key.buildTable() else { return nil }
-        let context = P256VerifyContext(key: key)
-        return SignaturePaths { signature, message in
-            (
-                context.verifyWithEVP(signature: signature, message: message),
-                context.verify(signature: signature, message: message),
-                context.verifyTwiceInOneBatch(signature: signature, message: message)
-            )
-        }
-    }
-
-    /// The paths of the Ed25519 public key `bytes` with its table built; nil when this build has
-    /// no Ed25519 table.
-    package static func ed25519(publicKey bytes: [UInt8]) -> SignaturePaths? {
-        let key = Ed25519PublicKey(bytes)
-        guard key.buildTable() else { return nil }
-        return SignaturePaths { signature, message in
-            (
-                key.verifyWithSodium(signature: signature, message: message),
-                key.verify(signature: signature, message: message),
-                key.verifyTwiceInOneBatch(signature: signature, message: message)
-            )
+    /// The paths of a public key of kind `type` with its table built: for P-256 the point's x‖y
+    /// (64 bytes), for Ed25519 the key's 32 bytes. Nil when the bytes are no such key or this
+    /// build has no table for it (OpenSSL built none for P-256, no Ed25519 table).
+    package init?(_ type: KeyType, publicKey bytes: [UInt8]) {
+        switch type {
+        case .p256:
+            guard bytes.count == 64, let key = P256PublicKey(x: Array(bytes[..<32]), y: Array(bytes[32...])),
+                key.buildTable()
+            else { return nil }
+            let context = P256VerifyContext(key: key)
+            verdictsOf = { signature, message in
+                (
+                    context.verifyWithEVP(signature: signature, message: message),
+                    context.verify(signature: signature, message: message),
+                    context.verifyTwiceInOneBatch(signature: signature, message: message)
+                )
+            }
+        case .ed25519:
+            let key = Ed25519PublicKey(bytes)
+            guard key.buildTable() else { return nil }
+            verdictsOf = { signature, message in
+                (
+                    key.verifyWithSodium(signature: signature, message: message),
+                    key.verify(signature: signature, message: message),
+                    key.verifyTwiceInOneBatch(signature: signature, message: message)
+                )
+            }
         }
     }
 
