@@ -50,23 +50,6 @@
     @inlinable @inline(__always) package var expiresAt: Double { token.expiresAt }
     /// JWS or CWT.
     @inlinable @inline(__always) package var format: TokenFormat { token.format }
-
-    /// How many texts the view holds (`kid`, `alg` and `role` when present, each `aud` item) and
-    /// their bytes in all: what an answer format sizes its buffer from.
-    @inlinable @inline(__always) package var textSizes: (count: Int, bytes: Int) {
-        var count = 2 + audienceCount
-        var bytes = token.tokenID.count + token.subject.count
-        for index in 0..<audienceCount { bytes += audienceItem(index).count }
-        func add(_ text: ParsedToken.Text?) {
-            guard let text else { return }
-            count += 1
-            bytes += text.count
-        }
-        add(token.keyID)
-        add(token.algorithm)
-        add(token.role)
-        return (count, bytes)
-    }
 }
 
 extension VerificationResult {
