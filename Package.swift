@@ -78,14 +78,15 @@ let package = Package(
             name: "TokenConcurrency",
             dependencies: [.product(name: "Atomics", package: "swift-atomics")]
         ),
-        // JSON text and lines: the JSON writer (and its byte cursor), the line splitter and the
-        // blanks around a line, below TokenVerifier (its JSON Lines loaders split lines).
-        .target(name: "TokenText"),
+        // The encodings written (the JSON writer and its byte cursor, the CBOR writer) and lines
+        // split, below TokenVerifier: its JSON Lines loaders split lines, its CWT checks write
+        // the Sig_structure; LineProtocol and TokenTools write JSON and CBOR. Reading is TokenVerifier's.
+        .target(name: "TokenEncoding"),
         .target(
             name: "TokenVerifier",
             dependencies: [
                 "TokenConcurrency",
-                "TokenText",
+                "TokenEncoding",
                 "CSodium",
                 "CTokenCrypto",
                 "CTokenEd25519",
@@ -99,7 +100,7 @@ let package = Package(
         ),
         .target(
             name: "LineProtocol",
-            dependencies: ["TokenText", "TokenVerifier"]
+            dependencies: ["TokenEncoding", "TokenVerifier"]
         ),
         .target(
             name: "LiveState",
@@ -109,7 +110,7 @@ let package = Package(
             name: "TokenStream",
             dependencies: [
                 "TokenConcurrency",
-                "TokenText",
+                "TokenEncoding",
                 "TokenVerifier",
                 "LineProtocol",
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -117,7 +118,7 @@ let package = Package(
         ),
         .target(
             name: "TokenTools",
-            dependencies: ["TokenText", "TokenVerifier", "CSodium", "CTokenCrypto", "CTokenSigning", "CZlib"],
+            dependencies: ["TokenEncoding", "TokenVerifier", "CSodium", "CTokenCrypto", "CTokenSigning", "CZlib"],
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(
@@ -150,7 +151,7 @@ let package = Package(
             name: "tokenverify",
             dependencies: [
                 "TokenConcurrency",
-                "TokenText",
+                "TokenEncoding",
                 "TokenVerifier",
                 "LineProtocol",
                 "LiveState",
@@ -174,13 +175,13 @@ let package = Package(
             dependencies: ["TokenConcurrency"]
         ),
         .testTarget(
-            name: "TokenTextTests",
-            dependencies: ["TokenText"]
+            name: "TokenEncodingTests",
+            dependencies: ["TokenEncoding"]
         ),
         .testTarget(
             name: "TokenVerifierTests",
             dependencies: [
-                "TokenVerifier", "TokenVerifierTesting", "TokenText", "TokenTools", "TokenGen", "TestSupport",
+                "TokenVerifier", "TokenVerifierTesting", "TokenEncoding", "TokenTools", "TokenGen", "TestSupport",
                 "TokenConcurrency",
                 "CSodium",
                 "CTokenCrypto", "CTokenEd25519",
@@ -192,7 +193,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LineProtocolTests",
-            dependencies: ["LineProtocol", "TokenText", "TokenVerifier", "TokenGen", "TestSupport"]
+            dependencies: ["LineProtocol", "TokenEncoding", "TokenVerifier", "TokenGen", "TestSupport"]
         ),
         .testTarget(
             name: "LiveStateTests",
@@ -201,7 +202,7 @@ let package = Package(
         .testTarget(
             name: "TokenStreamTests",
             dependencies: [
-                "TokenStream", "LineProtocol", "TokenText", "TokenVerifier", "TokenGen", "TestSupport",
+                "TokenStream", "LineProtocol", "TokenEncoding", "TokenVerifier", "TokenGen", "TestSupport",
                 "TokenConcurrency",
             ]
         ),

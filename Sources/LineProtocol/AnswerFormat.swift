@@ -1,4 +1,4 @@
-import TokenText
+import TokenEncoding
 import TokenVerifier
 
 /// How `tokenverify verify` writes its answers.

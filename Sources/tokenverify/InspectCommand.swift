@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TokenText
+import TokenEncoding
 import TokenVerifier
 
 extension TokenVerify {

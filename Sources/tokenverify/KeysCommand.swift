@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TokenText
+import TokenEncoding
 import TokenTools
 import TokenVerifier
 

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
-import TokenText
+import TokenEncoding
 import TokenVerifier
 
 @testable import LineProtocol

@@ -1,8 +1,8 @@
 import Foundation
 import LineProtocol
 import Testing
+import TokenEncoding
 import TokenGen
-import TokenText
 import TokenVerifier
 
 @testable import TokenStream

@@ -1,9 +1,9 @@
 import Testing
-import TokenText
+import TokenEncoding
 
 @testable import TokenVerifier
 
-/// The JSON writer (TokenText) writes a number as a NumericDate is formatted here.
+/// The JSON writer (TokenEncoding) writes a number as a NumericDate is formatted here.
 @Suite struct NumericDateWritingTests {
     @Test func writesNumbersAsFormatNumericDateDoes() {
         let values: [Double] = [

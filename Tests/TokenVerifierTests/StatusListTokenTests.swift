@@ -133,9 +133,9 @@ import TokenTools
     @Test func cwtRefusals() throws {
         let key = fixtures.ed
         let signer = CWTSigner(key: key)
-        let claims = CWTEncoding.statusListClaims(
+        let claims = CWTWriter.statusListClaims(
             uri: uri, issuedAt: 1, expiresAt: nil, timeToLive: nil, bits: 1, compressedList: Deflate.zlib([1]))
-        let protected = CWTEncoding.protectedHeader(
+        let protected = CWTWriter.protectedHeader(
             algorithm: -19, keyID: "ed-1", type: UnverifiedStatusList.cwtType)
         func message(
             protected: [UInt8] = protected, payload: [UInt8] = claims, unprotected: [UInt8] = [0xA0]

@@ -1,4 +1,4 @@
-import TokenText
+import TokenEncoding
 import TokenVerifier
 
 /// What `tokenverify keys import` sets on every key it writes.

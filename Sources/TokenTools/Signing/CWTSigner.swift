@@ -23,7 +23,7 @@ public struct CWTSigner: Sendable {
 
     /// The protected header `{1: alg, 4: h'kid'}`, encoded.
     public var protectedHeader: [UInt8] {
-        CWTEncoding.protectedHeader(algorithm: Self.coseAlgorithm(key.algorithm), keyID: key.keyID)
+        CWTWriter.protectedHeader(algorithm: Self.coseAlgorithm(key.algorithm), keyID: key.keyID)
     }
 
     /// A CWT over `claims`, a JSON object whose claim names are mapped to their CWT keys
@@ -41,7 +41,7 @@ public struct CWTSigner: Sendable {
         presentedPayload: [UInt8]? = nil
     ) -> [UInt8] {
         let protected = protected ?? protectedHeader
-        return CWTEncoding.signedMessage(
+        return CWTWriter.signedMessage(
             protected: protected, unprotected: unprotected, payload: payload,
             presentedPayload: presentedPayload ?? payload, sign: signature(of:))
     }

@@ -1,4 +1,4 @@
-import TokenText
+import TokenEncoding
 import TokenVerifier
 
 /// Builds and signs Status List Tokens (spec §4c, draft-ietf-oauth-status-list §5): the issuer's
@@ -76,9 +76,9 @@ public struct StatusListIssuer: Sendable {
             return String(decoding: signingInput + [UInt8(ascii: ".")] + Base64URL.encode(signature), as: UTF8.self)
         case .cwt:
             let signer = CWTSigner(key: key)
-            let protected = CWTEncoding.protectedHeader(
+            let protected = CWTWriter.protectedHeader(
                 algorithm: CWTSigner.coseAlgorithm(key.algorithm), keyID: key.keyID, type: "application/statuslist+cwt")
-            let claims = CWTEncoding.statusListClaims(
+            let claims = CWTWriter.statusListClaims(
                 uri: uri, issuedAt: issuedAt, expiresAt: expiresAt, timeToLive: timeToLive,
                 bits: bits, compressedList: compressed)
             return Base64URL.encodeString(signer.sign(payload: claims, protected: protected))

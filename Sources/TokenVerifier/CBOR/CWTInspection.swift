@@ -1,4 +1,4 @@
-import TokenText
+import TokenEncoding
 
 /// A CWT decoded for a person to read (`tokenverify inspect`), nothing verified: the COSE
 /// headers and the claims as one JSON object. Known labels are named (`"alg (1)"`, `"iss (1)"`),

@@ -1,4 +1,4 @@
-import TokenText
+import TokenEncoding
 
 extension DeviceSteps {
     /// Loads device-steps files (JSON lines, spec §4b) into one snapshot. Each line is

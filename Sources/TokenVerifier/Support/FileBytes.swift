@@ -1,4 +1,4 @@
-import TokenText
+import TokenEncoding
 
 #if canImport(Glibc)
 import Glibc
