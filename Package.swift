@@ -83,10 +83,15 @@ let package = Package(
             name: "TokenConcurrency",
             dependencies: [.product(name: "Atomics", package: "swift-atomics")]
         ),
+        // The encodings written (the JSON writer and its byte cursor, the CBOR writer) and lines
+        // split, below TokenVerifier: its JSON Lines loaders split lines, its CWT checks write
+        // the Sig_structure; LineProtocol and TokenTools write JSON and CBOR. Reading is TokenVerifier's.
+        .target(name: "TokenEncoding"),
         .target(
             name: "TokenVerifier",
             dependencies: [
                 "TokenConcurrency",
+                "TokenEncoding",
                 "CSodium",
                 "CTokenCrypto",
                 "CTokenEd25519",
@@ -101,7 +106,7 @@ let package = Package(
         ),
         .target(
             name: "LineProtocol",
-            dependencies: ["TokenVerifier"]
+            dependencies: ["TokenEncoding", "TokenVerifier"]
         ),
         .target(
             name: "LiveState",
@@ -111,6 +116,7 @@ let package = Package(
             name: "TokenStream",
             dependencies: [
                 "TokenConcurrency",
+                "TokenEncoding",
                 "TokenVerifier",
                 "LineProtocol",
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -118,7 +124,7 @@ let package = Package(
         ),
         .target(
             name: "TokenTools",
-            dependencies: ["TokenVerifier", "CSodium", "CTokenCrypto", "CTokenSigning"],
+            dependencies: ["TokenEncoding", "TokenVerifier", "CSodium", "CTokenCrypto", "CTokenSigning", "CZlib"],
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(
@@ -151,6 +157,7 @@ let package = Package(
             name: "tokenverify",
             dependencies: [
                 "TokenConcurrency",
+                "TokenEncoding",
                 "TokenVerifier",
                 "LineProtocol",
                 "LiveState",
@@ -174,9 +181,14 @@ let package = Package(
             dependencies: ["TokenConcurrency"]
         ),
         .testTarget(
+            name: "TokenEncodingTests",
+            dependencies: ["TokenEncoding"]
+        ),
+        .testTarget(
             name: "TokenVerifierTests",
             dependencies: [
-                "TokenVerifier", "TokenVerifierTesting", "TokenTools", "TokenGen", "TestSupport", "TokenConcurrency",
+                "TokenVerifier", "TokenVerifierTesting", "TokenEncoding", "TokenTools", "TokenGen", "TestSupport",
+                "TokenConcurrency",
                 "CSodium",
                 "CTokenCrypto", "CTokenEd25519",
             ]
@@ -187,7 +199,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LineProtocolTests",
-            dependencies: ["LineProtocol", "TokenVerifier", "TokenGen", "TestSupport"]
+            dependencies: ["LineProtocol", "TokenEncoding", "TokenVerifier", "TokenGen", "TestSupport"]
         ),
         .testTarget(
             name: "LiveStateTests",
@@ -196,7 +208,8 @@ let package = Package(
         .testTarget(
             name: "TokenStreamTests",
             dependencies: [
-                "TokenStream", "LineProtocol", "TokenVerifier", "TokenGen", "TestSupport", "TokenConcurrency",
+                "TokenStream", "LineProtocol", "TokenEncoding", "TokenVerifier", "TokenGen", "TestSupport",
+                "TokenConcurrency",
             ]
         ),
         .testTarget(

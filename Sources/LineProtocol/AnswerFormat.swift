@@ -1,3 +1,4 @@
+import TokenEncoding
 import TokenVerifier
 
 /// How `tokenverify verify` writes its answers.

@@ -1,3 +1,4 @@
+import TokenEncoding
 import TokenVerifier
 
 extension JSONWriter {
@@ -88,5 +89,26 @@ extension JSONWriter {
             strings(result.failures.map(\.detail))
         }
         raw(result.format == .cwt ? ",\"format\":\"cwt\"}\n" : "}\n")
+    }
+}
+
+extension AnswerTexts {
+    /// How many texts the view holds (`kid`, `alg`, `role` and a chain's leaf when present, each `aud` item) and
+    /// their bytes in all: what an answer line's buffer is sized from.
+    @inline(__always)
+    fileprivate var textSizes: (count: Int, bytes: Int) {
+        var count = 2 + audienceCount
+        var bytes = tokenID.count + subject.count
+        for index in 0..<audienceCount { bytes += audience(index).count }
+        func add(_ text: UnsafeBufferPointer<UInt8>?) {
+            guard let text else { return }
+            count += 1
+            bytes += text.count
+        }
+        add(keyID)
+        add(algorithm)
+        add(role)
+        add(signer)
+        return (count, bytes)
     }
 }

@@ -1,3 +1,4 @@
+import TokenEncoding
 import TokenVerifier
 
 /// Writes the JSON answer line of spec §6 for one input line: the only writer of answer lines

@@ -11,16 +11,17 @@ public enum ES256PathCheck {
     }
 
     /// One key per scalar: OpenSSL's private key (for the signatures made here, with OpenSSL's own
-    /// randomised signing: the verdicts do not depend on the nonce) and one verify context, for
-    /// one thread at a time, as the harness and the replay run.
-    nonisolated(unsafe) private static let keys: [(privateKey: UnsafeMutableRawPointer, context: P256VerifyContext)] =
+    /// randomised signing: the verdicts do not depend on the nonce) and the public key's paths
+    /// (one verify context, for one thread at a time, as the harness and the replay run).
+    nonisolated(unsafe) private static let keys: [(privateKey: UnsafeMutableRawPointer, paths: SignaturePaths)] =
         scalars.map { scalar in
             var x = [UInt8](repeating: 0, count: 32)
             var y = [UInt8](repeating: 0, count: 32)
             let privateKey = tv_p256_private_key_new(scalar, &x, &y)!
-            let key = P256PublicKey(x: x, y: y)!
-            precondition(key.buildTable(), "OpenSSL built no table for P-256")
-            return (privateKey, P256VerifyContext(key: key))
+            guard let paths = SignaturePaths(.p256, publicKey: x + y) else {
+                preconditionFailure("OpenSSL built no table for P-256")
+            }
+            return (privateKey, paths)
         }
 
     /// The verdicts of both paths on `input`: EVP's (`standard`), the table's alone and twice in
@@ -34,9 +35,6 @@ public enum ES256PathCheck {
             precondition(signed == 1, "OpenSSL could not sign")
             return signature
         }
-        return input.verdicts(
-            signature: signature, standard: { key.context.verifyWithEVP(signature: $0, message: $1) },
-            table: { key.context.verify(signature: $0, message: $1) },
-            batched: { key.context.verifyTwiceInOneBatch(signature: $0, message: $1) })
+        return input.verdicts(signature: signature, paths: key.paths)
     }
 }

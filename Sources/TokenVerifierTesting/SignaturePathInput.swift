@@ -1,3 +1,5 @@
+import TokenVerifier
+
 /// How the signature-path fuzz harnesses (FuzzSignature, FuzzEd25519Signature) and the replays of
 /// their corpora read an input, so that both paths of an algorithm see every kind of signature.
 ///
@@ -27,19 +29,14 @@ struct SignaturePathInput {
         return signature
     }
 
-    /// The verdicts of the paths on this input: `standard`, `table` and `batched` each called with
-    /// its signature and message.
-    func verdicts(
-        signature: [UInt8],
-        standard: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool,
-        table: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool,
-        batched: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool?
-    ) -> SignaturePathVerdicts {
+    /// The verdicts of `paths` on this input's signature and message.
+    func verdicts(signature: [UInt8], paths: SignaturePaths) -> SignaturePathVerdicts {
         signature.withUnsafeBufferPointer { s in
             message.withUnsafeBufferPointer { m in
-                SignaturePathVerdicts(
-                    standard: standard(s, m), table: table(s, m), batched: batched(s, m), signedHere: signedHere,
-                    wholeSignature: s.count == 64)
+                let verdicts = paths.verdicts(signature: s, message: m)
+                return SignaturePathVerdicts(
+                    standard: verdicts.standard, table: verdicts.table, batched: verdicts.batched,
+                    signedHere: signedHere, wholeSignature: s.count == 64)
             }
         }
     }

@@ -1,3 +1,4 @@
+import TokenEncoding
 import TokenVerifier
 
 /// How `keys list` and `inspect` show a certificate (spec §3b): its subject, issuer, validity,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TokenEncoding
 import TokenVerifier
 
 extension TokenVerify {

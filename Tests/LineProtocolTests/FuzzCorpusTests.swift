@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TokenEncoding
 import TokenVerifier
 
 @testable import LineProtocol

@@ -1,6 +1,7 @@
 import Foundation
 import LineProtocol
 import Testing
+import TokenEncoding
 import TokenGen
 import TokenVerifier
 

@@ -33,7 +33,7 @@ import TokenTools
 
     /// A JWS list with this header and these claims (JSON), signed by `key`.
     func jws(_ key: SigningKey, header: String? = nil, claims: String? = nil) -> String {
-        let lst = Base64URL.encodeString(Zlib.deflate([0b0000_0010]))
+        let lst = Base64URL.encodeString(Deflate.zlib([0b0000_0010]))
         let header = header ?? #"{"alg":"\#(key.algorithm.rawValue)","kid":"\#(key.keyID)","typ":"statuslist+jwt"}"#
         let claims = claims ?? #"{"sub":"\#(uri)","iat":1799990000,"status_list":{"bits":1,"lst":"\#(lst)"}}"#
         return Fixtures.token(key, claims: claims, header: header)
@@ -58,7 +58,7 @@ import TokenTools
 
     @Test func jwsRefusals() throws {
         let key = fixtures.ed
-        let lst = Base64URL.encodeString(Zlib.deflate([1]))
+        let lst = Base64URL.encodeString(Deflate.zlib([1]))
         func claims(_ members: String) -> String { "{" + members + "}" }
         let list = #""status_list":{"bits":1,"lst":"\#(lst)"}"#
         let cases: [(String, String)] = [
@@ -118,7 +118,7 @@ import TokenTools
         #expect(
             refusal(Array(list.utf8), options: VerificationOptions(environment: .integration))?.contains(
                 "is for env \"prod\"") == true)
-        let lst = Base64URL.encodeString(Zlib.deflate([1]))
+        let lst = Base64URL.encodeString(Deflate.zlib([1]))
         let foreign = jws(
             prod, claims: #"{"sub":"\#(uri)","iss":"operator-b","iat":1,"status_list":{"bits":1,"lst":"\#(lst)"}}"#)
         #expect(
@@ -133,9 +133,10 @@ import TokenTools
     @Test func cwtRefusals() throws {
         let key = fixtures.ed
         let signer = CWTSigner(key: key)
-        let claims = CWTEncoding.statusListClaims(
-            uri: uri, issuedAt: 1, expiresAt: nil, timeToLive: nil, bits: 1, compressedList: Zlib.deflate([1]))
-        let protected = CWTEncoding.statusListProtectedHeader(algorithm: -19, keyID: "ed-1")
+        let claims = CWTWriter.statusListClaims(
+            uri: uri, issuedAt: 1, expiresAt: nil, timeToLive: nil, bits: 1, compressedList: Deflate.zlib([1]))
+        let protected = CWTWriter.protectedHeader(
+            algorithm: -19, keyID: "ed-1", type: UnverifiedStatusList.cwtType)
         func message(
             protected: [UInt8] = protected, payload: [UInt8] = claims, unprotected: [UInt8] = [0xA0]
         ) -> [UInt8] {
@@ -191,7 +192,7 @@ import TokenTools
                         (
                             CBOR.int(65533),
                             CBOR.map([
-                                (CBOR.text("bits"), CBOR.int(1)), (CBOR.text("lst"), CBOR.bytes(Zlib.deflate([1]))),
+                                (CBOR.text("bits"), CBOR.int(1)), (CBOR.text("lst"), CBOR.bytes(Deflate.zlib([1]))),
                             ])
                         ),
                     ])),
@@ -215,7 +216,7 @@ import TokenTools
                         (
                             CBOR.int(65533),
                             CBOR.map([
-                                (CBOR.text("bits"), CBOR.int(1)), (CBOR.text("lst"), CBOR.bytes(Zlib.deflate([1]))),
+                                (CBOR.text("bits"), CBOR.int(1)), (CBOR.text("lst"), CBOR.bytes(Deflate.zlib([1]))),
                             ])
                         ),
                     ])),

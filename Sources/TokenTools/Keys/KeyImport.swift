@@ -1,3 +1,4 @@
+import TokenEncoding
 import TokenVerifier
 
 /// What `tokenverify keys import` sets on every key it writes.

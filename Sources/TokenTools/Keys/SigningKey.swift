@@ -1,3 +1,4 @@
+import TokenEncoding
 import TokenVerifier
 
 /// A private key that signs tokens: for `keygen`, `sign`, `gen` and tests. Verification never

@@ -27,7 +27,7 @@ public struct CWTSigner: Sendable {
     /// The protected header `{1: alg, 4: h'kid'}` (with a chain `{1: alg, 33: x5chain}`), encoded.
     public var protectedHeader: [UInt8] {
         if let chain { return chain.coseProtectedHeader(algorithm: Self.coseAlgorithm(key.algorithm)) }
-        return CWTEncoding.protectedHeader(algorithm: Self.coseAlgorithm(key.algorithm), keyID: key.keyID)
+        return CWTWriter.protectedHeader(algorithm: Self.coseAlgorithm(key.algorithm), keyID: key.keyID)
     }
 
     /// A CWT over `claims`, a JSON object whose claim names are mapped to their CWT keys
@@ -45,7 +45,7 @@ public struct CWTSigner: Sendable {
         presentedPayload: [UInt8]? = nil
     ) -> [UInt8] {
         let protected = protected ?? protectedHeader
-        return CWTEncoding.signedMessage(
+        return CWTWriter.signedMessage(
             protected: protected, unprotected: unprotected, payload: payload,
             presentedPayload: presentedPayload ?? payload, sign: signature(of:))
     }

@@ -1,3 +1,4 @@
+import TokenEncoding
 import TokenVerifier
 
 /// Builds and signs Status List Tokens (spec §4c, draft-ietf-oauth-status-list §5): the issuer's
@@ -54,7 +55,7 @@ public struct StatusListIssuer: Sendable {
                     "a Status List Token with a certificate chain needs an iss: one of the leaf certificate's URIs or DNS names (spec §3b)"
             )
         }
-        let compressed = Zlib.deflate(try Self.packedEntries(bits: bits, size: size, statuses: statuses))
+        let compressed = Deflate.zlib(try Self.packedEntries(bits: bits, size: size, statuses: statuses))
         let fields = Fields(
             uri: uri, issuer: issuer, issuedAt: issuedAt, expiresAt: expiresAt, timeToLive: timeToLive, bits: bits,
             compressed: compressed)
@@ -118,8 +119,8 @@ public struct StatusListIssuer: Sendable {
         let algorithm = CWTSigner.coseAlgorithm(key.algorithm)
         let protected =
             chain?.coseProtectedHeader(algorithm: algorithm, type: "application/statuslist+cwt")
-            ?? CWTEncoding.statusListProtectedHeader(algorithm: algorithm, keyID: key.keyID)
-        var claims = CWTEncoding.statusListClaims(
+            ?? CWTWriter.protectedHeader(algorithm: algorithm, keyID: key.keyID, type: "application/statuslist+cwt")
+        var claims = CWTWriter.statusListClaims(
             uri: fields.uri, issuedAt: fields.issuedAt, expiresAt: fields.expiresAt, timeToLive: fields.timeToLive,
             bits: fields.bits, compressedList: fields.compressed)
         if let issuer = fields.issuer {

@@ -1,62 +1,9 @@
-/// The CBOR the tools write for a CWT (spec §2b): the claims map from JSON claims, the protected
-/// header, the Sig_structure and the tagged COSE_Sign1 message. Here, beside the reader, so that
-/// the JSON reader and the CBOR writer stay internal to TokenVerifier; signing is the tools' part.
+import TokenEncoding
+
+/// The CWT claims map the tools write from JSON claims (spec §2b): here, beside the JSON reader,
+/// so that the reader stays internal to TokenVerifier. The rest of a CWT the tools sign (the
+/// protected header, the COSE_Sign1 message) is TokenTools' (CWTWriter).
 package enum CWTEncoding {
-    /// The protected header `{1: alg, 4: h'kid'}`, and `16: type` when given, encoded.
-    package static func protectedHeader(algorithm: Int64, keyID: String, type: String? = nil) -> [UInt8] {
-        var writer = CBORWriter()
-        writer.head(major: 5, argument: type == nil ? 2 : 3)
-        writer.integer(1)
-        writer.integer(algorithm)
-        writer.integer(4)
-        writer.byteString(Array(keyID.utf8))
-        if let type {
-            writer.integer(16)
-            writer.text(type)
-        }
-        return writer.bytes
-    }
-
-    /// The COSE_Sign1 message under tag 18, `[protected, unprotected (CBOR map bytes), presented
-    /// payload, signature]`, where `sign` signs the Sig_structure `["Signature1", protected, h'',
-    /// payload]` (`presentedPayload` differs from `payload` only in a tampered test token).
-    package static func signedMessage(
-        protected: [UInt8], unprotected: [UInt8], payload: [UInt8], presentedPayload: [UInt8],
-        sign: ([UInt8]) -> [UInt8]
-    ) -> [UInt8] {
-        let structure = signatureStructure(protected: protected, payload: payload)
-        return message(
-            protected: protected, unprotected: unprotected, payload: presentedPayload, signature: sign(structure))
-    }
-
-    /// The Sig_structure `["Signature1", protected, h'', payload]` that the signature covers.
-    static func signatureStructure(protected: [UInt8], payload: [UInt8]) -> [UInt8] {
-        var structure = [UInt8](
-            repeating: 0, count: CBORWriter.signatureStructureLength(protected: protected.count, payload: payload.count)
-        )
-        protected.withUnsafeBufferPointer { protectedBytes in
-            payload.withUnsafeBufferPointer { payloadBytes in
-                _ = structure.withUnsafeMutableBufferPointer {
-                    CBORWriter.writeSignatureStructure(
-                        protected: protectedBytes, payload: payloadBytes, to: $0.baseAddress!)
-                }
-            }
-        }
-        return structure
-    }
-
-    /// The COSE_Sign1 message under tag 18: `[protected, unprotected (CBOR map bytes), payload, signature]`.
-    static func message(protected: [UInt8], unprotected: [UInt8], payload: [UInt8], signature: [UInt8]) -> [UInt8] {
-        var writer = CBORWriter()
-        writer.head(major: 6, argument: 18)
-        writer.head(major: 4, argument: 4)
-        writer.byteString(protected)
-        writer.raw(unprotected)
-        writer.byteString(payload)
-        writer.byteString(signature)
-        return writer.bytes
-    }
-
     /// The CWT claims map of a JSON claims object: `iss`, `sub`, `aud`, `exp`, `nbf`, `iat` and
     /// `jti` become the keys 1–7 (`jti` as a text `cti`) and `status` the key 65535 (its members
     /// keep their text keys, spec §4c); other names stay text keys. Strings,
@@ -161,39 +108,5 @@ extension CWTEncoding {
             return (1, UInt64.max)
         }
         return magnitude == 0 ? (0, 0) : (1, magnitude - 1)
-    }
-
-    /// The protected header of a CWT Status List Token: `{1: alg, 4: h'kid', 16: "application/statuslist+cwt"}`.
-    package static func statusListProtectedHeader(algorithm: Int64, keyID: String) -> [UInt8] {
-        protectedHeader(algorithm: algorithm, keyID: keyID, type: UnverifiedStatusList.cwtType)
-    }
-
-    /// The claims of a CWT Status List Token (draft §5.2): `{2: uri, 6: iat, 4: exp, 65534: ttl,
-    /// 65533: {"bits": bits, "lst": h'…'}}`, `exp` and `ttl` when given.
-    package static func statusListClaims(
-        uri: String, issuedAt: Int64, expiresAt: Int64?, timeToLive: Int64?, bits: Int,
-        compressedList: [UInt8]
-    ) -> [UInt8] {
-        var writer = CBORWriter()
-        writer.head(major: 5, argument: 3 + (expiresAt == nil ? 0 : 1) + (timeToLive == nil ? 0 : 1))
-        writer.integer(2)
-        writer.text(uri)
-        writer.integer(6)
-        writer.integer(issuedAt)
-        if let expiresAt {
-            writer.integer(4)
-            writer.integer(expiresAt)
-        }
-        if let timeToLive {
-            writer.integer(65534)
-            writer.integer(timeToLive)
-        }
-        writer.integer(65533)
-        writer.head(major: 5, argument: 2)
-        writer.text("bits")
-        writer.integer(Int64(bits))
-        writer.text("lst")
-        writer.byteString(compressedList)
-        return writer.bytes
     }
 }

@@ -1,3 +1,5 @@
+import TokenEncoding
+
 /// A CWT decoded for a person to read (`tokenverify inspect`), nothing verified: the COSE
 /// headers and the claims as one JSON object. Known labels are named (`"alg (1)"`, `"iss (1)"`),
 /// byte strings are written as base64url, tags as `{"tag": N, "value": …}`.

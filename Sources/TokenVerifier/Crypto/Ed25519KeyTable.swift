@@ -35,12 +35,12 @@ final class Ed25519KeyTable: @unchecked Sendable {
 }
 
 /// An Ed25519 public key and its table once that is built (``KeyTableBuilder``).
-package final class Ed25519PublicKey: Sendable, KeyWithTable {
+final class Ed25519PublicKey: Sendable, KeyWithTable {
     let bytes: [UInt8]
     /// The key's table: asked for on first use, published once when ready.
     let lazyTable = LazyKeyTable<Ed25519KeyTable>()
 
-    package init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// The key's table, when it is ready.
     @inline(__always)
@@ -52,14 +52,14 @@ package final class Ed25519PublicKey: Sendable, KeyWithTable {
     }
 
     /// Builds and publishes the key's table now unless it has one; true when a table was built here.
-    package func buildTable() -> Bool {
+    func buildTable() -> Bool {
         lazyTable.buildNow { Ed25519KeyTable(publicKey: bytes) }
     }
 
     /// Verifies through the key's table once it is ready, through `crypto_sign_verify_detached`
     /// until then (both give the same verdict on every input); the first use asks for the table.
     @inline(__always)
-    package func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+    func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         if let verified = lazyTable.withTable({ $0.verify(signature: signature, message: message) }) {
             return verified
         }
@@ -71,7 +71,7 @@ package final class Ed25519PublicKey: Sendable, KeyWithTable {
     /// engine verifies a batch's signatures (`tv_ed25519_table_verify_many`): the verdict when both
     /// copies got the same, nil when they did not, or when the table is not ready or the
     /// signature is not 64 bytes (for the comparisons of the paths).
-    package func verifyTwiceInOneBatch(
+    func verifyTwiceInOneBatch(
         signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>
     )
         -> Bool?
@@ -88,7 +88,7 @@ package final class Ed25519PublicKey: Sendable, KeyWithTable {
     }
 
     /// The standard path, `crypto_sign_verify_detached`, whatever the key's table.
-    package func verifyWithSodium(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+    func verifyWithSodium(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         bytes.withUnsafeBufferPointer { Ed25519.verify(signature: signature, message: message, publicKey: $0) }
     }
 }

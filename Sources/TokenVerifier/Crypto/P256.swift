@@ -3,7 +3,7 @@ internal import CTokenCrypto
 
 /// A P-256 public key decoded once into an OpenSSL `EVP_PKEY`, and its precomputed table once
 /// that is built (``KeyTableBuilder``).
-package final class P256PublicKey: @unchecked Sendable, KeyWithTable {
+final class P256PublicKey: @unchecked Sendable, KeyWithTable {
     // Immutable after init; OpenSSL allows concurrent use of one EVP_PKEY by many contexts.
     fileprivate let handle: UnsafeMutableRawPointer
     private let x: [UInt8]
@@ -12,7 +12,7 @@ package final class P256PublicKey: @unchecked Sendable, KeyWithTable {
     let lazyTable = LazyKeyTable<P256KeyTable>()
 
     /// Nil when (x, y) is not a point on P-256 or a coordinate is not 32 bytes.
-    package init?(x: [UInt8], y: [UInt8]) {
+    init?(x: [UInt8], y: [UInt8]) {
         guard x.count == 32, y.count == 32, let handle = tv_p256_public_key_new(x, y) else { return nil }
         self.handle = handle
         self.x = x
@@ -32,21 +32,21 @@ package final class P256PublicKey: @unchecked Sendable, KeyWithTable {
 
     /// Builds and publishes the key's table now unless it has one; true when a table was built
     /// here. False too when OpenSSL offers no table for P-256: the key keeps verifying through EVP.
-    package func buildTable() -> Bool {
+    func buildTable() -> Bool {
         lazyTable.buildNow { P256KeyTable(x: x, y: y) }
     }
 }
 
 /// An OpenSSL verify context for one key, for one thread at a time: through the key's table once
 /// it is ready, through EVP_PKEY_verify until then (both give the same verdict on every input).
-package final class P256VerifyContext {
+final class P256VerifyContext {
     private let key: P256PublicKey
     private let handle: UnsafeMutableRawPointer
     /// The scratch for table verification, made when the key's table is first seen (so, for the
     /// tests, non-nil once this context has verified through the table).
     private(set) var tableScratch: UnsafeMutableRawPointer?
 
-    package init(key: P256PublicKey) {
+    init(key: P256PublicKey) {
         guard let handle = tv_p256_verify_context_new(key.handle) else {
             fatalError("OpenSSL could not create a verify context for a valid P-256 key")
         }
@@ -64,7 +64,7 @@ package final class P256VerifyContext {
     /// s⁻¹ mod n as four little-endian limbs (`tv_p256_table_inverses`), spares the table
     /// path its inversion when it is that inverse; it never changes the verdict.
     @inline(__always)
-    package func verify(
+    func verify(
         signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>,
         inverse: UnsafePointer<UInt64>? = nil
     ) -> Bool {
@@ -83,7 +83,7 @@ package final class P256VerifyContext {
     /// inverted together (`tv_p256_table_inverses`), each verified with its inverse as the hint;
     /// the verdict when both got the same, nil when they did not or the signature is not 64 bytes
     /// (for the comparisons of the paths).
-    package func verifyTwiceInOneBatch(
+    func verifyTwiceInOneBatch(
         signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>
     )
         -> Bool?
@@ -99,7 +99,7 @@ package final class P256VerifyContext {
     }
 
     /// The standard path, EVP_PKEY_verify, whatever the key's table (for the comparisons).
-    package func verifyWithEVP(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
+    func verifyWithEVP(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool {
         guard signature.count == 64 else { return false }
         return tv_p256_verify(handle, message.baseAddress, message.count, signature.baseAddress) == 1
     }

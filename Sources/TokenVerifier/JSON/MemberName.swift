@@ -40,7 +40,7 @@
 /// `"` or `\`, so that its quoted form (`"iss"`) fits one 64-bit word: the reader recognises such
 /// a name in the raw text with one masked compare, without scanning it as a string (see
 /// ``JSONReader/readObject(knowing:_:)``).
-@usableFromInline package protocol KnownMemberName {
+@usableFromInline protocol KnownMemberName {
     /// The name whose quoted form is the start of `word`: the bytes from the opening quote, the
     /// first one lowest (``JSONReader/quotedWord(_:)``); nil when no name of the set is.
     init?(quoted word: UInt64)

@@ -1,3 +1,5 @@
+import TokenEncoding
+
 extension RevocationList {
     /// Loads revocation files (JSON lines, spec §4) into one snapshot. Blank lines are skipped;
     /// the first malformed entry stops loading with the file name and line number.

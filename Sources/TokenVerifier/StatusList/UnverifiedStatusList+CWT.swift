@@ -1,3 +1,5 @@
+import TokenEncoding
+
 extension UnverifiedStatusList {
     // MARK: - CWT (draft §5.2)
 
@@ -18,7 +20,7 @@ extension UnverifiedStatusList {
                 }
                 return UnverifiedStatusList(
                     format: .cwt, algorithm: algorithm, keyID: keyID, claims: claims, required: required,
-                    signedMessage: CWTEncoding.signatureStructure(protected: Array(protected), payload: Array(payload)),
+                    signedMessage: CBORWriter.signatureStructure(protected: Array(protected), payload: Array(payload)),
                     signature: Array(bytes[message.signature]))
             }
         } catch {

@@ -1,17 +1,17 @@
 internal import CZlib
 
-/// ZLIB streams (RFC 1950: a two-byte header, DEFLATE, an Adler-32 trailer) through the system's
-/// zlib: the `lst` of a Token Status List.
-package enum Zlib {
+/// ZLIB streams (RFC 1950: a two-byte header, DEFLATE, an Adler-32 trailer) inflated through the
+/// system's zlib: the `lst` of a Token Status List. (The issuer's deflate is TokenTools'.)
+enum Zlib {
     /// Why a stream could not be inflated.
-    package struct Failure: Error, CustomStringConvertible {
-        package var description: String
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// The bytes `stream` inflates to, refusing more than `limit` of them (a bomb fails without
     /// taking memory beyond the limit), a broken or truncated stream, a wrong checksum and bytes
     /// after the stream's end.
-    package static func inflate(_ stream: UnsafeBufferPointer<UInt8>, limit: Int) throws(Failure) -> [UInt8] {
+    static func inflate(_ stream: UnsafeBufferPointer<UInt8>, limit: Int) throws(Failure) -> [UInt8] {
         var z = z_stream()
         guard tv_inflate_init(&z) == Z_OK else { throw Failure(description: "zlib could not start inflating") }
         defer { inflateEnd(&z) }
@@ -66,25 +66,5 @@ package enum Zlib {
             if produced > limit { break }
         }
         throw Failure(description: "the ZLIB stream inflates to more than \(limit) bytes")
-    }
-
-    /// `bytes` compressed into a ZLIB stream at the best compression.
-    package static func deflate(_ bytes: [UInt8]) -> [UInt8] {
-        var z = z_stream()
-        guard tv_deflate_init(&z, Z_BEST_COMPRESSION) == Z_OK else { fatalError("zlib could not start deflating") }
-        defer { deflateEnd(&z) }
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&z, UInt(bytes.count))))
-        bytes.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                z.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-                z.avail_in = UInt32(input.count)
-                z.next_out = out.baseAddress
-                z.avail_out = UInt32(out.count)
-                let result = CZlib.deflate(&z, Z_FINISH)
-                precondition(result == Z_STREAM_END, "deflate into its own bound did not finish")
-            }
-        }
-        output.removeSubrange(Int(z.total_out)...)
-        return output
     }
 }

@@ -1,3 +1,5 @@
+import TokenEncoding
+
 extension DeviceSteps {
     /// Loads device-steps files (JSON lines, spec §4b) into one snapshot. Each line is
     /// `{"sub":S,"aud":A,"done":[step,…]}` with `aud` optional; blank lines are skipped. An

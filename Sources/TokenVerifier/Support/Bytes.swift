@@ -4,7 +4,8 @@ import Glibc
 import Musl
 #endif
 
-// Byte helpers shared by every layer: comparisons, searches and the blank trimming of spec §6.
+// Byte helpers shared by every layer: comparisons and searches (the blank trimming of spec §6
+// is TokenEncoding's, beside the line splitter).
 // Every string of a token, a request and a key is compared by its UTF-8 bytes, never as a
 // `String` (no Unicode equivalence).
 
@@ -32,22 +33,4 @@ func firstIndex(of byte: UInt8, in buffer: UnsafeBufferPointer<UInt8>, from star
     guard start < buffer.count, let base = buffer.baseAddress else { return nil }
     guard let found = memchr(base + start, Int32(byte), buffer.count - start) else { return nil }
     return UnsafeRawPointer(found) - UnsafeRawPointer(base)
-}
-
-/// Whether `byte` is a space, a tab or a carriage return: the blanks around a line (spec §6).
-@inline(__always)
-@inlinable
-func isLineBlank(_ byte: UInt8) -> Bool {
-    byte == 0x20 || byte == 0x09 || byte == 0x0D
-}
-
-/// `bytes` without the spaces, tabs and carriage returns around it.
-@inline(__always)
-@inlinable
-package func trimmingBlanks(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-    var start = 0
-    var end = bytes.count
-    while start < end, isLineBlank(bytes[start]) { start += 1 }
-    while end > start, isLineBlank(bytes[end - 1]) { end -= 1 }
-    return UnsafeBufferPointer(rebasing: bytes[start..<end])
 }

@@ -1,3 +1,5 @@
+import TokenEncoding
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,5 @@
+import TokenEncoding
+
 extension ParsedToken {
     /// Calls `body` with the signed message: a JWS token's `header.payload` prefix of `compact`,
     /// or a CWT's Sig_structure.

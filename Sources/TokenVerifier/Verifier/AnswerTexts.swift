@@ -54,27 +54,6 @@
     @inlinable @inline(__always) package var format: TokenFormat { token.format }
     /// The `x5t#S256` of the leaf certificate whose key checked the token, for a chain (spec §3b).
     @inlinable @inline(__always) package var signer: UnsafeBufferPointer<UInt8>? { signerBytes }
-
-    /// How many texts the view holds (`kid`, `alg` and `role` when present, each `aud` item) and
-    /// their bytes in all: what an answer format sizes its buffer from.
-    @inlinable @inline(__always) package var textSizes: (count: Int, bytes: Int) {
-        var count = 2 + audienceCount
-        var bytes = token.tokenID.count + token.subject.count
-        for index in 0..<audienceCount { bytes += audienceItem(index).count }
-        func add(_ text: ParsedToken.Text?) {
-            guard let text else { return }
-            count += 1
-            bytes += text.count
-        }
-        add(token.keyID)
-        add(token.algorithm)
-        add(token.role)
-        if let signerBytes {
-            count += 1
-            bytes += signerBytes.count
-        }
-        return (count, bytes)
-    }
 }
 
 extension VerificationResult {

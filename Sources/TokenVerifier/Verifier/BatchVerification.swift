@@ -20,13 +20,13 @@ package protocol BatchRequests {
 }
 
 extension BatchRequests {
-    package var tokensStayPut: Bool { false }
+    var tokensStayPut: Bool { false }
 }
 
 extension VerificationWorker {
     /// The batch engine: verifies `requests` against the snapshot of the live state in force and
     /// calls `answer` with each item's verdict (nil: not a request), in order.
-    package func verify(batch requests: some BatchRequests, _ answer: (Int, VerificationResult?) -> Void) {
+    func verify(batch requests: some BatchRequests, _ answer: (Int, VerificationResult?) -> Void) {
         verify(batch: requests, against: core.snapshot, answer)
     }
 

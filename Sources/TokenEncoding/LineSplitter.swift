@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Cuts a byte stream into lines: the one line splitter of the project (the `verify` input, the
 /// revocation and step files). A line ends at LF; a CR right before the LF belongs to the line
 /// break. The last line needs no newline.
@@ -32,7 +38,7 @@ package struct LineSplitter {
         }
         var start = 0
         while start < buffer.count {
-            guard let newline = firstIndex(of: 0x0A, in: buffer, from: start) else {
+            guard let newline = Self.newline(in: buffer, from: start) else {
                 appendPartial(UnsafeBufferPointer(rebasing: buffer[start...]))
                 return
             }
@@ -63,7 +69,7 @@ package struct LineSplitter {
         var start = 0
         var searchFrom = min(newlineFree, buffer.count)
         while start < buffer.count {
-            guard let newline = firstIndex(of: 0x0A, in: buffer, from: searchFrom) else {
+            guard let newline = Self.newline(in: buffer, from: searchFrom) else {
                 let rest = UnsafeBufferPointer(rebasing: buffer[start...])
                 // One byte over the limit may stay: it may be the CR of a CR LF line break.
                 if !partialOversized && rest.count - 1 <= maxLineBytes { return start }
@@ -139,6 +145,15 @@ package struct LineSplitter {
         } else {
             try body(lineNumber, UnsafeBufferPointer(rebasing: bytes[..<count]))
         }
+    }
+
+    /// The index of the first LF in `buffer` at or after `start` (memchr: vectorised).
+    @inline(__always)
+    private static func newline(in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < buffer.count, let base = buffer.baseAddress,
+            let found = memchr(base + start, 0x0A, buffer.count - start)
+        else { return nil }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
     }
 
     private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

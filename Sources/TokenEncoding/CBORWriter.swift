@@ -1,13 +1,15 @@
 /// Writes CBOR (RFC 8949) with definite lengths and shortest-form heads: the Sig_structure a
-/// COSE_Sign1 signature covers, and the CWTs that `sign` and `gen` make.
-struct CBORWriter {
+/// COSE_Sign1 signature covers (TokenVerifier, for every CWT it verifies), and the CWTs that
+/// `sign` and `gen` make (TokenTools). Reading CBOR is TokenVerifier's (its strict reader).
+package struct CBORWriter {
     /// The bytes written so far.
-    private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
 
-    init() {}
+    package init() {}
 
     /// Bytes a head with `argument` takes.
-    static func headLength(_ argument: UInt64) -> Int {
+    @inlinable
+    package static func headLength(_ argument: UInt64) -> Int {
         switch argument {
         case 0..<24: 1
         case 24...0xFF: 2
@@ -18,7 +20,8 @@ struct CBORWriter {
     }
 
     /// Writes the head of major type `major` with `argument` at `target`; returns its length.
-    static func writeHead(major: UInt8, argument: UInt64, to target: UnsafeMutablePointer<UInt8>) -> Int {
+    @inlinable
+    package static func writeHead(major: UInt8, argument: UInt64, to target: UnsafeMutablePointer<UInt8>) -> Int {
         let length = headLength(argument)
         let info: UInt8 =
             switch length {
@@ -36,7 +39,7 @@ struct CBORWriter {
     }
 
     /// Appends a head.
-    mutating func head(major: UInt8, argument: UInt64) {
+    package mutating func head(major: UInt8, argument: UInt64) {
         var encoded: (UInt64, UInt8) = (0, 0)
         let length = withUnsafeMutableBytes(of: &encoded) { raw in
             Self.writeHead(major: major, argument: argument, to: raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -45,24 +48,24 @@ struct CBORWriter {
     }
 
     /// Appends an integer.
-    mutating func integer(_ value: Int64) {
+    package mutating func integer(_ value: Int64) {
         if value >= 0 { head(major: 0, argument: UInt64(value)) } else { head(major: 1, argument: UInt64(-1 - value)) }
     }
 
     /// Appends a text string.
-    mutating func text(_ value: String) {
+    package mutating func text(_ value: String) {
         head(major: 3, argument: UInt64(value.utf8.count))
         bytes.append(contentsOf: value.utf8)
     }
 
     /// Appends a byte string.
-    mutating func byteString(_ value: some Collection<UInt8>) {
+    package mutating func byteString(_ value: some Collection<UInt8>) {
         head(major: 2, argument: UInt64(value.count))
         bytes.append(contentsOf: value)
     }
 
     /// Appends a double as the shortest float that holds it exactly (half, single or double).
-    mutating func float(_ value: Double) {
+    package mutating func float(_ value: Double) {
         if let half = Float16(exactly: value) {
             bytes.append(0xF9)
             bytes.append(contentsOf: withUnsafeBytes(of: half.bitPattern.bigEndian, Array.init))
@@ -76,13 +79,14 @@ struct CBORWriter {
     }
 
     /// Appends bytes that are already CBOR.
-    mutating func raw(_ encoded: some Collection<UInt8>) {
+    package mutating func raw(_ encoded: some Collection<UInt8>) {
         bytes.append(contentsOf: encoded)
     }
 
     /// The Sig_structure of RFC 9052 §4.4 for COSE_Sign1 with no external data:
     /// `["Signature1", protected, h'', payload]`, written at `target`; returns its length.
-    static func writeSignatureStructure(
+    @inlinable
+    package static func writeSignatureStructure(
         protected: UnsafeBufferPointer<UInt8>, payload: UnsafeBufferPointer<UInt8>,
         to target: UnsafeMutablePointer<UInt8>
     ) -> Int {
@@ -105,7 +109,22 @@ struct CBORWriter {
     }
 
     /// Length of the Sig_structure for a protected header and a payload of these lengths.
-    static func signatureStructureLength(protected: Int, payload: Int) -> Int {
+    @inlinable
+    package static func signatureStructureLength(protected: Int, payload: Int) -> Int {
         12 + headLength(UInt64(protected)) + protected + 1 + headLength(UInt64(payload)) + payload
+    }
+
+    /// The Sig_structure `["Signature1", protected, h'', payload]` that a COSE_Sign1 signature covers.
+    package static func signatureStructure(protected: [UInt8], payload: [UInt8]) -> [UInt8] {
+        var structure = [UInt8](
+            repeating: 0, count: signatureStructureLength(protected: protected.count, payload: payload.count))
+        protected.withUnsafeBufferPointer { protectedBytes in
+            payload.withUnsafeBufferPointer { payloadBytes in
+                _ = structure.withUnsafeMutableBufferPointer {
+                    writeSignatureStructure(protected: protectedBytes, payload: payloadBytes, to: $0.baseAddress!)
+                }
+            }
+        }
+        return structure
     }
 }

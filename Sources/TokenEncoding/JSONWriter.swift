@@ -64,7 +64,8 @@
     /// Appends a JSON string, escaping `"`, `\` and control characters.
     @inlinable
     package mutating func string(_ value: String) {
-        withUTF8(of: value) { string(utf8: $0) }
+        if value.utf8.withContiguousStorageIfAvailable({ string(utf8: $0) }) != nil { return }
+        Array(value.utf8).withUnsafeBufferPointer { string(utf8: $0) }
     }
 
     /// Appends a JSON string holding `utf8` (valid UTF-8), escaping as ``string(_:)`` does.
@@ -178,7 +179,7 @@
     /// Appends a number: an integer when the value is integral (and not huge), else a decimal
     /// (as ``formatNumericDate(_:)`` writes it, without making a String for an integer).
     @inlinable
-    mutating func number(_ value: Double) {
+    package mutating func number(_ value: Double) {
         if value == value.rounded(), abs(value) < 9.0e15 { return integer(Int64(value)) }
         bytes.append(contentsOf: String(value).utf8)
     }
