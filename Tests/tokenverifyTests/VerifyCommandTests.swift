@@ -45,6 +45,7 @@ import TokenVerifier
             (space.token(header: #"{"alg":"HS256","kid":"ed-1"}"#), "unsupported_alg"),
             (space.token(header: #"{"alg":"Ed25519","kid":"ed-1","crit":["x"]}"#), "bad_header"),
             (space.token(header: #"{"alg":"Ed25519","kid":"nobody"}"#), "unknown_key"),
+            (space.token(header: #"{"alg":"Ed25519","x5c":["QUJD"]}"#), "untrusted_chain"),
             (space.token(header: #"{"alg":"ES256","kid":"ed-1"}"#), "key_alg_mismatch"),
             (space.token(space.prod, claims: Workspace.claims(["env": "\"int\""])), "wrong_environment"),
             (space.token(space.prod, claims: Workspace.claims(["iss": "\"operator-b\""])), "wrong_issuer"),
@@ -86,8 +87,9 @@ import TokenVerifier
             try StatusListIssuer(key: space.ed).sign(
                 uri: "https://op.example/sl", bits: 2, size: 16, statuses: [1: 1, 2: 2], format: .jws,
                 issuedAt: 1_799_990_000))
+        let anchors = try space.write("anchors.pem", ChainAnchorFiles.otherRootPEM)
         let output = try Tool.run(
-            space.verifyArguments + ["--step-policy", policy, "--status-lists", list],
+            space.verifyArguments + ["--step-policy", policy, "--status-lists", list, "--trust-anchors", anchors],
             input: cases.map(\.0).joined(separator: "\n") + "\n")
         #expect(output.status == 0)
         let reasons = output.answers.map { $0["reason"] as? String }

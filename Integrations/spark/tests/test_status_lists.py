@@ -48,3 +48,22 @@ def test_without_lists_a_token_that_names_one_is_unavailable_unless_skipped(tmp_
     assert sum(1 for answer in answers if answer.get("reason") == "status_unavailable") > 250
     skipped = verify_file(binary, str(root / "tokens.txt"), *flags, "--skip-status-lists")
     assert not any(answer.get("reason", "").startswith("status_") for answer in skipped)
+
+
+DEMO = Path(__file__).resolve().parents[3] / "Data" / "demo"
+
+
+def test_trust_anchors_are_shipped_and_chained_tokens_verify(spark: Any, tool: str, binary: str, tmp_path: Path) -> None:
+    """spec §3b on Spark: the anchor file is shipped like the other state files, with its
+    environment, and the demo's chained tokens get the single-process answers."""
+    requests = str(DEMO / "chain-requests.jsonl")
+    flags = ["--keys", str(DEMO / "keys.jwks"), "--trust-anchors", f"int={DEMO / 'anchors.pem'}", "--at", AT]
+    expected = {(requests, answer["line"]): answer for answer in verify_file(binary, requests, *flags)}
+    assert sum(1 for answer in expected.values() if answer["valid"]) == 2, expected
+    parsed = options.parse(["--tokenverify", tool, *flags, "--input", requests, "--output", str(tmp_path / "out")])
+    assert parsed.trust_anchor_files() == [("int", str(DEMO / "anchors.pem"))]
+    assert str(DEMO / "anchors.pem") in parsed.shipped_files()
+    argv = parsed.verify_argv(binary, str, AT, 1)
+    assert argv[argv.index("--trust-anchors") + 1] == f"int={DEMO / 'anchors.pem'}"
+    job.run(spark, parsed)
+    assert_same_answers(spark.read.parquet(str(tmp_path / "out")).collect(), expected)

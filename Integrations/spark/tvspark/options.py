@@ -29,6 +29,7 @@ class JobOptions:
     device_steps: list[str] = field(default_factory=list)
     status_lists: list[str] = field(default_factory=list)
     skip_status_lists: bool = False
+    trust_anchors: list[str] = field(default_factory=list)
     at: str | None = None
     env: str | None = None
     issuer: str | None = None
@@ -47,12 +48,23 @@ class JobOptions:
         starting with "." left out, as `verify` does), in order."""
         return expand_folders(self.status_lists)
 
+    def trust_anchor_files(self) -> list[tuple[str | None, str]]:
+        """Each `--trust-anchors [ENV=]PATH` as (environment, file), folders expanded as for the
+        status lists (spec §3b: an `ENV=` prefix names `int` or `prod`, else the whole is a path)."""
+        files: list[tuple[str | None, str]] = []
+        for item in self.trust_anchors:
+            environment, equals, path = item.partition("=")
+            if not equals or environment not in ("int", "prod"):
+                environment, path = "", item
+            files += [(environment or None, file) for file in expand_folders([path])]
+        return files
+
     def shipped_files(self) -> list[str]:
         """Every file the children read, in a fixed order."""
         files = [*self.keys, *self.revocations, *self.device_steps]
         if self.step_policy:
             files.append(self.step_policy)
-        return files + self.status_list_files()
+        return files + self.status_list_files() + [file for _, file in self.trust_anchor_files()]
 
     def verify_argv(self, binary: str, resolve: Callable[[str], str], at: str, threads: int) -> list[str]:
         """`tokenverify verify` with this job's flags; `resolve` maps each file given on the job's
@@ -72,6 +84,8 @@ class JobOptions:
             argv += ["--status-lists", resolve(path)]
         if self.skip_status_lists:
             argv.append("--skip-status-lists")
+        for environment, path in self.trust_anchor_files():
+            argv += ["--trust-anchors", (environment + "=" if environment else "") + resolve(path)]
         if self.env is not None:
             argv += ["--env", self.env]
         if self.issuer is not None:
@@ -103,7 +117,11 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--tokenverify", required=True, metavar="ARCHIVE_OR_BINARY",
                    help="the release archive (scripts/package) or a tokenverify binary")
-    p.add_argument("--keys", action="append", required=True, metavar="K.jwks", help="JWKS key file (repeatable)")
+    p.add_argument("--keys", action="append", default=[], metavar="K.jwks",
+                   help="JWKS key file (repeatable; at least one unless --trust-anchors is given)")
+    p.add_argument("--trust-anchors", action="append", default=[], metavar="[ENV=]PATH",
+                   help="trust anchor PEM file or folder (repeatable), shipped and forwarded to verify: tokens "
+                        "carrying certificate chains are verified with their leaf (spec §3b)")
     p.add_argument("--revocations", action="append", default=[], metavar="R.jsonl",
                    help="revocation list (repeatable)")
     p.add_argument("--step-policy", metavar="P.json", help="step policy, forwarded to verify")
@@ -145,11 +163,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def parse(argv: Sequence[str]) -> JobOptions:
-    args = parser().parse_args(list(argv))
+    p = parser()
+    args = p.parse_args(list(argv))
+    if not args.keys and not args.trust_anchors:
+        p.error("at least one --keys file (or --trust-anchors, for tokens with chains) is required")
     return JobOptions(
         tokenverify=args.tokenverify, keys=args.keys, inputs=args.input, output=args.output,
         revocations=args.revocations, step_policy=args.step_policy, device_steps=args.device_steps,
-        status_lists=args.status_lists, skip_status_lists=args.skip_status_lists, at=args.at, env=args.env, issuer=args.issuer, leeway=args.leeway,
+        status_lists=args.status_lists, skip_status_lists=args.skip_status_lists,
+        trust_anchors=args.trust_anchors, at=args.at, env=args.env, issuer=args.issuer, leeway=args.leeway,
         max_line_bytes=args.max_line_bytes, input_format=args.input_format,
         token_column=args.token_column, output_format=args.output_format, overwrite=args.overwrite,
         child_threads=args.child_threads, remote=args.remote or os.environ.get("SPARK_REMOTE") or None,

@@ -29,10 +29,11 @@ struct SignatureCheck: TokenCheck {
                             $0.verify(signature: signature, message: message)
                         }
                     case .p256:
-                        let context =
-                            findings.chain.map(input.crypto.p256Context(for:))
-                            ?? input.crypto.p256Context(for: findings.keyIndex!, in: input.state)
-                        return context.verify(signature: signature, message: message, inverse: input.signatureInverse)
+                        if let keyIndex = findings.keyIndex {
+                            return input.crypto.p256Context(for: keyIndex, in: input.state).verify(
+                                signature: signature, message: message, inverse: input.signatureInverse)
+                        }
+                        return Self.verifyWithChain(findings, signature, message, input)
                     }
                 }
             }
@@ -47,5 +48,16 @@ struct SignatureCheck: TokenCheck {
                 failures.add(.badSignature, "the signature does not verify with \(findings.keyDescription(input))")
             }
         }
+    }
+
+    /// A P-256 chain key's verify (out of line: the key set's keys are the common case).
+    @inline(never)
+    private static func verifyWithChain(
+        _ findings: CheckFindings, _ signature: UnsafeBufferPointer<UInt8>, _ message: UnsafeBufferPointer<UInt8>,
+        _ input: CheckInput
+    ) -> Bool {
+        guard let chain = findings.chain else { return false }
+        return input.crypto.p256Context(for: chain).verify(
+            signature: signature, message: message, inverse: input.signatureInverse)
     }
 }
