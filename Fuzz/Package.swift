@@ -34,6 +34,9 @@ let package = Package(
             name: "FuzzStatusList",
             dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(
+            name: "FuzzChain", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")],
+            exclude: ["anchors.pem"]),
+        .executableTarget(
             name: "FuzzRevocations",
             dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
     ]

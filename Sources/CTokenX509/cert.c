@@ -72,9 +72,18 @@ static int time_seconds(const ASN1_TIME *time, int64_t *out) {
     return 1;
 }
 
+// Whether a time has a fraction of a second (which RFC 5280 forbids but OpenSSL compares by).
+static int has_fraction(const ASN1_TIME *time) {
+    return memchr(ASN1_STRING_get0_data(time), '.', (size_t)ASN1_STRING_length(time)) != NULL;
+}
+
 int tv_x509_cert_validity(const void *cert, int64_t *not_before, int64_t *not_after) {
     const X509 *x = (const X509 *)cert;
-    return time_seconds(X509_get0_notBefore(x), not_before) && time_seconds(X509_get0_notAfter(x), not_after);
+    if (!time_seconds(X509_get0_notBefore(x), not_before) || !time_seconds(X509_get0_notAfter(x), not_after))
+        return 0;
+    // Whole seconds inside the certificate's validity: a notBefore with a fraction starts a second later.
+    if (has_fraction(X509_get0_notBefore(x))) *not_before += 1;
+    return 1;
 }
 
 int tv_x509_cert_san_count(const void *cert) {

@@ -134,6 +134,15 @@ import Testing
         }
     }
 
+    @Test func timeOpenSSLCannotCompareDependsOnTime() throws {
+        let anchors = try world.anchors("rootP256")
+        for time in [Int64.max / 2, Int64.min / 2] {
+            let failure = try #require(chainFailure(anchors.validate(world.chain("leafP256", "intP256"), at: time)))
+            #expect(failure.dependsOnTime, "\(failure)")
+            #expect(failure.why.hasPrefix("has a validity that cannot be compared with"), "\(failure)")
+        }
+    }
+
     @Test func pathOnlyProfileSkipsTheLeafRules() throws {
         let anchors = try world.anchors("rootP256")
         for name in ["leafRSA", "leafP384", "leafNoDigitalSignature"] {

@@ -65,6 +65,10 @@ final class ChainWorld: @unchecked Sendable {
         try make(
             "leafUnderEd", "/CN=Leaf under Ed25519", key: .p256, by: "rootEd", from: d, to: 100 * d,
             ChainFactory.leaf(dns: ["ed.example"]))
+        try make("intEd", "/CN=Int Ed25519", key: .ed25519, by: "rootEd", from: d, to: 1000 * d, ChainFactory.ca())
+        try make(
+            "leafEdEd", "/CN=Leaf Ed25519 under Ed25519", key: .ed25519, by: "intEd", from: d, to: 100 * d,
+            ChainFactory.leaf())
         // A root nobody trusts.
         try make(
             "rootOther", "/O=Other/CN=Root", key: .p256, by: nil, from: 0, to: 3650 * d, ChainFactory.ca(root: true))

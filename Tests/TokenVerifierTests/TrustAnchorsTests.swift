@@ -71,6 +71,17 @@ import Testing
         }
     }
 
+    @Test func namesWithBytesOtherThanPrintableASCIIAreLeftOut() throws {
+        var der = world["leafP256"].der
+        let name = Array("api.op.example".utf8)
+        let start = try #require(der.indices.first { der[$0...].starts(with: name) })
+        der[start + name.count - 1] = 0x7F
+        let summary = try #require(CertificateSummary.summaries(der: [der])[0])
+        #expect(summary.dnsNames == ["op.example"])
+        #expect(
+            CertificateSummary.summaries(der: [world["leafP256"].der])[0]?.dnsNames == ["op.example", "api.op.example"])
+    }
+
     @Test func summariesOfCertificates() throws {
         let summaries = CertificateSummary.summaries(der: [world["intP256"].der, [1, 2, 3], world["leafEd"].der])
         #expect(summaries.count == 3)

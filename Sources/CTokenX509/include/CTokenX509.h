@@ -31,6 +31,7 @@ enum {
     TV_X509_TOO_MANY = 9,
     TV_X509_OTHER = 10,
     TV_X509_NO_CERTSIGN = 11,
+    TV_X509_TIME_UNCOMPARABLE = 12,
 };
 
 /// The key of a certificate (tv_x509_cert_key).
@@ -57,7 +58,8 @@ void tv_x509_cert_free(void *cert);
 long tv_x509_cert_subject(const void *cert, char *buffer, size_t capacity);
 long tv_x509_cert_issuer(const void *cert, char *buffer, size_t capacity);
 
-/// notBefore and notAfter as seconds since 1970 (UTC); 1 on success, 0 when unreadable.
+/// notBefore and notAfter as whole seconds since 1970 (UTC), a notBefore with a fraction of a
+/// second rounded up and a notAfter's fraction dropped; 1 on success, 0 when unreadable.
 int tv_x509_cert_validity(const void *cert, int64_t *not_before, int64_t *not_after);
 
 /// The number of subjectAltName entries (0 when there is none).

@@ -43,7 +43,8 @@ struct Certificate: ~Copyable {
         return tv_x509_cert_validity(handle, &notBefore, &notAfter) == 1 ? (notBefore, notAfter) : nil
     }
 
-    /// The subjectAltName URIs and dNSNames, in the certificate's order.
+    /// The subjectAltName URIs and dNSNames, in the certificate's order; an entry holding a byte
+    /// other than printable ASCII is left out.
     var alternativeNames: (uris: [String], dnsNames: [String]) {
         var uris: [String] = []
         var dnsNames: [String] = []
@@ -61,7 +62,10 @@ struct Certificate: ~Copyable {
                 }
             }
             guard length >= 0, length <= buffer.count else { continue }
-            let text = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let bytes = buffer[0..<length].map { UInt8(bitPattern: $0) }
+            // IA5String names of printable ASCII only: another byte could not be compared exactly.
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { continue }
+            let text = String(decoding: bytes, as: UTF8.self)
             if kind == Int32(TV_X509_SAN_URI) { uris.append(text) }
             if kind == Int32(TV_X509_SAN_DNS) { dnsNames.append(text) }
         }

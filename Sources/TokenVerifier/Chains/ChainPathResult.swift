@@ -68,7 +68,8 @@ extension TrustAnchors {
         }
         let openSSL = String(cString: tv_x509_result_error_text(result))
         let why = reason(category, at: time, validity: validity, issuer: issuer, index: index, openSSL: openSSL)
-        let timed = category == Int(TV_X509_EXPIRED) || category == Int(TV_X509_NOT_YET_VALID)
+        let timed = [TV_X509_EXPIRED, TV_X509_NOT_YET_VALID, TV_X509_TIME_UNCOMPARABLE].map { Int($0) }.contains(
+            category)
         return StoreFailure(
             failure: ChainFailure(subject: subject, der: der, why: why, dependsOnTime: timed),
             unknownIssuer: category == Int(TV_X509_UNKNOWN_ISSUER))
@@ -84,6 +85,7 @@ extension TrustAnchors {
             return "expired at \(at) (notAfter \(validity.map { ChainFailure.date($0.notAfter) } ?? "?"))"
         case Int(TV_X509_NOT_YET_VALID):
             return "not yet valid at \(at) (notBefore \(validity.map { ChainFailure.date($0.notBefore) } ?? "?"))"
+        case Int(TV_X509_TIME_UNCOMPARABLE): return "has a validity that cannot be compared with \(at) (\(openSSL))"
         case Int(TV_X509_UNKNOWN_ISSUER): return "has an unknown issuer \"\(issuer)\": no anchor issued it"
         case Int(TV_X509_NOT_CA):
             return "is not a CA (basicConstraints cA with keyUsage keyCertSign) but issued a certificate of the chain"

@@ -16,6 +16,8 @@ enum LeafKey: Sendable, Equatable {
 
 /// A chain that validated, and what the token checks need of it.
 struct TrustedChain: Sendable, Equatable {
+    /// The leaf's key. Under `.pathOnly` a leaf whose key is neither gives `.ed25519([])`, which
+    /// verifies nothing; `.token` refuses such a leaf.
     let key: LeafKey
     /// The environment of the anchor it validated to (nil: an untagged anchor).
     let environment: Environment?
