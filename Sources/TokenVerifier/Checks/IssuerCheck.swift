@@ -5,7 +5,7 @@ struct IssuerCheck: TokenCheck {
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        if let chain = findings.chain, !chain.names(token.string(token.issuer)) {
+        if let chain = findings.chainKey, !chain.names(token.string(token.issuer)) {
             let names = (chain.chain.uris + chain.chain.dnsNames).map { "\"\($0)\"" }
             failures.add(
                 .wrongIssuer,

@@ -13,7 +13,9 @@ struct KeyLookupCheck: TokenCheck {
                 trust.key(for: $0, format: header.format, at: input.time, signatureCache: input.state.signatureCache)
             }
             switch found {
-            case .success(let key): findings.chain = key
+            case .success(let key):
+                input.crypto.hold(key)
+                findings.chain = Unmanaged.passUnretained(key)
             case .failure(let refusal): failures.add(.untrustedChain, refusal.detail)
             }
             return

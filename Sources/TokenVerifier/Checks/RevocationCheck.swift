@@ -8,7 +8,7 @@ struct RevocationCheck: TokenCheck {
     ) {
         input.withState { state in
             guard state.revocations.count > 0 else { return }
-            check(token, state.revocations, chain: findings.chain, at: input.time, &failures)
+            check(token, state.revocations, chain: findings.chainKey, at: input.time, &failures)
         }
     }
 

@@ -56,7 +56,7 @@ struct SignatureCheck: TokenCheck {
         _ findings: CheckFindings, _ signature: UnsafeBufferPointer<UInt8>, _ message: UnsafeBufferPointer<UInt8>,
         _ input: CheckInput
     ) -> Bool {
-        guard let chain = findings.chain else { return false }
+        guard let chain = findings.chainKey else { return false }
         return input.crypto.p256Context(for: chain).verify(
             signature: signature, message: message, inverse: input.signatureInverse)
     }

@@ -100,7 +100,7 @@ struct StatusListCheck: TokenCheck {
 
     /// The token's issuer as the lookup saw it: its key's `iss`.
     private static func tokenIssuer(_ findings: CheckFindings, _ input: CheckInput) -> String {
-        if let chain = findings.chain { return "its iss, bound to the chain's \(chain.leafDescription)" }
+        if let chain = findings.chainKey { return "its iss, bound to the chain's \(chain.leafDescription)" }
         guard let keyIndex = findings.keyIndex else { return "its key is unknown" }
         guard let issuer = input.state.keys.keys[keyIndex].issuer else { return "its key names no iss" }
         return "its key's iss \"\(issuer)\""

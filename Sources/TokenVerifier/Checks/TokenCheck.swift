@@ -61,8 +61,13 @@ struct CheckFindings {
     var algorithm: SignatureAlgorithm? = nil
     /// Check 5 found the key named by `kid`: its position in `state.keys`.
     var keyIndex: Int? = nil
-    /// Check 5 found the key in the token's chain, validated to a trust anchor (spec §3b).
-    var chain: ChainKey? = nil
+    /// Check 5 found the key in the token's chain, validated to a trust anchor (spec §3b): lent,
+    /// held by the worker until its batch is answered (``VerificationWorker/hold(_:)``), so that
+    /// the findings of a token with a `kid` hold no reference.
+    var chain: Unmanaged<ChainKey>? = nil
+
+    /// The key in the token's chain, when check 5 found one.
+    var chainKey: ChainKey? { chain?.takeUnretainedValue() }
     /// Check 6 found that the key verifies `algorithm`: the signature can be checked.
     var keyFits = false
 }
@@ -72,13 +77,13 @@ extension CheckFindings {
     @inline(__always)
     func keyFacts(_ input: CheckInput) -> KeyFacts? {
         if let keyIndex { return input.keys.facts[keyIndex] }
-        return chain?.facts
+        return chain?._withUnsafeGuaranteedRef { $0.facts }
     }
 
     /// The key check 5 found, for a detail: `key "kid"`, or the chain's leaf certificate.
     func keyDescription(_ input: CheckInput) -> String {
         if let keyIndex { return "key \"\(input.state.keys.keys[keyIndex].keyID)\"" }
-        return chain.map { "the chain's \($0.leafDescription)" } ?? "no key"
+        return chainKey.map { "the chain's \($0.leafDescription)" } ?? "no key"
     }
 }
 

@@ -45,6 +45,7 @@ extension VerificationWorker {
     ) {
         let count = requests.count
         guard count > 0 else { return }
+        defer { releaseHeldChains() }
         let snapshot = adopt(snapshot)
         let audit = core.options.audit
         withUnsafeTemporaryAllocation(of: Prepared.self, capacity: count) { buffer in

@@ -10,6 +10,8 @@ public final class VerificationWorker {
     @exclusivity(unchecked) private var p256Contexts: [P256VerifyContext?] = []
     /// Verify contexts for chains' P-256 leaf keys, each with its key (held, so that no other key
     /// takes its identity); emptied when it reaches ``chainContextLimit``.
+    /// The chain keys of the batch being verified (see ``hold(_:)``).
+    @exclusivity(unchecked) private var heldChains: [ChainKey] = []
     @exclusivity(unchecked) private var chainContexts: [ObjectIdentifier: (ChainKey, P256VerifyContext)] = [:]
     private static let chainContextLimit = 256
     /// Parsed tokens by digest, while the signature cache is on: one eighth of its slots, at
@@ -52,6 +54,7 @@ public final class VerificationWorker {
 
     /// Verifies one token given as bytes, with its request context.
     func verify(token: UnsafeBufferPointer<UInt8>, context: ContextBytes) -> VerificationResult {
+        defer { releaseHeldChains() }
         let snapshot = snapshot()
         var prepared = Prepared(audit: core.options.audit)
         prepare(token: token, context: context, snapshot: snapshot, into: &prepared)
@@ -85,7 +88,7 @@ public final class VerificationWorker {
         /// or the token's chain's.
         var signatureKey: Int?
         /// (Kept after check 12, which `chainSignaturePending` waits for: a valid verdict names its leaf.)
-        var signatureChain: ChainKey?
+        var signatureChain: Unmanaged<ChainKey>?
         var chainSignaturePending = false
         /// The token's digest, when the signature cache is on.
         var digest: KeyedHash.Digest?
@@ -105,12 +108,14 @@ public final class VerificationWorker {
         @inline(__always)
         func signatureFacts(_ snapshot: VerifierSnapshot) -> KeyFacts? {
             if let signatureKey { return snapshot.keys.facts.facts[signatureKey] }
-            return chainSignaturePending ? signatureChain?.facts : nil
+            return chainSignaturePending ? signatureChain?._withUnsafeGuaranteedRef { $0.facts } : nil
         }
 
         /// The verdict.
         consuming func result() -> VerificationResult {
-            VerificationResult(failures: failures.failures, parsed: parsed, signer: signatureChain?.thumbprints.first)
+            VerificationResult(
+                failures: failures.failures, parsed: parsed,
+                signer: signatureChain?._withUnsafeGuaranteedRef { $0.thumbprints.first })
         }
     }
 
@@ -141,12 +146,12 @@ public final class VerificationWorker {
             }
         }
         if !prepared.failures.isDone, findings.keyFits, findings.keyIndex == nil, let chain = findings.chain {
-            if let digest = prepared.digest, let identity = chain.identity {
+            if let digest = prepared.digest, let identity = chain._withUnsafeGuaranteedRef({ $0.identity }) {
                 let key = snapshot.signatureCache!.combine(digest, identity)
                 prepared.signatureCacheKey = key
                 snapshot.signatureCache!.prefetch(key)
             }
-            prepared.signatureChain = consume chain
+            prepared.signatureChain = chain
             prepared.chainSignaturePending = true
         }
         prepared.parsed = consume parsed
@@ -209,6 +214,18 @@ public final class VerificationWorker {
         let context = P256VerifyContext(key: snapshot.keys.keys[index].p256!)
         p256Contexts[index] = context
         return context
+    }
+
+    /// Keeps `key` (a token's chain key, found by check 5) alive until the batch being verified
+    /// is answered: the checks and the batch's state lend it without a reference count.
+    func hold(_ key: ChainKey) {
+        heldChains.append(key)
+    }
+
+    /// Lets go of the chain keys held for a batch, once it is answered.
+    @inline(__always)
+    func releaseHeldChains() {
+        if !heldChains.isEmpty { heldChains.removeAll(keepingCapacity: true) }
     }
 
     /// This worker's verify context for the P-256 leaf key of `chain`.
