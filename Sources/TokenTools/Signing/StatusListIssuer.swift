@@ -41,10 +41,10 @@ public struct StatusListIssuer: Sendable {
     }
 
     /// A signed Status List Token for the list at `uri` with these entries: a compact JWS, or a
-    /// CWT as base64url text.
+    /// CWT as base64url text; `issuer` its `iss` claim (required of a list with a chain, spec §3b).
     public func sign(
         uri: String, bits: Int, size: Int, statuses: [Int: UInt8], format: TokenFormat, issuedAt: Int64,
-        expiresAt: Int64? = nil, timeToLive: Int64? = nil
+        expiresAt: Int64? = nil, timeToLive: Int64? = nil, issuer: String? = nil
     ) throws(Problem) -> String {
         if let timeToLive, timeToLive <= 0 { throw Problem(description: "ttl must be a positive number of seconds") }
         let compressed = Zlib.deflate(try Self.packedEntries(bits: bits, size: size, statuses: statuses))
@@ -61,7 +61,13 @@ public struct StatusListIssuer: Sendable {
                 header.raw(",\"typ\":\"statuslist+jwt\"}")
             }
             var claims = JSONWriter()
-            claims.raw("{\"sub\":")
+            claims.raw("{")
+            if let issuer {
+                claims.raw("\"iss\":")
+                claims.string(issuer)
+                claims.raw(",")
+            }
+            claims.raw("\"sub\":")
             claims.string(uri)
             claims.raw(",\"iat\":")
             claims.integer(Int(issuedAt))
@@ -89,7 +95,7 @@ public struct StatusListIssuer: Sendable {
                 ?? CWTEncoding.statusListProtectedHeader(algorithm: algorithm, keyID: key.keyID)
             let claims = CWTEncoding.statusListClaims(
                 uri: uri, issuedAt: issuedAt, expiresAt: expiresAt, timeToLive: timeToLive,
-                bits: bits, compressedList: compressed)
+                bits: bits, compressedList: compressed, issuer: issuer)
             return Base64URL.encodeString(signer.sign(payload: claims, protected: protected))
         }
     }
