@@ -56,6 +56,13 @@ extension TokenVerify {
                 valueName: "file"))
         var chain: String?
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The list's iss claim (required of a list with --chain: a name of its leaf certificate).",
+                valueName: "issuer"))
+        var iss: String?
+
         @Argument(
             help: ArgumentHelp("Files of {\"idx\":I,\"status\":V} lines (default: standard input).", valueName: "file"))
         var files: [String] = []
@@ -95,7 +102,8 @@ extension TokenVerify {
             do {
                 let token = try StatusListIssuer(key: signingKey, chain: tokenChain).sign(
                     uri: uri, bits: bits, size: size, statuses: statuses, format: format, issuedAt: Int64(issued),
-                    expiresAt: exp.flatMap(NumericDate.parse).map { Int64($0) }, timeToLive: ttl)
+                    expiresAt: exp.flatMap(NumericDate.parse).map { Int64($0) }, timeToLive: ttl,
+                    issuer: iss)
                 print(token)
             } catch {
                 ConfigurationError(description: error.description).exit()
