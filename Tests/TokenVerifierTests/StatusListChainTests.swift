@@ -146,4 +146,34 @@ final class StatusListChainTests: XCTestCase {
             XCTAssertEqual(verifier.statusListNotices, [])
         }
     }
+
+    func testACWTListWithX5chainInBothHeadersIsRefused() throws {
+        let fixture = try ChainFixture()
+        let chain = try TokenChain(fixture.chain, signingKey: fixture.leafKey)
+        let protected = chain.coseProtectedHeader(
+            algorithm: CWTSigner.coseAlgorithm(fixture.leafKey.algorithm), type: UnverifiedStatusList.cwtType)
+        var unprotected = CBORWriter()
+        unprotected.head(major: 5, argument: 1)
+        unprotected.integer(33)
+        unprotected.byteString(fixture.leaf.der)
+        let claims = CWTEncoding.statusListClaims(
+            uri: Self.uri, issuedAt: Self.listIssuedAt, expiresAt: nil, timeToLive: nil, bits: 1,
+            compressedList: Zlib.deflate([0]), issuer: Self.issuer)
+        let signer = CWTSigner(key: fixture.leafKey)
+        for (name, header) in [("both headers", unprotected.bytes), ("protected only", [0xA0])] {
+            let message = signer.sign(payload: claims, protected: protected, unprotected: header)
+            let bytes = Array(Base64URL.encodeString(message).utf8)
+            let anchors = try fixture.anchors()
+            if name == "both headers" {
+                XCTAssertThrowsError(
+                    try StatusListToken.load(bytes: bytes, source: "sl", keys: try keys(), anchors: anchors)
+                ) {
+                    XCTAssertTrue("\($0)".contains("x5chain (33) is in both headers"), "\($0)")
+                }
+            } else {
+                XCTAssertNoThrow(
+                    try StatusListToken.load(bytes: bytes, source: "sl", keys: try keys(), anchors: anchors))
+            }
+        }
+    }
 }
