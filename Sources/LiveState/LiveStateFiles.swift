@@ -73,7 +73,7 @@ public struct LiveStateFiles: Sendable {
             ? DeviceSteps.empty : try timed("device steps") { try loadDeviceSteps() }.update.deviceSteps
         let anchors = trustAnchors.isEmpty ? nil : try timed("trust anchors") { try loadTrustAnchors() }.anchors
         let lists = try statusListFiles.map { files in
-            try timed("status lists") { try files.load(keys: keySet, strict: true, warn: warn) }
+            try timed("status lists") { try files.load(keys: keySet, anchors: anchors, strict: true, warn: warn) }
         }
         let verifier = Verifier(
             keys: keySet, revocations: list ?? .empty, steps: SecuritySteps(policy: policy, done: done ?? .empty),
@@ -114,13 +114,14 @@ public struct LiveStateFiles: Sendable {
                         return (LiveStateUpdate(trustAnchors: anchors), summary)
                     }))
         }
-        // Last: the lists are checked against the key set this round puts in force.
+        // Last: the lists are checked against the key set and anchors this round puts in force.
         if let statusLists, let files = statusListFiles {
             sources.append(
                 LiveStateWatcher.Source(
                     name: "status lists", kept: "lists", files: statusLists, reloadsWithKeys: true,
-                    load: { keys in
-                        let lists = try files.load(keys: keys, strict: false, warn: self.warn)
+                    reloadsWithAnchors: !trustAnchors.isEmpty,
+                    loadWithAnchors: { keys, anchors in
+                        let lists = try files.load(keys: keys, anchors: anchors, strict: false, warn: self.warn)
                         return (LiveStateUpdate(statusLists: lists), counted(lists.count, "list", "lists"))
                     }))
         }
@@ -149,10 +150,7 @@ public struct LiveStateFiles: Sendable {
     }
 
     private func loadTrustAnchors() throws -> (anchors: TrustAnchors, summary: String) {
-        let files = trustAnchors.flatMap { anchor in
-            StatePaths.expand([anchor.path]).map { (path: $0, environment: anchor.environment) }
-        }
-        let anchors = try TrustAnchors.load(files)
+        let anchors = try TrustAnchorPath.load(trustAnchors)
         return (anchors, counted(anchors.count, "anchor", "anchors"))
     }
 }
@@ -166,6 +164,15 @@ public struct TrustAnchorPath: Sendable, Equatable {
     public init(path: String, environment: Environment? = nil) {
         self.path = path
         self.environment = environment
+    }
+
+    /// The anchors of `paths` (directories expanded into their regular files), as `verify` loads
+    /// them; throws a ``TrustAnchorError`` naming the file at fault.
+    public static func load(_ paths: [TrustAnchorPath]) throws -> TrustAnchors {
+        let files = paths.flatMap { anchor in
+            StatePaths.expand([anchor.path]).map { (path: $0, environment: anchor.environment) }
+        }
+        return try TrustAnchors.load(files)
     }
 
     /// `ENV=PATH` with ENV an environment's name (`int`, `prod`), else the whole text as a path.

@@ -31,6 +31,28 @@ public final class LiveStateWatcher: @unchecked Sendable {
         /// Whether the files are loaded again whenever a new key set is put in force, changed or
         /// not (status lists: a list refused because no key verified it is tried again).
         public var reloadsWithKeys: Bool
+        /// Whether the files are loaded again whenever new trust anchors are put in force (status
+        /// lists: a list refused because its chain did not validate is tried again).
+        public var reloadsWithAnchors: Bool
+        /// ``load`` given the trust anchors this round puts in force too (new anchors of the same
+        /// round, else those in force; nil: none configured). Used in place of ``load`` when set.
+        public var loadWithAnchors:
+            (@Sendable (_ keys: KeySet, _ anchors: TrustAnchors?) throws -> (update: LiveStateUpdate, summary: String))?
+
+        /// A group loaded with the key set and the trust anchors this round puts in force.
+        public init(
+            name: String, kept: String, files: [String], reloadsWithKeys: Bool = false, reloadsWithAnchors: Bool,
+            loadWithAnchors:
+                @escaping @Sendable (_ keys: KeySet, _ anchors: TrustAnchors?) throws -> (
+                    update: LiveStateUpdate, summary: String
+                )
+        ) {
+            self.init(name: name, kept: kept, files: files, reloadsWithKeys: reloadsWithKeys) { keys in
+                try loadWithAnchors(keys, nil)
+            }
+            self.reloadsWithAnchors = reloadsWithAnchors
+            self.loadWithAnchors = loadWithAnchors
+        }
 
         public init(
             name: String, kept: String, files: [String], reloadsWithKeys: Bool = false,
@@ -40,6 +62,8 @@ public final class LiveStateWatcher: @unchecked Sendable {
             self.kept = kept
             self.files = files
             self.reloadsWithKeys = reloadsWithKeys
+            self.reloadsWithAnchors = false
+            self.loadWithAnchors = nil
             self.load = load
         }
     }
@@ -123,13 +147,16 @@ public final class LiveStateWatcher: @unchecked Sendable {
         var update = LiveStateUpdate()
         var loaded: [String] = []
         load(due, into: &update, &loaded)
-        if update.keys != nil {
-            // A new key set: the groups loaded with the keys (status lists) are loaded again with
-            // it, changed or not, so that a list no key verified before is tried again.
+        if update.keys != nil || update.trustAnchors != nil {
+            // A new key set or new anchors: the groups loaded with them (status lists) are loaded
+            // again, changed or not, so that a list nothing verified before is tried again.
+            let keysChanged = update.keys != nil
             let following = sources.filter { source in
-                source.reloadsWithKeys && !due.contains { $0.0.name == source.name }
+                (keysChanged && source.reloadsWithKeys || update.trustAnchors != nil && source.reloadsWithAnchors)
+                    && !due.contains { $0.0.name == source.name }
             }
-            load(following.map { ($0, "key set changed") }, into: &update, &loaded)
+            let reason = keysChanged ? "key set changed" : "trust anchors changed"
+            load(following.map { ($0, reason) }, into: &update, &loaded)
         }
         guard !loaded.isEmpty else { return }
         let noticed = Set(verifier.statusListNotices)
@@ -145,7 +172,10 @@ public final class LiveStateWatcher: @unchecked Sendable {
     private func load(_ due: [(Source, reason: String)], into update: inout LiveStateUpdate, _ loaded: inout [String]) {
         for (source, reason) in due {
             do {
-                let (part, summary) = try source.load(update.keys ?? verifier.keys)
+                let keys = update.keys ?? verifier.keys
+                let (part, summary) =
+                    try source.loadWithAnchors.map { try $0(keys, update.trustAnchors ?? verifier.trustAnchors) }
+                    ?? source.load(keys)
                 update = update.merging(part)
                 loaded.append("tokenverify: \(source.name) reloaded (\(reason)): \(summary)")
             } catch {

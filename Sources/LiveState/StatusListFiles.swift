@@ -19,10 +19,11 @@ final class StatusListFiles: @unchecked Sendable {
         self.options = options
     }
 
-    /// Loads every file that changed since the last load, checked against `keys`. At start-up
-    /// (`strict`) the first failure throws; later a failure is reported through `warn` and the
-    /// file's previous generation stays.
-    func load(keys: KeySet, strict: Bool, warn: (String) -> Void) throws -> StatusListSet {
+    /// Loads every file that changed since the last load, checked against `keys` and `anchors`
+    /// (a list that carries a chain is checked by it where anchors are given, spec §3b). At
+    /// start-up (`strict`) the first failure throws; later a failure is reported through `warn`
+    /// and the file's previous generation stays.
+    func load(keys: KeySet, anchors: TrustAnchors?, strict: Bool, warn: (String) -> Void) throws -> StatusListSet {
         var next: [String: (signature: FileSignature?, list: StatusListToken)] = [:]
         var order: [String] = []
         for file in StatePaths.expand(paths) {
@@ -34,7 +35,7 @@ final class StatusListFiles: @unchecked Sendable {
             }
             do {
                 let list = try StatusListToken.load(
-                    file: file, keys: keys, options: options, maxInflatedBytes: maxInflatedBytes)
+                    file: file, keys: keys, anchors: anchors, options: options, maxInflatedBytes: maxInflatedBytes)
                 if !strict, let previous = loaded[file]?.list, let why = Self.rollback(from: previous, to: list) {
                     throw StatusListError(source: file, message: why)
                 }

@@ -36,11 +36,15 @@ public struct StatusListSummary: Sendable {
 public typealias StatusListLoader =
     @Sendable (_ bytes: [UInt8], _ source: String, _ keys: KeySet) throws -> StatusListSummary
 
-/// The loader of `verify --status-lists`: ``StatusListToken/load(bytes:source:keys:options:maxInflatedBytes:)``.
-public func standardStatusListLoader(maxInflatedBytes: Int = 256 << 20) -> StatusListLoader {
+/// The loader of `verify --status-lists`: ``StatusListToken/load(bytes:source:keys:anchors:options:maxInflatedBytes:)``,
+/// with `anchors` as `verify --trust-anchors` gives them (a list that carries a chain is checked
+/// by it, spec §3b; nil: by `kid` only).
+public func standardStatusListLoader(
+    maxInflatedBytes: Int = 256 << 20, anchors: TrustAnchors? = nil
+) -> StatusListLoader {
     { bytes, source, keys in
         let list = try StatusListToken.load(
-            bytes: bytes, source: source, keys: keys,
+            bytes: bytes, source: source, keys: keys, anchors: anchors,
             maxInflatedBytes: maxInflatedBytes)
         let entries = list.count == 1 ? "1 entry" : "\(list.count) entries"
         return StatusListSummary(

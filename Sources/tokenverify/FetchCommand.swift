@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveState
 import TokenConcurrency
 import TokenFetch
 import TokenMetrics
@@ -103,6 +104,13 @@ extension TokenVerify {
                 "Seconds a status list's iat may lie in the future before the list is refused.", valueName: "seconds"))
         var leeway: Double = 60
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Trust anchor certificates (PEM), or a directory of them, optionally for an environment (prod=roots.pem), as verify takes them: a status list carrying a chain (x5c, x5chain) is checked by it. Repeatable; read once at start.",
+                valueName: "[env=]path"))
+        var trustAnchors: [String] = []
+
         /// With --watch: `--metrics-file`, `--metrics-interval`.
         @OptionGroup var metricsOptions: MetricsFileOptions
 
@@ -143,12 +151,21 @@ extension TokenVerify {
             } catch {
                 ConfigurationError(description: "\(error)").exit()
             }
+            let anchors: TrustAnchors?
+            do {
+                anchors =
+                    trustAnchors.isEmpty
+                    ? nil : try TrustAnchorPath.load(trustAnchors.map(TrustAnchorPath.init(argument:)))
+            } catch {
+                ConfigurationError(description: "\(error)").exit()
+            }
             let fetcher: Fetcher
             do {
                 fetcher = try Fetcher(
                     configuration: FetchConfiguration(
                         directory: out, caFile: caFile, timeout: timeout,
-                        statusListLoader: standardStatusListLoader(maxInflatedBytes: maxStatusListBytes),
+                        statusListLoader: standardStatusListLoader(
+                            maxInflatedBytes: maxStatusListBytes, anchors: anchors),
                         leeway: leeway))
             } catch {
                 ConfigurationError(description: error.description).exit()

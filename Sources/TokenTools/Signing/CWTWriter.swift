@@ -44,14 +44,19 @@ package enum CWTWriter {
         return writer.bytes
     }
 
-    /// The claims of a CWT Status List Token (draft §5.2): `{2: uri, 6: iat, 4: exp, 65534: ttl,
-    /// 65533: {"bits": bits, "lst": h'…'}}`, `exp` and `ttl` when given.
+    /// The claims of a CWT Status List Token (draft §5.2): `{1: iss, 2: uri, 6: iat, 4: exp,
+    /// 65534: ttl, 65533: {"bits": bits, "lst": h'…'}}`, `iss`, `exp` and `ttl` when given.
     package static func statusListClaims(
         uri: String, issuedAt: Int64, expiresAt: Int64?, timeToLive: Int64?, bits: Int,
-        compressedList: [UInt8]
+        compressedList: [UInt8], issuer: String? = nil
     ) -> [UInt8] {
         var writer = CBORWriter()
-        writer.head(major: 5, argument: 3 + (expiresAt == nil ? 0 : 1) + (timeToLive == nil ? 0 : 1))
+        let optional = [issuer != nil, expiresAt != nil, timeToLive != nil].filter { $0 }.count
+        writer.head(major: 5, argument: UInt64(3 + optional))
+        if let issuer {
+            writer.integer(1)
+            writer.text(issuer)
+        }
         writer.integer(2)
         writer.text(uri)
         writer.integer(6)

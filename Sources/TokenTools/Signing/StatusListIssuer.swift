@@ -48,13 +48,24 @@ public struct StatusListIssuer: Sendable {
         uri: String, bits: Int, size: Int, statuses: [Int: UInt8], format: TokenFormat, issuedAt: Int64,
         expiresAt: Int64? = nil, timeToLive: Int64? = nil, issuer: String? = nil
     ) throws(Problem) -> String {
-        if let timeToLive, timeToLive <= 0 { throw Problem(description: "ttl must be a positive number of seconds") }
         if chain != nil, issuer == nil {
             throw Problem(
                 description:
                     "a Status List Token with a certificate chain needs an iss: one of the leaf certificate's URIs or DNS names (spec §3b)"
             )
         }
+        return try signWithoutIssuerCheck(
+            uri: uri, bits: bits, size: size, statuses: statuses, format: format, issuedAt: issuedAt,
+            expiresAt: expiresAt, timeToLive: timeToLive, issuer: issuer)
+    }
+
+    /// ``sign(uri:bits:size:statuses:format:issuedAt:expiresAt:timeToLive:issuer:)`` without
+    /// refusing a chain without `iss`: for the tests of the verifier's refusal of such a list.
+    func signWithoutIssuerCheck(
+        uri: String, bits: Int, size: Int, statuses: [Int: UInt8], format: TokenFormat, issuedAt: Int64,
+        expiresAt: Int64?, timeToLive: Int64?, issuer: String?
+    ) throws(Problem) -> String {
+        if let timeToLive, timeToLive <= 0 { throw Problem(description: "ttl must be a positive number of seconds") }
         let compressed = Deflate.zlib(try Self.packedEntries(bits: bits, size: size, statuses: statuses))
         let fields = Fields(
             uri: uri, issuer: issuer, issuedAt: issuedAt, expiresAt: expiresAt, timeToLive: timeToLive, bits: bits,
@@ -120,15 +131,9 @@ public struct StatusListIssuer: Sendable {
         let protected =
             chain?.coseProtectedHeader(algorithm: algorithm, type: "application/statuslist+cwt")
             ?? CWTWriter.protectedHeader(algorithm: algorithm, keyID: key.keyID, type: "application/statuslist+cwt")
-        var claims = CWTWriter.statusListClaims(
+        let claims = CWTWriter.statusListClaims(
             uri: fields.uri, issuedAt: fields.issuedAt, expiresAt: fields.expiresAt, timeToLive: fields.timeToLive,
-            bits: fields.bits, compressedList: fields.compressed)
-        if let issuer = fields.issuer {
-            // The claims map has at most 5 pairs (a one-byte head): one more pair, 1: iss, first.
-            var entry: [UInt8] = [0x01]
-            CBORHead.append(major: 3, UInt64(issuer.utf8.count), to: &entry)
-            claims = [claims[0] + 1] + entry + Array(issuer.utf8) + claims.dropFirst()
-        }
+            bits: fields.bits, compressedList: fields.compressed, issuer: fields.issuer)
         return Base64URL.encodeString(signer.sign(payload: claims, protected: protected))
     }
 }

@@ -48,14 +48,15 @@ struct StatusListClaims {
 }
 
 extension UnverifiedStatusList {
-    /// A list of `format` from its protected header's `alg` and `kid`, its checked claims, and
+    /// A list of `format` from its header's `alg`, `kid` and chain, its checked claims, and
     /// what its signature covers.
     init(
-        format: TokenFormat, algorithm: SignatureAlgorithm, keyID: String, claims: StatusListClaims,
+        format: TokenFormat, algorithm: SignatureAlgorithm, keyID: String?, chain: [UInt8]?, claims: StatusListClaims,
         required: StatusListClaims.Required, signedMessage: [UInt8], signature: [UInt8]
     ) {
         self.init(
-            format: format, algorithm: algorithm, keyID: keyID, uri: required.uri, issuedAt: required.issuedAt,
+            format: format, algorithm: algorithm, keyID: keyID, chain: chain, uri: required.uri,
+            issuedAt: required.issuedAt,
             expiresAt: claims.expiresAt, timeToLive: claims.timeToLive, issuer: claims.issuer, bits: required.bits,
             compressedList: required.list, signedMessage: signedMessage, signature: signature)
     }

@@ -1,6 +1,6 @@
-/// The status lists of a snapshot checked against its key set (spec §4c "Status fails closed"),
-/// by URI and issuer: a list answers only for tokens whose key names the same `iss` as the key
-/// that signed the list; a generation that a key rotation put out of force still shadows the
+/// The status lists of a snapshot checked against its key set and trust anchors (spec §4c "Status
+/// fails closed", §3b), by URI and issuer: a list answers only for tokens whose key names the same
+/// `iss` as the key that signed the list (for a list or token with a chain, its own `iss`); a generation that a key rotation put out of force still shadows the
 /// older generations of its URI; two generations with one `iat` and different entries answer
 /// nothing. Looked up by the token's URI bytes without allocating.
 struct StatusListIndex: Sendable {
@@ -17,22 +17,23 @@ struct StatusListIndex: Sendable {
 
     static let unconfigured = StatusListIndex(lists: nil, keys: nil, options: VerificationOptions())
 
-    /// The index of `lists` (nil: none configured) checked against `keys`.
-    init(lists: StatusListSet?, keys: KeySet?, options: VerificationOptions) {
+    /// The index of `lists` (nil: none configured) checked against `keys` and `anchors` (a list
+    /// that carries a chain is checked by it where anchors are in force, spec §3b).
+    init(lists: StatusListSet?, keys: KeySet?, anchors: TrustAnchors? = nil, options: VerificationOptions) {
         isConfigured = lists != nil
         var byGroup: [GroupKey: [(list: StatusListToken, why: String?)]] = [:]
         for list in lists?.lists ?? [] {
-            if let keys, let key = list.verifyingKey(in: keys, options: options) {
-                byGroup[GroupKey(uri: list.uri, issuer: key.issuer), default: []].append((list, nil))
-                if key.issuer != list.signerIssuer {
-                    // Its key now names another issuer: for the issuer it was loaded for, it is out
-                    // of force and still shadows that issuer's older generations.
-                    let why = "its key \"\(list.keyID)\" now names iss \(key.issuer.map { "\"\($0)\"" } ?? "(none)")"
+            switch list.signer(keys: keys, anchors: anchors, options: options) {
+            case .success(let signer):
+                byGroup[GroupKey(uri: list.uri, issuer: signer.issuer), default: []].append((list, nil))
+                if signer.issuer != list.signerIssuer {
+                    // Its signer now names another issuer: for the issuer it was loaded for, it is
+                    // out of force and still shadows that issuer's older generations.
+                    let why = "\(signer.by) now names iss \(signer.issuer.map { "\"\($0)\"" } ?? "(none)")"
                     byGroup[GroupKey(uri: list.uri, issuer: list.signerIssuer), default: []].append((list, why))
                 }
-            } else {
-                let why = "its key \"\(list.keyID)\" is no longer in the key set, or no longer verifies it"
-                byGroup[GroupKey(uri: list.uri, issuer: list.signerIssuer), default: []].append((list, why))
+            case .failure(let refusal):
+                byGroup[GroupKey(uri: list.uri, issuer: list.signerIssuer), default: []].append((list, refusal.why))
             }
         }
         var groups: [StatusListGenerations] = []

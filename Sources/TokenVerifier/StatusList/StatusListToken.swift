@@ -25,7 +25,8 @@ public struct StatusListToken: Sendable {
     public let issuer: String?
     /// Bits per entry: 1, 2, 4 or 8.
     public let bits: Int
-    /// The `kid` of the key that signed it.
+    /// The `kid` of the key that signed it; for a list checked by its chain (spec §3b), the leaf
+    /// certificate's `x5t#S256`.
     public let keyID: String
     /// JWS or CWT.
     public let format: TokenFormat
@@ -43,6 +44,12 @@ public struct StatusListToken: Sendable {
     /// Bytes held to verify the signature again (the signed message and the signature).
     public var signedBytes: Int { signed.message.count + signed.signature.count }
 
+    /// Whether its header carries a certificate chain (`x5c`, `x5chain`).
+    public var hasChain: Bool { signed.chain != nil }
+
+    /// Whether it was checked by its chain when loaded (trust anchors given), not by `kid`.
+    public var isVerifiedByChain: Bool { signed.anchors != nil }
+
     /// The status of entry `index` (0x00 VALID, 0x01 INVALID, 0x02 SUSPENDED, …), or nil beyond
     /// the list's entries.
     @inline(__always)
@@ -59,13 +66,17 @@ public struct StatusListToken: Sendable {
     /// `typ` `statuslist+jwt`), or a CWT (COSE_Sign1 under tag 18, protected `typ`
     /// `application/statuslist+cwt`) as base64url text or raw CBOR. Verified against `keys` like a
     /// token (kid, alg, key type, the key's `env` against `options.environment`, the key's `iss`
-    /// against the list's, the signature); `lst` inflated within `maxInflatedBytes`.
+    /// against the list's, the signature); `lst` inflated within `maxInflatedBytes`. With
+    /// `anchors`, a list that carries a chain (`x5c`, `x5chain`) is checked by it instead (spec
+    /// §3b): validated as of the list's `iat`, its `iss` required and a name of the leaf, the
+    /// leaf's key fitting `alg`, the anchor's `env` against `options.environment`, the signature.
     public static func load(
-        bytes: [UInt8], source: String, keys: KeySet, options: VerificationOptions = VerificationOptions(),
-        maxInflatedBytes: Int = 256 << 20
+        bytes: [UInt8], source: String, keys: KeySet, anchors: TrustAnchors? = nil,
+        options: VerificationOptions = VerificationOptions(), maxInflatedBytes: Int = 256 << 20
     ) throws(StatusListError) -> StatusListToken {
         let parsed = try UnverifiedStatusList.parse(bytes, source: source)
-        let key = try parsed.verify(keys: keys, options: options, source: source)
+        let (key, signerIssuer, checkedUnder) = try parsed.verify(
+            keys: keys, anchors: anchors, options: options, source: source)
         let entries: [UInt8]
         do {
             entries = try parsed.compressedList.withUnsafeBufferPointer { (compressed) throws(Zlib.Failure) in
@@ -76,17 +87,45 @@ public struct StatusListToken: Sendable {
         }
         return StatusListToken(
             uri: parsed.uri, issuedAt: parsed.issuedAt, expiresAt: parsed.expiresAt, timeToLive: parsed.timeToLive,
-            issuer: parsed.issuer, bits: parsed.bits, keyID: parsed.keyID, format: parsed.format, source: source,
-            entries: StatusEntries(bytes: entries, bits: parsed.bits),
+            issuer: parsed.issuer, bits: parsed.bits,
+            keyID: checkedUnder == nil ? parsed.keyID ?? key.keyID : key.keyID,
+            format: parsed.format, source: source, entries: StatusEntries(bytes: entries, bits: parsed.bits),
             signed: SignedStatusList(
-                algorithm: parsed.algorithm, message: parsed.signedMessage, signature: parsed.signature,
-                keyType: key.type, keyMaterial: key.publicKeyBytes, keyIssuer: key.issuer))
+                parsed, keyType: key.type, keyMaterial: key.publicKeyBytes, keyIssuer: signerIssuer,
+                anchors: checkedUnder))
+    }
+
+    /// Who verifies the list under `keys` and `anchors` now, and the issuer it then answers for;
+    /// else why it is out of force. A list that carries a chain is checked by it wherever anchors
+    /// are in force (no work under the anchors it was loaded with); otherwise by its `kid`.
+    func signer(
+        keys: KeySet?, anchors: TrustAnchors?, options: VerificationOptions
+    ) -> Result<(issuer: String?, by: String), StatusListRefusal> {
+        if let chain = signed.chain, let anchors {
+            if anchors === signed.anchors { return .success((issuer, "its chain")) }
+            let parts = ChainedStatusList.Parts(
+                format: format, algorithm: signed.algorithm, chain: chain, issuedAt: issuedAt, issuer: issuer,
+                message: signed.message, signature: signed.signature)
+            switch ChainedStatusList.verify(parts, anchors: anchors, options: options) {
+            case .success: return .success((issuer, "its chain"))
+            case .failure(let refusal):
+                return .failure(
+                    .init("its chain no longer verifies it under the trust anchors in force: \(refusal.why)"))
+            }
+        }
+        guard let kid = signed.keyID else {
+            return .failure(.init("it is verified by its chain, and no trust anchors are in force"))
+        }
+        guard let keys, let key = verifyingKey(in: keys, keyID: kid, options: options) else {
+            return .failure(.init("its key \"\(kid)\" is no longer in the key set, or no longer verifies it"))
+        }
+        return .success((key.issuer, "its key \"\(kid)\""))
     }
 
     /// The key of `keys` that verifies the list now: its key is there with the same material (no
     /// work), or its key's new material verifies its signature again; nil when none does. The
     /// entries are not inflated again.
-    func verifyingKey(in keys: KeySet, options: VerificationOptions) -> VerificationKey? {
+    private func verifyingKey(in keys: KeySet, keyID: String, options: VerificationOptions) -> VerificationKey? {
         guard let key = keys[keyID], key.accepts(signed.algorithm) else { return nil }
         if let environment = options.environment, let keyEnvironment = key.environment, environment != keyEnvironment {
             return nil
@@ -96,8 +135,9 @@ public struct StatusListToken: Sendable {
         return signed.verify(with: key) ? key : nil
     }
 
-    /// The `iss` of the key that verified the list when it was loaded: the issuer it answers for
-    /// while its key is out of the key set.
+    /// The issuer the list answered for when it was loaded (the `iss` of the key that verified
+    /// it; for a list checked by its chain, its own `iss`): the issuer it shadows for while out of
+    /// force.
     public var signerIssuer: String? { signed.keyIssuer }
 
     /// Whether `other` holds the same entries (and bits and `exp`): a copy of the same generation.
@@ -164,26 +204,39 @@ final class SignedStatusList: Sendable {
     let algorithm: SignatureAlgorithm
     let message: [UInt8]
     let signature: [UInt8]
+    /// The header's `kid` and chain (as written), if any.
+    let keyID: String?
+    let chain: [UInt8]?
     /// The key the list was verified with at load.
     let keyType: KeyType
     let keyMaterial: [UInt8]
-    /// That key's `iss`.
+    /// The issuer it answered for at load: that key's `iss`, or the list's for a chain.
     let keyIssuer: String?
+    /// The anchors its chain was checked under at load (nil: checked by `kid`).
+    let anchors: TrustAnchors?
 
     init(
-        algorithm: SignatureAlgorithm, message: [UInt8], signature: [UInt8], keyType: KeyType, keyMaterial: [UInt8],
-        keyIssuer: String?
+        _ parsed: UnverifiedStatusList, keyType: KeyType, keyMaterial: [UInt8], keyIssuer: String?,
+        anchors: TrustAnchors?
     ) {
-        self.algorithm = algorithm
-        self.message = message
-        self.signature = signature
+        self.algorithm = parsed.algorithm
+        self.message = parsed.signedMessage
+        self.signature = parsed.signature
+        self.keyID = parsed.keyID
+        self.chain = parsed.chain
         self.keyType = keyType
         self.keyMaterial = keyMaterial
         self.keyIssuer = keyIssuer
+        self.anchors = anchors
     }
 
     /// The standard call's verdict (libsodium, or OpenSSL's EVP_PKEY_verify) with `key`.
     func verify(with key: VerificationKey) -> Bool {
+        Self.verify(message: message, signature: signature, with: key)
+    }
+
+    /// The standard call's verdict on `signature` over `message` with `key`.
+    static func verify(message: [UInt8], signature: [UInt8], with key: VerificationKey) -> Bool {
         guard signature.count == 64 else { return false }
         return message.withUnsafeBufferPointer { message in
             signature.withUnsafeBufferPointer { signature in
@@ -197,9 +250,9 @@ final class SignedStatusList: Sendable {
 }
 
 extension StatusListToken {
-    /// ``load(bytes:source:keys:options:maxInflatedBytes:)`` for the token in `file`.
+    /// ``load(bytes:source:keys:anchors:options:maxInflatedBytes:)`` for the token in `file`.
     public static func load(
-        file: String, keys: KeySet, options: VerificationOptions = VerificationOptions(),
+        file: String, keys: KeySet, anchors: TrustAnchors? = nil, options: VerificationOptions = VerificationOptions(),
         maxInflatedBytes: Int = 256 << 20
     ) throws(StatusListError) -> StatusListToken {
         // A list within the limit is never much larger compressed (stored DEFLATE blocks add
@@ -218,7 +271,9 @@ extension StatusListToken {
         } catch {
             throw StatusListError(source: file, message: "cannot read the file: \(error.reason)")
         }
-        return try load(bytes: bytes, source: file, keys: keys, options: options, maxInflatedBytes: maxInflatedBytes)
+        return try load(
+            bytes: bytes, source: file, keys: keys, anchors: anchors, options: options,
+            maxInflatedBytes: maxInflatedBytes)
     }
 }
 

@@ -9,7 +9,8 @@ extension UnverifiedStatusList {
                 try readTag18(bytes)
                 let message = try COSESign1(bytes)
                 let protected = UnsafeBufferPointer(rebasing: bytes[message.protected])
-                let (algorithm, keyID) = try cwtHeaders(protected, bytes, unprotectedStart: message.unprotectedStart)
+                let (algorithm, keyID, chain) = try cwtHeaders(
+                    protected, bytes, unprotectedStart: message.unprotectedStart)
                 let payload = UnsafeBufferPointer(rebasing: bytes[message.payload])
                 let claims = try cwtClaims(payload)
                 let required: StatusListClaims.Required
@@ -19,7 +20,7 @@ extension UnverifiedStatusList {
                     throw CBORError(error.message, at: 0)
                 }
                 return UnverifiedStatusList(
-                    format: .cwt, algorithm: algorithm, keyID: keyID, claims: claims, required: required,
+                    format: .cwt, algorithm: algorithm, keyID: keyID, chain: chain, claims: claims, required: required,
                     signedMessage: CBORWriter.signatureStructure(protected: Array(protected), payload: Array(payload)),
                     signature: Array(bytes[message.signature]))
             }
@@ -44,10 +45,11 @@ extension UnverifiedStatusList {
         guard tagged18 else { throw CBORError("a CWT Status List Token is a COSE_Sign1 message under tag 18", at: 0) }
     }
 
-    /// The `alg` and `kid` of the headers, the protected `typ` exactly ``cwtType``.
+    /// The `alg`, `kid` and `x5chain` (at least one of the two) of the headers, the protected
+    /// `typ` exactly ``cwtType``.
     private static func cwtHeaders(
         _ protected: UnsafeBufferPointer<UInt8>, _ bytes: UnsafeBufferPointer<UInt8>, unprotectedStart: Int
-    ) throws(CBORError) -> (SignatureAlgorithm, String) {
+    ) throws(CBORError) -> (SignatureAlgorithm, String?, [UInt8]?) {
         var header = ListHeader()
         if !protected.isEmpty {
             var reader = CBORReader(protected)
@@ -67,8 +69,10 @@ extension UnverifiedStatusList {
         guard let algorithm = COSEHeader.algorithm(value) else {
             throw CBORError("unsupported alg (1) \(value) (supported: -8 EdDSA, -19 Ed25519, -7 ES256)", at: 0)
         }
-        guard let keyID = header.keyID else { throw CBORError("kid (4) is missing", at: 0) }
-        return (algorithm, keyID)
+        guard header.keyID != nil || header.chain != nil else {
+            throw CBORError("kid (4) is missing (and no x5chain (33))", at: 0)
+        }
+        return (algorithm, header.keyID, header.chain)
     }
 
     /// The claims of a CWT list's payload (a CBOR map with integer keys).
@@ -121,11 +125,12 @@ extension UnverifiedStatusList {
         }
     }
 
-    /// The COSE headers of a CWT Status List Token: alg (1) and typ (16) protected, kid (4) in
-    /// either header, no crit (2).
+    /// The COSE headers of a CWT Status List Token: alg (1) and typ (16) protected, kid (4) and
+    /// x5chain (33, as written) in either header, not both, no crit (2).
     private struct ListHeader {
         var algorithm: Int64?
         var keyID: String?
+        var chain: [UInt8]?
         var type: String?
         var problem: String?
 
@@ -157,6 +162,11 @@ extension UnverifiedStatusList {
                         return
                     }
                     keyID = String(decoding: reader.bytes[range], as: UTF8.self)
+                case 33:
+                    let start = reader.position
+                    try reader.skipItem()
+                    if chain != nil, problem == nil { problem = "x5chain (33) is in both headers" }
+                    chain = Array(reader.bytes[start..<reader.position])
                 case 16 where isProtected:
                     if reader.peekMajor() == .text {
                         type = String(decoding: reader.bytes[try reader.readTextString()], as: UTF8.self)

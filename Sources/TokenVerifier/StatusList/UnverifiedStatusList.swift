@@ -4,7 +4,11 @@
 struct UnverifiedStatusList {
     var format: TokenFormat
     var algorithm: SignatureAlgorithm
-    var keyID: String
+    /// The header's `kid`, if any (a list that carries a chain may have none).
+    var keyID: String?
+    /// The chain the header carries (spec §3b), as written: JWS `x5c`'s JSON value, CWT
+    /// `x5chain`'s (33) CBOR item.
+    var chain: [UInt8]?
     var uri: String
     var issuedAt: Double
     var expiresAt: Double?
@@ -60,7 +64,7 @@ struct UnverifiedStatusList {
         guard let signature = Base64URL.decode(segments[2]) else {
             throw failure("the signature segment is not canonical base64url")
         }
-        let (algorithm, keyID) = try jwsHeader(header, source: source)
+        let (algorithm, keyID, chain) = try jwsHeader(header, source: source)
         let claims: StatusListClaims
         do throws(JSONError) {
             claims = try jwsClaims(payload)
@@ -69,19 +73,21 @@ struct UnverifiedStatusList {
         }
         let signingInputCount = segments[0].count + 1 + segments[1].count
         return UnverifiedStatusList(
-            format: .jws, algorithm: algorithm, keyID: keyID, claims: claims,
+            format: .jws, algorithm: algorithm, keyID: keyID, chain: chain, claims: claims,
             required: try claims.checked(.jws, source: source), signedMessage: Array(text[..<signingInputCount]),
             signature: signature)
     }
 
-    /// The JWS header's `alg` and `kid`, its `typ` exactly ``jwsType`` and no `crit`.
+    /// The JWS header's `alg`, `kid` and `x5c` (at least one of the two), its `typ` exactly
+    /// ``jwsType`` and no `crit`.
     private static func jwsHeader(
         _ header: [UInt8], source: String
-    ) throws(StatusListError) -> (SignatureAlgorithm, String) {
+    ) throws(StatusListError) -> (SignatureAlgorithm, String?, [UInt8]?) {
         func failure(_ message: String) -> StatusListError { StatusListError(source: source, message: message) }
         var algorithmName: String?
         var keyID: String?
         var type: String?
+        var chain: [UInt8]?
         do throws(JSONError) {
             try header.withUnsafeBufferPointer { (bytes) throws(JSONError) in
                 var reader = JSONReader(bytes)
@@ -90,6 +96,8 @@ struct UnverifiedStatusList {
                         algorithmName = try reader.readString(member: "header \"alg\"")
                     } else if name.equals("kid") {
                         keyID = try reader.readString(member: "header \"kid\"")
+                    } else if name.equals("x5c") {
+                        chain = Array(reader.bytes[try reader.skipValue()])
                     } else if name.equals("typ") {
                         type = try reader.readString(member: "header \"typ\"")
                     } else if name.equals("crit") {
@@ -112,8 +120,8 @@ struct UnverifiedStatusList {
         guard let algorithm = SignatureAlgorithm(rawValue: algorithmName) else {
             throw failure("unsupported alg \"\(algorithmName)\" (supported: Ed25519, EdDSA, ES256)")
         }
-        guard let keyID else { throw failure("header \"kid\" is missing") }
-        return (algorithm, keyID)
+        guard keyID != nil || chain != nil else { throw failure("header \"kid\" is missing (and no \"x5c\" chain)") }
+        return (algorithm, keyID, chain)
     }
 
     /// The claims of a JWS list's payload (JSON).
@@ -168,12 +176,32 @@ struct UnverifiedStatusList {
 
     // MARK: - Verification
 
-    /// Checks the list against the key set as a token is checked (spec §4c): the key named by
-    /// `kid` exists and fits `alg`, its `env` agrees with `options.environment`, its `iss` with
-    /// the list's, and the signature verifies with the library's standard call. Returns the key.
-    func verify(keys: KeySet, options: VerificationOptions, source: String) throws(StatusListError) -> VerificationKey {
+    /// Checks the list as a token is checked (spec §4c, §3b). With trust anchors, a list that
+    /// carries a chain is checked by it (``ChainedStatusList``; its `kid` is not used). Otherwise
+    /// the key named by `kid` exists and fits `alg`, its `env` agrees with `options.environment`,
+    /// its `iss` with the list's, and the signature verifies with the library's standard call.
+    /// Returns the key, the issuer the list answers for, and the anchors its chain was checked
+    /// under (nil: checked by `kid`).
+    func verify(
+        keys: KeySet, anchors: TrustAnchors?, options: VerificationOptions, source: String
+    ) throws(StatusListError) -> (key: VerificationKey, issuer: String?, anchors: TrustAnchors?) {
         func failure(_ message: String) -> StatusListError { StatusListError(source: source, message: message) }
-        guard let key = keys[keyID] else { throw failure("key \"\(keyID)\" is not in the key set") }
+        if let chain, let anchors {
+            let parts = ChainedStatusList.Parts(
+                format: format, algorithm: algorithm, chain: chain, issuedAt: issuedAt, issuer: issuer,
+                message: signedMessage, signature: signature)
+            switch ChainedStatusList.verify(parts, anchors: anchors, options: options) {
+            case .success(let key): return (key.key, issuer, anchors)
+            case .failure(let refusal): throw failure(refusal.why)
+            }
+        }
+        let unused = chain == nil ? "" : " (its chain is not used: no trust anchors are configured, --trust-anchors)"
+        guard let keyID else {
+            throw failure(
+                "it carries a chain (\(format == .jws ? "x5c" : "x5chain (33)")) and no kid, and no trust anchors are configured (--trust-anchors): no key can verify it"
+            )
+        }
+        guard let key = keys[keyID] else { throw failure("key \"\(keyID)\" is not in the key set\(unused)") }
         guard key.accepts(algorithm) else {
             throw failure(
                 "alg \(algorithm.rawValue) does not fit key \"\(keyID)\" (\(key.type.rawValue)\(key.algorithm.map { ", alg \($0.rawValue)" } ?? ""))"
@@ -186,10 +214,9 @@ struct UnverifiedStatusList {
             throw failure("iss \"\(issuer)\" differs from key \"\(keyID)\"'s iss \"\(keyIssuer)\"")
         }
         guard signature.count == 64 else { throw failure("the signature is \(signature.count) bytes; expected 64") }
-        let signed = SignedStatusList(
-            algorithm: algorithm, message: signedMessage, signature: signature, keyType: key.type,
-            keyMaterial: key.publicKeyBytes, keyIssuer: key.issuer)
-        guard signed.verify(with: key) else { throw failure("the signature does not verify with key \"\(keyID)\"") }
-        return key
+        guard SignedStatusList.verify(message: signedMessage, signature: signature, with: key) else {
+            throw failure("the signature does not verify with key \"\(keyID)\"\(unused)")
+        }
+        return (key, key.issuer, nil)
     }
 }

@@ -36,7 +36,8 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
         self.steps = steps
         self.stepsActive = steps.isActive
         self.statusLists = statusLists
-        self.statusIndex = statusIndex ?? StatusListIndex(lists: statusLists, keys: keys, options: options)
+        self.statusIndex =
+            statusIndex ?? StatusListIndex(lists: statusLists, keys: keys, anchors: chains?.anchors, options: options)
         self.signatureCache = signatureCache
         self.chains = chains
         self.keyIdentities =
