@@ -63,4 +63,63 @@ import Testing
         #expect(ignored.answers.count == expected.count)
         #expect(ignored.answers.allSatisfy { $0["valid"] as? Bool == false }, "\(ignored.stdout)")
     }
+
+    /// JWS and CWT tokens from `tokenverify sign --chain` for both leaf key types: each verifies
+    /// in joserfc or python-cwt with its header's leaf key, and a flipped signature byte does not.
+    @Test func tokenverifyChainTokensVerifyInJoserfcAndPythonCWT() throws {
+        try Self.requirePython()
+        let space = try Workspace()
+        let tokens = try ChainSigningTests.tokens(format: "jws") + ChainSigningTests.tokens(format: "cwt")
+        let file = try space.write("tokens.txt", tokens)
+        let lines = try Self.python("chain_check.py", [file, space.directory.path]).split(separator: "\n")
+        let verdicts = ["jws", "cwt"].flatMap { form in
+            Array(repeating: ["ok \(form) CN=signer-1", "refused \(form) BadSignatureError"], count: 2).flatMap { $0 }
+        }
+        #expect(lines.count == 8)
+        for (line, verdict) in zip(lines, verdicts) {
+            if verdict.hasPrefix("ok") {
+                #expect(line == verdict)
+            } else {
+                #expect(line.hasPrefix("refused \(verdict.split(separator: " ")[1]) "), "\(line)")
+            }
+        }
+    }
+
+    static func openssl(_ arguments: [String]) throws -> (status: Int32, text: String) {
+        let result = try External.run(ChainFixture.openssl, ["verify", "-x509_strict", "-partial_chain"] + arguments)
+        return (result.status, result.stdout + result.stderr)
+    }
+
+    /// The chain a `tokenverify sign --chain` token carries (taken from its `x5c` or `x5chain` by
+    /// chain_check.py) verifies in `openssl verify` under the root, or under the intermediate as
+    /// the anchor, as of a time inside the leaf's validity; not after the leaf's end, and not under
+    /// another root.
+    @Test(arguments: [0, 1])
+    func chainsInTokenverifyTokensVerifyInOpenSSL(_ index: Int) throws {
+        try Self.requirePython()
+        let chain = try ChainFixture(CertificateCommandTests.keyTypes[index])
+        let stranger = try ChainFixture(CertificateCommandTests.keyTypes[index])
+        let tokens = try ["jws", "cwt"].map {
+            try ChainSigningTests.sign(chain, ["--format", $0, "--chain", chain.path("chain.pem")])
+        }
+        let space = try Workspace()
+        let file = try space.write("tokens.txt", tokens.joined(separator: "\n") + "\n")
+        let lines = try Self.python("chain_check.py", [file, space.directory.path]).split(separator: "\n")
+        #expect(lines == ["ok jws CN=signer-1", "ok cwt CN=signer-1"])
+        let inside = String(ChainFixture.leafStart + 1000)
+        let after = String(ChainFixture.leafEnd + 10)
+        for number in 1...2 {
+            let certificates = ["-untrusted", space.path("\(number)-untrusted.pem"), space.path("\(number)-leaf.pem")]
+            let leaf = try String(contentsOfFile: space.path("\(number)-leaf.pem"), encoding: .utf8)
+            #expect(ChainFixture.ders(pem: leaf) == ChainFixture.ders(pem: try chain.text("leaf.pem")))
+            for anchor in [chain.path("root.pem"), chain.path("inter.pem")] {
+                let valid = try Self.openssl(["-attime", inside, "-CAfile", anchor] + certificates)
+                #expect(valid.status == 0 && valid.text.contains(": OK"), "\(anchor): \(valid.text)")
+            }
+            let expired = try Self.openssl(["-attime", after, "-CAfile", chain.path("root.pem")] + certificates)
+            #expect(expired.status != 0 && expired.text.contains("certificate has expired"), "\(expired.text)")
+            let foreign = try Self.openssl(["-attime", inside, "-CAfile", stranger.path("root.pem")] + certificates)
+            #expect(foreign.status != 0 && foreign.text.contains("unable to get local issuer"), "\(foreign.text)")
+        }
+    }
 }
