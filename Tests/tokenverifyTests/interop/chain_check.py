@@ -44,8 +44,9 @@ def chain_of(token: str) -> tuple[str, list[bytes]]:
 
 
 def public_pem(certificate: x509.Certificate) -> bytes:
-    return certificate.public_key().public_bytes(serialization.Encoding.PEM,
-                                                 serialization.PublicFormat.SubjectPublicKeyInfo)
+    return certificate.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
 
 
 def verify(form: str, token: str, leaf: x509.Certificate) -> None:

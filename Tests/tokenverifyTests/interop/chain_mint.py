@@ -17,13 +17,13 @@ import datetime
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.x509.oid import NameOID
-PrivateKey = Union[rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, ed25519.Ed25519PrivateKey]
+
+PrivateKey = rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey | ed25519.Ed25519PrivateKey
 DAY = datetime.timedelta(days=1)
 
 
@@ -48,7 +48,7 @@ def new_key(kind: str) -> PrivateKey:
     return ed25519.Ed25519PrivateKey.generate()
 
 
-def digest_for(key: PrivateKey) -> hashes.HashAlgorithm | None:
+def digest_for(key: PrivateKey) -> hashes.SHA256 | None:
     return None if isinstance(key, ed25519.Ed25519PrivateKey) else hashes.SHA256()
 
 
@@ -72,19 +72,19 @@ def issue(
         .not_valid_before(window[0])
         .not_valid_after(window[1])
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(public), critical=False)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(signer_key.public_key()), critical=False
-        )
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(signer_key.public_key()), critical=False)
     )
     ca = names is None
     builder = builder.add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-    usage = dict.fromkeys(
-        ["content_commitment", "key_encipherment", "data_encipherment", "key_agreement"], False
-    )
+    usage = dict.fromkeys(["content_commitment", "key_encipherment", "data_encipherment", "key_agreement"], False)
     builder = builder.add_extension(
         x509.KeyUsage(
-            digital_signature=not ca, key_cert_sign=ca, crl_sign=ca, encipher_only=False,
-            decipher_only=False, **usage,
+            digital_signature=not ca,
+            key_cert_sign=ca,
+            crl_sign=ca,
+            encipher_only=False,
+            decipher_only=False,
+            **usage,
         ),
         critical=True,
     )
@@ -95,16 +95,26 @@ def issue(
     return builder.sign(signer_key, digest_for(signer_key))
 
 
-def python_chain(root_kind: str, inter_kind: str, leaf_kind: str, now: datetime.datetime,
-                 leaf_window: tuple[datetime.datetime, datetime.datetime] | None = None) -> Chain:
+def python_chain(
+    root_kind: str,
+    inter_kind: str,
+    leaf_kind: str,
+    now: datetime.datetime,
+    leaf_window: tuple[datetime.datetime, datetime.datetime] | None = None,
+) -> Chain:
     label = f"py-{root_kind}-{inter_kind}-{leaf_kind}".lower()
     window = (now - 30 * DAY, now + 3650 * DAY)
     root_key, inter_key, leaf_key = new_key(root_kind), new_key(inter_kind), new_key(leaf_kind)
     root = issue(f"Root {label}", root_key, None, window)
     inter = issue(f"CA {label}", inter_key, (root, root_key), window)
     issuer = f"https://{label}.example/op"
-    leaf = issue(f"signer {label}", leaf_key, (inter, inter_key), leaf_window or (now - DAY, now + 365 * DAY),
-                 [issuer, f"{label}.example"])
+    leaf = issue(
+        f"signer {label}",
+        leaf_key,
+        (inter, inter_key),
+        leaf_window or (now - DAY, now + 365 * DAY),
+        [issuer, f"{label}.example"],
+    )
     return Chain(label, [leaf, inter], root, leaf_key, issuer)
 
 
@@ -134,20 +144,56 @@ def openssl_chain(work: Path, root_kind: str, inter_kind: str, leaf_kind: str) -
     issuer = f"https://{label}.example/op"
     (folder / "ca.ext").write_text(ca + ids)
     (folder / "leaf.ext").write_text(
-        "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n" + ids
+        "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+        + ids
         + f"subjectAltName=URI:{issuer},DNS:{label}.example\n"
     )
-    openssl("req", "-x509", "-new", "-key", str(folder / "root.key"), "-subj", f"/CN=Root {label}",
-            "-days", "3650", "-addext", "basicConstraints=critical,CA:TRUE",
-            "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", str(folder / "root.pem"))
+    openssl(
+        "req",
+        "-x509",
+        "-new",
+        "-key",
+        str(folder / "root.key"),
+        "-subj",
+        f"/CN=Root {label}",
+        "-days",
+        "3650",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+        "-out",
+        str(folder / "root.pem"),
+    )
     for name, signer, subject in (("inter", "root", f"CA {label}"), ("leaf", "inter", f"signer {label}")):
-        openssl("req", "-new", "-key", str(folder / f"{name}.key"), "-subj", f"/CN={subject}",
-                "-out", str(folder / f"{name}.csr"))
-        openssl("x509", "-req", "-in", str(folder / f"{name}.csr"), "-CA", str(folder / f"{signer}.pem"),
-                "-CAkey", str(folder / f"{signer}.key"), "-set_serial", str(x509.random_serial_number()),
-                "-days", "3000" if name == "inter" else "365",
-                "-extfile", str(folder / ("ca.ext" if name == "inter" else "leaf.ext")),
-                "-out", str(folder / f"{name}.pem"))
+        openssl(
+            "req",
+            "-new",
+            "-key",
+            str(folder / f"{name}.key"),
+            "-subj",
+            f"/CN={subject}",
+            "-out",
+            str(folder / f"{name}.csr"),
+        )
+        openssl(
+            "x509",
+            "-req",
+            "-in",
+            str(folder / f"{name}.csr"),
+            "-CA",
+            str(folder / f"{signer}.pem"),
+            "-CAkey",
+            str(folder / f"{signer}.key"),
+            "-set_serial",
+            str(x509.random_serial_number()),
+            "-days",
+            "3000" if name == "inter" else "365",
+            "-extfile",
+            str(folder / ("ca.ext" if name == "inter" else "leaf.ext")),
+            "-out",
+            str(folder / f"{name}.pem"),
+        )
     key = serialization.load_pem_private_key((folder / "leaf.key").read_bytes(), password=None)
     assert isinstance(key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, ed25519.Ed25519PrivateKey))
     leaf, inter, root = (load_pem(folder / f"{name}.pem") for name in ("leaf", "inter", "root"))
