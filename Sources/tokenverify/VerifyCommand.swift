@@ -158,7 +158,8 @@ extension TokenVerify {
 
         func validate() throws {
             if keys.isEmpty && trustAnchors.isEmpty {
-                throw ValidationError("at least one --keys file (or --trust-anchors, for tokens with chains) is required")
+                throw ValidationError(
+                    "at least one --keys file (or --trust-anchors, for tokens with chains) is required")
             }
             if let threads, threads < 1 || threads > 512 {
                 throw ValidationError("--threads must be between 1 and 512")

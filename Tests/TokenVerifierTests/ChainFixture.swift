@@ -1,5 +1,6 @@
-@testable import TokenTools
 import TokenVerifier
+
+@testable import TokenTools
 
 /// A root → intermediate → leaf hierarchy issued with `CertificateIssuer` (spec §3b), and tokens
 /// signed by the leaf's key with the chain in their header, for the chain tests.
@@ -71,7 +72,9 @@ struct ChainFixture {
     }
 
     /// A JWS signed by `key` (the leaf's unless given) with `chain` (this fixture's unless given) in `x5c`.
-    func jws(claims: [UInt8] = claims(), chain: [Certificate]? = nil, key: SigningKey? = nil, kid: String? = nil)
+    func jws(
+        claims: [UInt8] = claims(), chain: [Certificate]? = nil, key: SigningKey? = nil, kid: String? = nil
+    )
         throws -> String
     {
         let signer = key ?? leafKey
@@ -98,9 +101,12 @@ struct ChainFixture {
     }
 
     /// A token of `format`.
-    func token(_ format: TokenFormat, claims: [UInt8] = claims(), chain: [Certificate]? = nil, key: SigningKey? = nil)
+    func token(
+        _ format: TokenFormat, claims: [UInt8] = claims(), chain: [Certificate]? = nil, key: SigningKey? = nil
+    )
         throws -> String
     {
-        format == .jws ? try jws(claims: claims, chain: chain, key: key) : try cwt(claims: claims, chain: chain, key: key)
+        format == .jws
+            ? try jws(claims: claims, chain: chain, key: key) : try cwt(claims: claims, chain: chain, key: key)
     }
 }

@@ -18,7 +18,9 @@ final class ChainTokenTests: XCTestCase {
             trustAnchors: anchors ? try fixture.anchors(environment: environment) : nil, options: options)
     }
 
-    private func verify(_ verifier: Verifier, _ token: String, at time: Double = ChainFixture.during)
+    private func verify(
+        _ verifier: Verifier, _ token: String, at time: Double = ChainFixture.during
+    )
         -> VerificationResult
     {
         verifier.verify(VerificationRequest(token: token, checkTime: time))
@@ -128,7 +130,8 @@ final class ChainTokenTests: XCTestCase {
             let forProd = try fixture.token(format, claims: ChainFixture.claims(extra: ",\"env\":\"prod\""))
             XCTAssertTrue(verify(verifier, forProd).isValid, "\(format)")
         }
-        let intOnly = try self.verifier(fixture, environment: .production, options: VerificationOptions(environment: .integration))
+        let intOnly = try self.verifier(
+            fixture, environment: .production, options: VerificationOptions(environment: .integration))
         XCTAssertEqual(verify(intOnly, try fixture.jws()).reason, .wrongEnvironment)
     }
 
@@ -136,15 +139,17 @@ final class ChainTokenTests: XCTestCase {
         let fixture = try ChainFixture(uris: ["urn:operator:backend"], dnsNames: ["keys.operator.example"])
         let verifier = try verifier(fixture)
         for format in Self.formats {
-            for iss in ["urn:operator:backend", "keys.operator.example", "https://keys.operator.example/tokens",
-                "https://KEYS.operator.example"]
-            {
+            for iss in [
+                "urn:operator:backend", "keys.operator.example", "https://keys.operator.example/tokens",
+                "https://KEYS.operator.example",
+            ] {
                 let result = verify(verifier, try fixture.token(format, claims: ChainFixture.claims(iss: iss)))
                 XCTAssertTrue(result.isValid, "\(format) \(iss): \(result.detail ?? "")")
             }
-            for iss in ["urn:operator:other", "https://operator.example", "http://keys.operator.example",
-                "https://evil@keys.operator.example.attacker"]
-            {
+            for iss in [
+                "urn:operator:other", "https://operator.example", "http://keys.operator.example",
+                "https://evil@keys.operator.example.attacker",
+            ] {
                 let result = verify(verifier, try fixture.token(format, claims: ChainFixture.claims(iss: iss)))
                 XCTAssertEqual(result.reason, .wrongIssuer, "\(format) \(iss)")
             }
@@ -170,8 +175,11 @@ final class ChainTokenTests: XCTestCase {
 
     func testTheRevocationSelectorIsCheckedWhenLoaded() throws {
         XCTAssertThrowsError(try RevocationList.parse(Array("{\"x5t#S256\":\"short\"}\n".utf8)))
-        XCTAssertThrowsError(try RevocationList.parse(Array("{\"x5t#S256\":\"\(String(repeating: "A", count: 43))\",\"kid\":\"k\"}\n".utf8)))
-        XCTAssertNoThrow(try RevocationList.parse(Array("{\"x5t#S256\":\"\(String(repeating: "A", count: 43))\"}\n".utf8)))
+        XCTAssertThrowsError(
+            try RevocationList.parse(
+                Array("{\"x5t#S256\":\"\(String(repeating: "A", count: 43))\",\"kid\":\"k\"}\n".utf8)))
+        XCTAssertNoThrow(
+            try RevocationList.parse(Array("{\"x5t#S256\":\"\(String(repeating: "A", count: 43))\"}\n".utf8)))
     }
 
     func testMalformedChainsAreUntrustedOrBadHeader() throws {
@@ -202,7 +210,8 @@ final class ChainTokenTests: XCTestCase {
         let verifier = try verifier(fixture)
         let cache = try XCTUnwrap(verifier.core.snapshot.chains?.cache)
         for index in 0..<5 {
-            XCTAssertTrue(verify(verifier, try fixture.jws(claims: ChainFixture.claims(extra: ",\"n\":\(index)"))).isValid)
+            XCTAssertTrue(
+                verify(verifier, try fixture.jws(claims: ChainFixture.claims(extra: ",\"n\":\(index)"))).isValid)
         }
         XCTAssertEqual(cache.misses.load(ordering: .relaxed), 1)
         XCTAssertEqual(cache.hits.load(ordering: .relaxed), 4)
@@ -214,7 +223,8 @@ final class ChainTokenTests: XCTestCase {
             XCTAssertTrue(result.isValid)
             XCTAssertEqual(result.signerCertificate, leaf)
         }
-        let batch = verifier.verify(Array(repeating: VerificationRequest(token: token, checkTime: ChainFixture.during), count: 8))
+        let batch = verifier.verify(
+            Array(repeating: VerificationRequest(token: token, checkTime: ChainFixture.during), count: 8))
         XCTAssertEqual(batch.map(\.signerCertificate), Array(repeating: leaf, count: 8))
         // A failure that does not depend on the time is kept too.
         let other = try ChainFixture(name: "Other")
@@ -242,7 +252,9 @@ final class ChainTokenTests: XCTestCase {
         var tokens: [String] = []
         for index in 0..<40 {
             let claims = ChainFixture.claims(extra: ",\"n\":\(index)")
-            tokens.append(index % 5 == 4 ? try other.jws(claims: claims) : try fixture.token(index % 2 == 0 ? .jws : .cwt, claims: claims))
+            tokens.append(
+                index % 5 == 4
+                    ? try other.jws(claims: claims) : try fixture.token(index % 2 == 0 ? .jws : .cwt, claims: claims))
         }
         let requests = tokens.map { VerificationRequest(token: $0, checkTime: ChainFixture.during) }
         let batch = verifier.verify(requests)

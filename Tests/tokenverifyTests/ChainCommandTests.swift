@@ -33,7 +33,9 @@ import Glibc
     }
 
     @Test func withoutAnchorsTheDemosChainedTokensHaveNoKey() throws {
-        let output = try Tool.run(["verify", "--keys", Self.demoPath("keys.jwks"), Self.demoPath("chain-requests.jsonl")])
+        let output = try Tool.run([
+            "verify", "--keys", Self.demoPath("keys.jwks"), Self.demoPath("chain-requests.jsonl"),
+        ])
         #expect(output.answers.allSatisfy { $0["reason"] as? String == "bad_header" }, "\(output.stdout)")
     }
 

@@ -7,10 +7,12 @@ enum ChainItems {
     static let limit = 8
 
     /// The DER certificates of `value` (`x5c` for JWS, `x5chain` for CWT), or why it holds none.
-    static func decode(_ value: UnsafeBufferPointer<UInt8>, format: TokenFormat) -> Result<[[UInt8]], ChainSyntaxError> {
+    static func decode(_ value: UnsafeBufferPointer<UInt8>, format: TokenFormat) -> Result<[[UInt8]], ChainSyntaxError>
+    {
         let decoded = format == .jws ? decodeJSON(value) : decodeCBOR(value)
         if case .success(let items) = decoded, items.count > limit {
-            return .failure(ChainSyntaxError("the chain holds \(items.count) certificates; at most \(limit) are accepted"))
+            return .failure(
+                ChainSyntaxError("the chain holds \(items.count) certificates; at most \(limit) are accepted"))
         }
         return decoded
     }
@@ -21,7 +23,8 @@ enum ChainItems {
         var items: [[UInt8]] = []
         var bad: Int?
         do throws(JSONError) {
-            try reader.readStringArray { (reader: inout JSONReader, content: Range<Int>, hasEscapes: Bool) throws(JSONError) in
+            try reader.readStringArray {
+                (reader: inout JSONReader, content: Range<Int>, hasEscapes: Bool) throws(JSONError) in
                 let der = reader.withStringBytes(content, hasEscapes: hasEscapes) { StandardBase64.decode($0) }
                 if let der, !der.isEmpty {
                     items.append(der)

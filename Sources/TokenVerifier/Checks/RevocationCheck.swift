@@ -78,7 +78,8 @@ struct RevocationCheck: TokenCheck {
             let role =
                 position == 0
                 ? "leaf" : position == chain.thumbprints.count - 1 ? "anchor" : "intermediate \(position)"
-            return "the chain's certificate x5t#S256 \(String(decoding: thumbprint, as: UTF8.self)) (\(role)) is revoked"
+            return
+                "the chain's certificate x5t#S256 \(String(decoding: thumbprint, as: UTF8.self)) (\(role)) is revoked"
         }
         return nil
     }

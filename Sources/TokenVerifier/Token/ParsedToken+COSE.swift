@@ -94,24 +94,10 @@ extension ParsedToken {
             }
             var unprotectedReader = CBORReader(cbor, at: message.unprotectedStart)
             try header.read(&unprotectedReader, isProtected: false)
-            var keyID: Text?
-            if let range = header.keyID {
-                keyID =
-                    header.keyIDIsProtected
-                    ? Text(
-                        start: UInt32(protectedStart + range.lowerBound), end: UInt32(protectedStart + range.upperBound)
-                    )
-                    : try builder.copy(UnsafeBufferPointer(rebasing: cbor[range]))
-            }
-            var chain: Text?
-            if let range = header.chain {
-                chain =
-                    header.chainIsProtected
-                    ? Text(
-                        start: UInt32(protectedStart + range.lowerBound), end: UInt32(protectedStart + range.upperBound)
-                    )
-                    : try builder.copy(UnsafeBufferPointer(rebasing: cbor[range]))
-            }
+            let keyID = try headerText(
+                header.keyID, isProtected: header.keyIDIsProtected, protectedStart: protectedStart, cbor, &builder)
+            let chain = try headerText(
+                header.chain, isProtected: header.chainIsProtected, protectedStart: protectedStart, cbor, &builder)
             let supportedAlgorithm = header.algorithmValue.flatMap(COSEHeader.algorithm)
             var algorithm = header.algorithmText.map {
                 Text(start: UInt32(protectedStart + $0.lowerBound), end: UInt32(protectedStart + $0.upperBound))
@@ -150,5 +136,16 @@ extension ParsedToken {
             if builder.overflowed { return nil }
             throw error
         }
+    }
+
+    /// Where a header value at `range` lies in the storage: in the protected header (part of the
+    /// Sig_structure, which starts at `protectedStart`), or copied there from the unprotected one.
+    private static func headerText(
+        _ range: Range<Int>?, isProtected: Bool, protectedStart: Int, _ cbor: UnsafeBufferPointer<UInt8>,
+        _ builder: inout ClaimsBuilder
+    ) throws(CBORError) -> Text? {
+        guard let range else { return nil }
+        guard isProtected else { return try builder.copy(UnsafeBufferPointer(rebasing: cbor[range])) }
+        return Text(start: UInt32(protectedStart + range.lowerBound), end: UInt32(protectedStart + range.upperBound))
     }
 }
