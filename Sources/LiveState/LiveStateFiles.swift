@@ -32,12 +32,11 @@ public struct LiveStateFiles: Sendable {
         options: VerificationOptions = VerificationOptions(),
         warn: @escaping @Sendable (String) -> Void
     ) {
-        self.keys = keys
+        (self.keys, self.trustAnchors) = (keys, trustAnchors)
         self.revocations = revocations
         self.stepPolicy = stepPolicy
         self.deviceSteps = deviceSteps
         self.statusLists = statusLists
-        self.trustAnchors = trustAnchors
         self.maxStatusListBytes = maxStatusListBytes
         self.warn = warn
         statusListFiles = statusLists.map {

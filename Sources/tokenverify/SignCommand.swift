@@ -30,11 +30,7 @@ extension TokenVerify {
         @Option(name: .long, help: "jws (compact tokens) or cwt (base64url CWTs, COSE_Sign1).")
         var format: TokenFormat = .jws
 
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "A PEM file of certificates, leaf first, to carry in the header (x5c, x5chain) in place of the kid.",
-                valueName: "file"))
+        @Option(name: .long, help: chainHelp)
         var chain: String?
 
         @Argument(help: ArgumentHelp("Files of claims lines (default: standard input).", valueName: "file"))

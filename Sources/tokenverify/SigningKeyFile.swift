@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import TokenTools
 import TokenVerifier
@@ -59,3 +60,8 @@ private func parseSigningKey(_ bytes: [UInt8], path: String, needs: String) -> S
         ConfigurationError(description: "\(path): \(error.description); \(needs)").exit()
     }
 }
+
+/// The help of `--chain` (sign, status-list).
+let chainHelp = ArgumentHelp(
+    "A PEM file of certificates, leaf first, to carry in the header (x5c, x5chain) in place of the kid.",
+    valueName: "file")

@@ -54,11 +54,7 @@ extension TokenVerify {
         )
         var iss: String?
 
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "A PEM file of certificates, leaf first, to carry in the header (x5c, x5chain) in place of the kid.",
-                valueName: "file"))
+        @Option(name: .long, help: chainHelp)
         var chain: String?
 
         @Argument(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TokenVerifier
 
@@ -107,19 +108,7 @@ import Glibc
 /// What the chain command tests share.
 enum ChainAnchorFiles {
     /// A self-signed root that issued none of the demo's certificates.
-    static let otherRootPEM = """
-        -----BEGIN CERTIFICATE-----
-        MIIBYTCCAROgAwIBAgIUfDb+bAW/BSTGnQc61sMMeFTJLGAwBQYDK2VwMB0xGzAZ
-        BgNVBAMMElRlc3QgRml4dHVyZXMgUm9vdDAgFw0yNjExMjgxNTMzMjVaGA8yMTI2
-        MTEwNDE1MzMyNVowHTEbMBkGA1UEAwwSVGVzdCBGaXh0dXJlcyBSb290MCowBQYD
-        K2VwAyEA8av16rZSFwrFHvorj8WQwgWGd8pI2YcubC6PlrxJxzCjYzBhMB0GA1Ud
-        DgQWBBSpvZ24UB6Xdlahj4SH9opKrNCxFjAfBgNVHSMEGDAWgBSpvZ24UB6Xdlah
-        j4SH9opKrNCxFjAPBgNVHRMBAf8EBTADAQH/MA4GA1UdDwEB/wQEAwIBBjAFBgMr
-        ZXADQQD1e2RiiwUvNXJT8f0KGAtjFfAZQhG1E3nBZNz1/je1AqpEmSfAtMIOB3Ea
-        paSrubkJnEmLQM9S16aHnvmvl9QD
-        -----END CERTIFICATE-----
-
-        """
+    static let otherRootPEM = Fixtures.unrelatedRootPEM
 
     /// Writes `text` under a hidden name in `directory`, then renames it into place.
     static func install(_ text: String, as name: String, in directory: String) throws {
