@@ -5,12 +5,8 @@ struct IssuerCheck: TokenCheck {
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        if let chain = findings.chainKey, !chain.names(token.string(token.issuer)) {
-            let names = (chain.chain.uris + chain.chain.dnsNames).map { "\"\($0)\"" }
-            failures.add(
-                .wrongIssuer,
-                "iss \"\(token.string(token.issuer))\" is not a name of the chain's \(chain.leafDescription) (its names: \(names.isEmpty ? "none" : names.joined(separator: ", ")))"
-            )
+        if findings.chain != nil && Self.chainRefuses(token, findings, &failures) {
+            return
         } else if let index = findings.keyIndex, let keyIssuer = input.keys.facts[index].issuer,
             !token.equals(token.issuer, keyIssuer)
         {
@@ -23,5 +19,20 @@ struct IssuerCheck: TokenCheck {
             failures.add(
                 .wrongIssuer, "iss \"\(token.string(token.issuer))\" differs from the required issuer \"\(required)\"")
         }
+    }
+
+    /// Whether `iss` is not a name of the chain's leaf (then the failure is added). Out of line:
+    /// tokens with a `kid` keep this check small.
+    @inline(never)
+    private static func chainRefuses(
+        _ token: borrowing ParsedToken, _ findings: CheckFindings, _ failures: inout FailureList
+    ) -> Bool {
+        guard let chain = findings.chainKey, !chain.names(token.string(token.issuer)) else { return false }
+        let names = (chain.chain.uris + chain.chain.dnsNames).map { "\"\($0)\"" }
+        failures.add(
+            .wrongIssuer,
+            "iss \"\(token.string(token.issuer))\" is not a name of the chain's \(chain.leafDescription) (its names: \(names.isEmpty ? "none" : names.joined(separator: ", ")))"
+        )
+        return true
     }
 }

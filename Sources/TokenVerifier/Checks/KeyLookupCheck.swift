@@ -8,17 +8,8 @@ struct KeyLookupCheck: TokenCheck {
         _ header: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        if let chain = header.chain, let trust = input.state.chains {
-            let found = header.withBytes(chain) {
-                trust.key(for: $0, format: header.format, at: input.time, signatureCache: input.state.signatureCache)
-            }
-            switch found {
-            case .success(let key):
-                input.crypto.hold(key)
-                findings.chain = Unmanaged.passUnretained(key)
-            case .failure(let refusal): failures.add(.untrustedChain, refusal.detail)
-            }
-            return
+        if header.chain != nil && input.state.chains != nil {
+            return Self.checkChain(header, input, &findings, &failures)
         }
         guard let keyID = header.keyID else { return }
         guard let index = header.withBytes(keyID, input.keys.index(of:)) else {
@@ -26,5 +17,23 @@ struct KeyLookupCheck: TokenCheck {
             return
         }
         findings.keyIndex = index
+    }
+
+    /// The key of the token's chain (out of line: tokens with a `kid` keep this check small).
+    @inline(never)
+    private static func checkChain(
+        _ header: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
+        _ failures: inout FailureList
+    ) {
+        guard let chain = header.chain, let trust = input.state.chains else { return }
+        let found = header.withBytes(chain) {
+            trust.key(for: $0, format: header.format, at: input.time, signatureCache: input.state.signatureCache)
+        }
+        switch found {
+        case .success(let key):
+            input.crypto.hold(key)
+            findings.chain = Unmanaged.passUnretained(key)
+        case .failure(let refusal): failures.add(.untrustedChain, refusal.detail)
+        }
     }
 }

@@ -6,23 +6,24 @@ struct RevocationCheck: TokenCheck {
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        input.withState { state in
-            guard state.revocations.count > 0 else { return }
-            check(token, state.revocations, chain: findings.chainKey, at: input.time, &failures)
-        }
+        input.withState { check(token, $0.revocations, chain: findings.chain, at: input.time, &failures) }
     }
 
     /// The check against `revocations` (lent by the snapshot for the call).
     private func check(
-        _ token: borrowing ParsedToken, _ revocations: RevocationList, chain: ChainKey?, at time: Double,
+        _ token: borrowing ParsedToken, _ revocations: RevocationList, chain: Unmanaged<ChainKey>?, at time: Double,
         _ failures: inout FailureList
     ) {
+        guard revocations.count > 0 else { return }
         let issuedAt = token.issuedAt
         func revokes(_ kind: RevocationList.Kind, _ text: ParsedToken.Text) -> Bool {
             token.withBytes(text) { revocations.revokes(kind, $0, issuedAt: issuedAt, at: time) }
         }
         if let chain {
-            if let revoked = Self.revokedCertificate(chain, revocations, issuedAt: issuedAt, at: time) {
+            let revoked = chain._withUnsafeGuaranteedRef {
+                Self.revokedCertificate($0, revocations, issuedAt: issuedAt, at: time)
+            }
+            if let revoked {
                 failures.add(.revokedKey, revoked)
                 if failures.isDone { return }
             }
