@@ -60,10 +60,6 @@ extension JSONWriter {
             }
             out.raw(",\"kid\":")
             if let keyID = texts.keyID { out.string(utf8: keyID) } else { out.raw("\"\"") }
-            if let signer = texts.signer {
-                out.raw(",\"x5t#S256\":")
-                out.string(utf8: signer)
-            }
             out.raw(",\"alg\":")
             if let algorithm = texts.algorithm { out.string(utf8: algorithm) } else { out.raw("\"\"") }
             out.raw(",\"exp\":")
@@ -93,7 +89,7 @@ extension JSONWriter {
 }
 
 extension AnswerTexts {
-    /// How many texts the view holds (`kid`, `alg`, `role` and a chain's leaf when present, each `aud` item) and
+    /// How many texts the view holds (`kid`, `alg` and `role` when present, each `aud` item) and
     /// their bytes in all: what an answer line's buffer is sized from.
     @inline(__always)
     fileprivate var textSizes: (count: Int, bytes: Int) {
@@ -108,7 +104,6 @@ extension AnswerTexts {
         add(keyID)
         add(algorithm)
         add(role)
-        add(signer)
         return (count, bytes)
     }
 }

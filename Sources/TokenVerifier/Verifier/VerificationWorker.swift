@@ -87,9 +87,8 @@ public final class VerificationWorker {
         /// The key for check 12, when the signature still has to be checked: one of the key set's,
         /// or the token's chain's.
         var signatureKey: Int?
-        /// (Kept after check 12, which `chainSignaturePending` waits for: a valid verdict names its leaf.)
+        /// (A chain's key is lent: the worker holds it until the batch is answered.)
         var signatureChain: Unmanaged<ChainKey>?
-        var chainSignaturePending = false
         /// The token's digest, when the signature cache is on.
         var digest: KeyedHash.Digest?
         /// The signature cache's key for the token and its key, when the signature still has to
@@ -102,20 +101,18 @@ public final class VerificationWorker {
 
         /// Whether check 12 is still to be made.
         @inline(__always)
-        var hasSignatureToCheck: Bool { signatureKey != nil || chainSignaturePending }
+        var hasSignatureToCheck: Bool { signatureKey != nil || signatureChain != nil }
 
         /// The facts of the key for check 12.
         @inline(__always)
         func signatureFacts(_ snapshot: VerifierSnapshot) -> KeyFacts? {
             if let signatureKey { return snapshot.keys.facts.facts[signatureKey] }
-            return chainSignaturePending ? signatureChain?._withUnsafeGuaranteedRef { $0.facts } : nil
+            return signatureChain?._withUnsafeGuaranteedRef { $0.facts }
         }
 
         /// The verdict.
         consuming func result() -> VerificationResult {
-            VerificationResult(
-                failures: failures.failures, parsed: parsed,
-                signer: signatureChain?._withUnsafeGuaranteedRef { $0.thumbprints.first })
+            VerificationResult(failures: failures.failures, parsed: parsed)
         }
     }
 
@@ -152,7 +149,6 @@ public final class VerificationWorker {
                 snapshot.signatureCache!.prefetch(key)
             }
             prepared.signatureChain = chain
-            prepared.chainSignaturePending = true
         }
         prepared.parsed = consume parsed
     }
@@ -166,9 +162,9 @@ public final class VerificationWorker {
     ) {
         guard prepared.hasSignatureToCheck, prepared.parsed != nil else { return }
         let keyIndex = prepared.signatureKey
-        let chain = prepared.chainSignaturePending ? prepared.signatureChain : nil
+        let chain = prepared.signatureChain
         prepared.signatureKey = nil
-        prepared.chainSignaturePending = false
+        prepared.signatureChain = nil
         let input = CheckInput(
             compact: token, state: snapshot, core: core, time: 0,
             context: ContextBytes(), signatureCacheKey: prepared.signatureCacheKey, crypto: self,
