@@ -16,18 +16,14 @@ final class ChainKey: @unchecked Sendable {
     let identity: KeyedHash.Digest?
     private let text: UnsafeMutableBufferPointer<UInt8>
 
-    init?(_ chain: TrustedChain, signatureCache: SignatureCache?) {
+    /// The key of `chain`, whose leaf key's objects are `objects` (``LeafKeys``).
+    init(_ chain: TrustedChain, objects: LeafKeys.Objects, signatureCache: SignatureCache?) {
+        let (p256, ed25519) = (objects.p256, objects.ed25519)
         let type: KeyType
-        var publicKey: [UInt8]
-        var p256: P256PublicKey?
-        var ed25519: Ed25519PublicKey?
+        let publicKey: [UInt8]
         switch chain.key {
-        case .ed25519(let bytes):
-            guard bytes.count == 32 else { return nil }
-            (type, publicKey, ed25519) = (.ed25519, bytes, Ed25519PublicKey(bytes))
-        case .p256(let x, let y):
-            guard let key = P256PublicKey(x: x, y: y) else { return nil }
-            (type, publicKey, p256) = (.p256, x + y, key)
+        case .ed25519(let bytes): (type, publicKey) = (.ed25519, bytes)
+        case .p256(let x, let y): (type, publicKey) = (.p256, x + y)
         }
         thumbprints = chain.thumbprints.map { Base64URL.encode($0) }
         let keyID = String(decoding: thumbprints.first ?? [], as: UTF8.self)

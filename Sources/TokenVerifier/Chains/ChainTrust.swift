@@ -4,10 +4,13 @@
 final class ChainTrust: Sendable {
     let anchors: TrustAnchors
     let cache: ChainCache
+    /// The leaves' key objects, shared by the chains whose leaves hold one key.
+    private let leafKeys: LeafKeys
 
     init(anchors: TrustAnchors, options: VerificationOptions) {
         self.anchors = anchors
         cache = ChainCache(entries: options.chainCacheEntries, options: options)
+        leafKeys = LeafKeys(limit: options.chainCacheEntries)
     }
 
     /// The key of the chain `value` (a token's `x5c` or `x5chain` as written) at `time`, from the
@@ -47,11 +50,12 @@ final class ChainTrust: Sendable {
         let second = Int64(time.rounded(.down))
         switch anchors.validate(certificates, at: second) {
         case .trusted(let chain):
-            guard let key = ChainKey(chain, signatureCache: signatureCache) else {
+            guard let objects = leafKeys.objects(for: chain.key) else {
                 let why = "the leaf's public key is not a valid Ed25519 or P-256 key"
                 cache.insert(digest, .untrusted(why))
                 return .failure(ChainRefusal(why))
             }
+            let key = ChainKey(chain, objects: objects, signatureCache: signatureCache)
             cache.insert(digest, .trusted(key))
             return .success(key)
         case .untrusted(let failure):

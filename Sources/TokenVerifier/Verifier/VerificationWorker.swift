@@ -8,12 +8,13 @@ public final class VerificationWorker {
     /// The key set the contexts were made for (held so that its identity stays unique).
     @exclusivity(unchecked) private var contextsKeys: KeySet?
     @exclusivity(unchecked) private var p256Contexts: [P256VerifyContext?] = []
-    /// Verify contexts for chains' P-256 leaf keys, each with its key (held, so that no other key
-    /// takes its identity); emptied when it reaches ``chainContextLimit``.
     /// The chain keys of the batch being verified (see ``hold(_:)``).
     @exclusivity(unchecked) private var heldChains: [ChainKey] = []
-    @exclusivity(unchecked) private var chainContexts: [ObjectIdentifier: (ChainKey, P256VerifyContext)] = [:]
-    private static let chainContextLimit = 256
+    /// Verify contexts for chains' P-256 leaf keys (one per key object: chains whose leaves hold
+    /// one key share it, ``LeafKeys``), each holding its key, so that no other key takes its
+    /// identity; emptied when it reaches ``chainContextLimit``.
+    @exclusivity(unchecked) private var chainContexts: [ObjectIdentifier: P256VerifyContext] = [:]
+    private static let chainContextLimit = 4096
     /// Parsed tokens by digest, while the signature cache is on: one eighth of its slots, at
     /// most 32,768 entries, its tables made on first use; a parse is kept from a token's second
     /// sighting on (see ``ParsedTokenCache``). Parsing does not depend on the live state.
@@ -226,10 +227,11 @@ public final class VerificationWorker {
 
     /// This worker's verify context for the P-256 leaf key of `chain`.
     func p256Context(for chain: ChainKey) -> P256VerifyContext {
-        if let (_, context) = chainContexts[ObjectIdentifier(chain)] { return context }
+        let key = chain.key.p256!
+        if let context = chainContexts[ObjectIdentifier(key)] { return context }
         if chainContexts.count >= Self.chainContextLimit { chainContexts.removeAll(keepingCapacity: true) }
-        let context = P256VerifyContext(key: chain.key.p256!)
-        chainContexts[ObjectIdentifier(chain)] = (chain, context)
+        let context = P256VerifyContext(key: key)
+        chainContexts[ObjectIdentifier(key)] = context
         return context
     }
 }
