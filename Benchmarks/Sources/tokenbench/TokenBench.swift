@@ -118,7 +118,8 @@ struct TokenBench: ParsableCommand {
             closedLoopRequests = min(closedLoopRequests, 300)
             openLoopSeconds = min(openLoopSeconds, 0.5)
             rawSeconds = min(rawSeconds, 0.3)
-            chainDistinctLeaves = min(chainDistinctLeaves, 1_000)
+            chainLeaves = min(chainLeaves, 20)
+            chainDistinctLeaves = min(chainDistinctLeaves, 300)
         }
         if !(1...65536).contains(chainLeaves) || !(0...65536).contains(chainDistinctLeaves) {
             throw ValidationError("--chain-leaves must be 1 to 65536, --chain-distinct-leaves 0 to 65536")
