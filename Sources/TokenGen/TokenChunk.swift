@@ -51,6 +51,9 @@ final class ChunkWorker {
     private let es256: TokenSigner
     private let ed25519CWT: CWTSigner
     private let es256CWT: CWTSigner
+    private let chains: GenChains?
+    /// JWS signers for chained tokens, made on first use: leaf index × 2 (+1 for ES256).
+    private var chainSigners: [Int: TokenSigner] = [:]
     private var claims: [UInt8] = []
     private var presented: [UInt8] = []
     private var scratch: [UInt8] = []
@@ -63,8 +66,9 @@ final class ChunkWorker {
 
     private enum Kind { case valid, expired, revoked, tampered, wrongContext }
 
-    init(spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey)) {
+    init(spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey), chains: GenChains?) {
         self.spec = spec
+        self.chains = chains
         ed25519 = TokenSigner(key: keys.ed25519)
         es256 = TokenSigner(key: keys.es256)
         ed25519CWT = CWTSigner(key: keys.ed25519)
@@ -141,6 +145,7 @@ final class ChunkWorker {
         let object: Int
         let isCWT: Bool
         let status: UInt8?
+        let leaf: Int?
         var jti: Range<Int> = 0..<0
         var roleStart = 0
     }
@@ -171,7 +176,7 @@ final class ChunkWorker {
         let object = Int(random.next() % 20_000)
         var drawn = Line(
             number: line, isES256: isES256, kind: kind, device: device, object: object, isCWT: spec.isCWT(line),
-            status: spec.statusEntry(line))
+            status: spec.statusEntry(line), leaf: chains == nil ? nil : spec.chainLeaf(line))
         appendClaims(&drawn, random: &random)
         let token = appendToken(drawn, to: &chunk)
         let commandIndex = Int(random.next() % 3)
@@ -180,7 +185,7 @@ final class ChunkWorker {
         var missingStep: Int? = nil
         if spec.stepShare > 0 {
             let done = spec.stepsDone(device: device, object: object)
-            appendDeviceSteps(device: device, object: object, done: done, to: &chunk)
+            chunk.appendDeviceSteps(device: device, object: object, done: done)
             // Check 11b comes after the context checks (11) and before the signature (12).
             if (verdict == nil || verdict == .badSignature) && done < TokenSetSpec.stepsRequired(command: commandIndex)
             {
@@ -231,12 +236,13 @@ final class ChunkWorker {
     /// Signs the claims (a tampered line presents `"role":"admin"`) and appends the token line;
     /// returns where the token lies in the chunk's tokens.
     private func appendToken(_ line: Line, to chunk: inout TokenChunk) -> Range<Int> {
-        let signer = line.isES256 ? es256 : ed25519
+        let signer = jwsSigner(line)
         let tokenStart = chunk.tokens.count
         if line.isCWT {
             appendCWT(
-                line.isES256 ? es256CWT : ed25519CWT, tampered: line.kind == .tampered, roleStart: line.roleStart,
-                to: &chunk.tokens)
+                line.isES256 ? es256CWT : ed25519CWT,
+                protected: line.leaf.map { chains!.leaf($0, es256: line.isES256).coseProtected },
+                tampered: line.kind == .tampered, roleStart: line.roleStart, to: &chunk.tokens)
         } else {
             claims.withUnsafeBufferPointer { claimBytes in
                 if line.kind == .tampered {
@@ -257,6 +263,17 @@ final class ChunkWorker {
         tokenRanges.append(tokenStart..<tokenEnd)
         chunk.tokens.append(UInt8(ascii: "\n"))
         return tokenStart..<tokenEnd
+    }
+
+    /// The JWS signer of the line: by `kid`, or with its leaf's chain in the header.
+    private func jwsSigner(_ line: Line) -> TokenSigner {
+        guard let leaf = line.leaf, let chains else { return line.isES256 ? es256 : ed25519 }
+        let slot = leaf * 2 + (line.isES256 ? 1 : 0)
+        if let signer = chainSigners[slot] { return signer }
+        let signer = TokenSigner(
+            key: line.isES256 ? es256.key : ed25519.key, header: chains.leaf(leaf, es256: line.isES256).jwsHeader)
+        chainSigners[slot] = signer
+        return signer
     }
 
     /// The line's expected reason before steps (nil: valid), recording its revocation and its
@@ -311,7 +328,9 @@ final class ChunkWorker {
     }
 
     /// Appends the CWT of `claims` (with `"role":"admin"` presented instead when tampered).
-    private func appendCWT(_ signer: CWTSigner, tampered: Bool, roleStart: Int, to tokens: inout [UInt8]) {
+    private func appendCWT(
+        _ signer: CWTSigner, protected: [UInt8]?, tampered: Bool, roleStart: Int, to tokens: inout [UInt8]
+    ) {
         var presentedPayload: [UInt8]? = nil
         if tampered {
             presented.removeAll(keepingCapacity: true)
@@ -319,23 +338,9 @@ final class ChunkWorker {
             presented.append(ascii: "admin\"}")
             presentedPayload = try! CWTSigner.claimsCBOR(json: presented)
         }
-        let message = signer.sign(payload: try! CWTSigner.claimsCBOR(json: claims), presentedPayload: presentedPayload)
+        let message = signer.sign(
+            payload: try! CWTSigner.claimsCBOR(json: claims), protected: protected, presentedPayload: presentedPayload)
         message.withUnsafeBufferPointer { Base64URL.append($0, to: &tokens) }
-    }
-
-    private func appendDeviceSteps(device: Int, object: Int, done: Int, to chunk: inout TokenChunk) {
-        chunk.deviceSteps.append(ascii: "{\"sub\":\"phone-")
-        chunk.deviceSteps.append(decimal: device)
-        chunk.deviceSteps.append(ascii: "\",\"aud\":\"car-")
-        chunk.deviceSteps.append(decimal: object)
-        chunk.deviceSteps.append(ascii: "\",\"done\":[")
-        for index in 0..<done {
-            if index > 0 { chunk.deviceSteps.append(UInt8(ascii: ",")) }
-            chunk.deviceSteps.append(UInt8(ascii: "\""))
-            chunk.deviceSteps.append(ascii: TokenSetSpec.stepOrder[index])
-            chunk.deviceSteps.append(UInt8(ascii: "\""))
-        }
-        chunk.deviceSteps.append(ascii: "]}\n")
     }
 
     /// `step_required` with spec §4b's detail, e.g. `command "unlock" needs step "deviceActivation"

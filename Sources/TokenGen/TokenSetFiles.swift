@@ -35,6 +35,9 @@ public enum TokenSetFiles {
     /// the JWS tokens, one for the CWTs.
     public static let statusListNames = ["status-lists/jws.statuslist.jwt", "status-lists/cwt.statuslist.cwt"]
 
+    /// The trust anchor a set with a chain share adds (the root of ``GenChains``).
+    public static let anchorsName = "anchors.pem"
+
     /// Suffix of the temporary files.
     public static let partialSuffix = ".partial"
 
@@ -59,7 +62,7 @@ public enum TokenSetFiles {
         var files: [String: OutputFile] = [:]
         defer { for file in files.values { file.discard() } }
         var names =
-            (spec.stepShare > 0 ? Self.stepNames : [])
+            (spec.stepShare > 0 ? Self.stepNames : []) + (spec.chainShare > 0 ? [Self.anchorsName] : [])
             + (writeTokens ? Self.names : Self.names.filter { $0 != "tokens.txt" })
         for name in names {
             files[name] = try OutputFile(path: directory + "/" + name + partialSuffix)
@@ -70,7 +73,9 @@ public enum TokenSetFiles {
         try files["step-policy.json"]?.write(Array((TokenSetSpec.stepPolicy + "\n").utf8))
         var summary = TokenSetSummary()
         var statusEntries: [TokenFormat: [Int: UInt8]] = [.jws: [:], .cwt: [:]]
-        let completed = try OrderedChunks.run(spec, keys: keys, threads: threads) {
+        let chains = try Self.chains(spec, keys: keys)
+        if let chains { try files[Self.anchorsName]!.write(Array(chains.anchorsPEM.utf8)) }
+        let completed = try OrderedChunks.run(spec, keys: keys, chains: chains, threads: threads) {
             (chunk) throws(WriteError) -> Bool in
             for entry in chunk.statusEntries { statusEntries[entry.format]![entry.index] = entry.value }
             try files["tokens.txt"]?.write(chunk.tokens)
@@ -189,5 +194,19 @@ final class OutputFile {
         if descriptor >= 0 { _ = Glibc.close(descriptor) }
         descriptor = -1
         unlink(path)
+    }
+}
+
+extension TokenSetFiles {
+    /// The certificates of a set with a chain share, or nil.
+    static func chains(
+        _ spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey)
+    ) throws(WriteError) -> GenChains? {
+        guard spec.chainShare > 0 else { return nil }
+        do {
+            return try GenChains(spec, keys: keys)
+        } catch {
+            throw WriteError(description: "cannot make the set's certificates: \(error.description)")
+        }
     }
 }

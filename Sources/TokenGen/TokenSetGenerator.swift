@@ -15,6 +15,9 @@ public struct GeneratedTokenSet: Sendable {
     public var requests: [String]
     /// Expected verdict per request: nil for valid, else the reason code.
     public var expected: [Reason?]
+    /// With a chain share: the trust anchor (PEM) the chained tokens validate to, for the
+    /// environment `int`.
+    public var anchors: String? = nil
 
     /// `{"line":N,"valid":…,"reason":…}` lines for `expected`.
     public var expectedLines: [String] {
@@ -40,7 +43,9 @@ public enum TokenSetGenerator {
         set.tokens.reserveCapacity(spec.count)
         set.requests.reserveCapacity(spec.count)
         set.expected.reserveCapacity(spec.count)
-        _ = OrderedChunks.run(spec, keys: keys, threads: threads) { (chunk) -> Bool in
+        let chains = spec.chainShare > 0 ? try! GenChains(spec, keys: keys) : nil
+        set.anchors = chains?.anchorsPEM
+        _ = OrderedChunks.run(spec, keys: keys, chains: chains, threads: threads) { (chunk) -> Bool in
             set.tokens += lines(chunk.tokens)
             set.requests += lines(chunk.requests)
             set.revocations += lines(chunk.revocations)

@@ -32,6 +32,13 @@ public struct TokenSetSpec: Sendable {
     public var statusInvalidShare: Double = 0
     /// Of the tokens with a status claim, the share whose entry is 0x02 SUSPENDED.
     public var statusSuspendedShare: Double = 0
+    /// Share of tokens that carry a certificate chain (leaf + intermediate: JWS `x5c`, CWT
+    /// `x5chain`) in place of a `kid` (spec §3b), drawn apart from the other shares. Above 0, the
+    /// set also has `anchors.pem` (``GenChains``) and its verdicts assume `verify --trust-anchors
+    /// int=SET/anchors.pem`.
+    public var chainShare: Double = 0
+    /// Distinct leaf certificates per algorithm that chained tokens are spread over.
+    public var chainLeaves: Int = 256
     /// Extra revocation entries that match no token (to make the list large).
     public var revocationPadding: Int = 0
     /// The `alg` of Ed25519 tokens: `Ed25519` (RFC 9864) or `EdDSA` (RFC 8037, what older
@@ -65,6 +72,15 @@ public struct TokenSetSpec: Sendable {
         guard cwtShare > 0 else { return false }
         var random = SplitMix64(seed ^ 0xC0DE_C3A7 ^ UInt64(line) &* 0x94D0_49BB_1331_11EB)
         return random.unit() < cwtShare
+    }
+
+    /// The leaf certificate `line`'s token is signed under (an index below `chainLeaves`), or
+    /// nil for a token found by `kid`.
+    func chainLeaf(_ line: Int) -> Int? {
+        guard chainShare > 0, chainLeaves > 0 else { return nil }
+        var random = SplitMix64(seed ^ 0xC4A1_0C4A ^ UInt64(line) &* 0xA24B_AED4_963E_E407)
+        guard random.unit() < chainShare else { return nil }
+        return Int(random.next() % UInt64(chainLeaves))
     }
 
     /// The status entry of `line`'s token: nil without a status claim, else 0 (VALID), 1 (INVALID)

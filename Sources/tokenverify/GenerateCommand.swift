@@ -12,7 +12,7 @@ extension TokenVerify {
             commandName: "gen",
             abstract: "Generate a reproducible token set with its keys, revocations and expected verdicts.",
             discussion: """
-                Writes into --out: keys.jwks (public), signing-keys.jwk (private, one a line), revocations.jsonl, tokens.txt (bare tokens), requests.jsonl (JSON requests with context) and expected.jsonl (the verdict for each line of requests.jsonl when checked at --at); with --step-share, also step-policy.json and device-steps.jsonl (verify with --step-policy and --device-steps).
+                Writes into --out: keys.jwks (public), signing-keys.jwk (private, one a line), revocations.jsonl, tokens.txt (bare tokens), requests.jsonl (JSON requests with context) and expected.jsonl (the verdict for each line of requests.jsonl when checked at --at); with --step-share, also step-policy.json and device-steps.jsonl (verify with --step-policy and --device-steps); with --chain-share, also anchors.pem, the root the chained tokens validate to (verify with --trust-anchors int=SET/anchors.pem).
 
                 Tokens are made in blocks signed in parallel and written in order, so memory stays flat whatever --count is; every file is written as NAME.partial and renamed when all are complete. The same seed gives the same files on any machine and thread count (ES256 nonces follow RFC 6979).
 
@@ -64,6 +64,14 @@ extension TokenVerify {
         var statusInvalidShare: Double = 0.05
         @Option(name: .long, help: "Of the tokens with a status claim, the share whose entry is 0x02 SUSPENDED.")
         var statusSuspendedShare: Double = 0.02
+        @Option(
+            name: .long,
+            help:
+                "Share of tokens carrying a certificate chain (JWS x5c, CWT x5chain: leaf + intermediate) in place of a kid (spec §3b): adds anchors.pem (the root); verify with --trust-anchors int=SET/anchors.pem."
+        )
+        var chainShare: Double = 0
+        @Option(name: .long, help: "Distinct leaf certificates per algorithm for --chain-share (1...65536).")
+        var chainLeaves: Int = 256
         @Option(name: .long, help: "Extra revocation entries that match no token.") var revocationPadding: Int = 0
         @Option(name: .long, help: "Check time the verdicts assume (NumericDate).") var at: Double = 1_800_000_000
         @Option(name: .long, help: "Signing threads (default: all cores). The output does not depend on it.")
@@ -84,7 +92,7 @@ extension TokenVerify {
             }
             let shares = [
                 es256Share, expiredShare ?? 0, revokedShare ?? 0, tamperedShare ?? 0, wrongContextShare ?? 0,
-                repeatShare ?? 0, stepShare, cwtShare,
+                repeatShare ?? 0, stepShare, cwtShare, chainShare,
                 statusShare, statusInvalidShare, statusSuspendedShare,
             ]
             if shares.contains(where: { !(0...1).contains($0) }) {
@@ -93,6 +101,7 @@ extension TokenVerify {
             if statusInvalidShare + statusSuspendedShare > 1 {
                 throw ValidationError("--status-invalid-share and --status-suspended-share add up to more than 1")
             }
+            if !(1...65536).contains(chainLeaves) { throw ValidationError("--chain-leaves must be 1 to 65536") }
             if edAlg != "Ed25519" && edAlg != "EdDSA" { throw ValidationError("--ed-alg must be Ed25519 or EdDSA") }
         }
 
@@ -108,6 +117,8 @@ extension TokenVerify {
             spec.revocationPadding = revocationPadding
             spec.stepShare = stepShare
             spec.cwtShare = cwtShare
+            spec.chainShare = chainShare
+            spec.chainLeaves = chainLeaves
             spec.statusShare = statusShare
             spec.statusInvalidShare = statusInvalidShare
             spec.statusSuspendedShare = statusSuspendedShare

@@ -105,6 +105,8 @@ final class Bench {
             return try largeRevocationList()
         case .statusList:
             return try statusListScale()
+        case .chain:
+            return try chainCost()
         case .repeatedCached, .repeatedUncached:
             let set = ed25519Set
             let distinct = max(1, settings.count / 10)

@@ -37,6 +37,11 @@ struct TokenBench: ParsableCommand {
     @Option(name: .long, help: "Entries in the large revocation list.") var revocationEntries = 10_000_000
     @Option(name: .long, help: "Entries (1 bit each) in the status-list scenario's list.") var statusListEntries =
         100_000_000
+    @Option(name: .long, help: "Leaf certificates per algorithm in the chain scenario's set.") var chainLeaves = 150
+    @Option(
+        name: .long,
+        help: "Leaf certificates per algorithm in the chain scenario's memory run (distinct chains; 0: no run).")
+    var chainDistinctLeaves = 20_000
     @Option(name: .long, help: "Round trips in the closed-loop latency run.") var closedLoopRequests = 3_000
     @Option(name: .long, help: "Open-loop load as a share of the scenario's measured throughput.") var openLoopLoad =
         0.5
@@ -113,6 +118,11 @@ struct TokenBench: ParsableCommand {
             closedLoopRequests = min(closedLoopRequests, 300)
             openLoopSeconds = min(openLoopSeconds, 0.5)
             rawSeconds = min(rawSeconds, 0.3)
+            chainLeaves = min(chainLeaves, 20)
+            chainDistinctLeaves = min(chainDistinctLeaves, 300)
+        }
+        if !(1...65536).contains(chainLeaves) || !(0...65536).contains(chainDistinctLeaves) {
+            throw ValidationError("--chain-leaves must be 1 to 65536, --chain-distinct-leaves 0 to 65536")
         }
         if statusListEntries < count {
             throw ValidationError("--status-list-entries must be at least --count (each token names its own entry)")
@@ -242,6 +252,9 @@ enum Scenario: String, CaseIterable, ExpressibleByArgument, Codable {
     case repeatedUncached = "repeated-uncached"
     case repeatedCached = "repeated-cached"
     case closedLoop = "closed-loop"
+    /// Tokens with a 3-certificate chain (a few hundred distinct chains, repeated) beside the
+    /// same tokens by `kid`, by CPU per token; a first sighting's cost; memory with many chains.
+    case chain
     /// Instructions per token outside the signature library (valgrind): the deterministic figure.
     case instructions
     /// Median efficiency of interleaved raw/verifier repetitions.

@@ -16,9 +16,15 @@ public final class TokenSigner {
     private var signature = [UInt8](repeating: 0, count: 64)
 
     /// A signer for `key`; every token gets the header `{"alg":…,"kid":…,"typ":"JWT"}`.
-    public init(key: SigningKey) {
+    public convenience init(key: SigningKey) {
+        self.init(key: key, header: key.standardHeader)
+    }
+
+    /// A signer whose tokens get `header` (JSON object bytes, used as they are), as a chained
+    /// token's `{"alg":…,"typ":"JWT","x5c":[…]}` (``TokenChain/jwsHeader(algorithm:type:)``).
+    package init(key: SigningKey, header: [UInt8]) {
         self.key = key
-        encodedHeader = Base64URL.encode(key.standardHeader)
+        encodedHeader = Base64URL.encode(header)
         switch key.material {
         case .ed25519(_, let secretKey, _):
             ed25519SecretKey = secretKey

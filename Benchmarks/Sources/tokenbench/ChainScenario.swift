@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import TokenBenchReport
+import TokenGen
+import TokenVerifier
+
+/// The chain scenario (spec §3b "Cost"): the same tokens (half Ed25519, half ES256) found by
+/// `kid` and carrying a 3-certificate chain (leaf + intermediate in the header, the root an
+/// anchor; `--chain-leaves` leaves per algorithm, so a few hundred distinct chains, repeated),
+/// streamed in interleaved runs and compared by CPU seconds per token:
+/// - `cpuPerTokenChainOverKid`: chained tokens with the default cache (4096 slots) over kid tokens,
+///   signature cache off (every signature verified), each measured on a verifier's second pass
+///   over its set (every chain cached, every key's
+///   tables built);
+/// - `firstSightingMicroseconds`: the CPU a validation adds, from runs whose cache has 2 slots
+///   (nearly every token validates its chain) over the set's first 600 lines, less the cached
+///   runs, per token;
+/// - `residentGrowthMiB…`: resident memory gained while streaming a set whose every few tokens
+///   bring a new chain (`--chain-distinct-leaves` per algorithm) through the default cache,
+///   against the few-hundred-chain set: the cache's slots bound it, not the chains seen.
+extension Bench {
+    func chainCost() throws -> Report.Scenario {
+        func spec(chainShare: Double, leaves: Int) -> TokenSetSpec {
+            var spec = TokenSetSpec(count: settings.count, seed: settings.seed)
+            spec.es256Share = 0.5
+            spec.chainShare = chainShare
+            spec.chainLeaves = leaves
+            return spec
+        }
+        let plain = try SetOnDisk.generate(
+            spec(chainShare: 0, leaves: 1), name: "chain-kid", into: workDirectory + "/set-chain-kid",
+            threads: settings.threads)
+        let chained = try SetOnDisk.generate(
+            spec(chainShare: 1, leaves: settings.chainLeaves), name: "chain", into: workDirectory + "/set-chain",
+            threads: settings.threads)
+        let anchorsPath = chained.directory + "/" + TokenSetFiles.anchorsName
+        let anchors = try TrustAnchors.load([(anchorsPath, .integration)])
+        let keySet = try KeySet.parse(Array(plain.keySet.utf8)).0
+        func verifier(anchors: TrustAnchors?, cacheEntries: Int = 4096) -> Verifier {
+            let verifier = Verifier(
+                keys: keySet, trustAnchors: anchors,
+                options: VerificationOptions(
+                    checkTime: 1_800_000_000, signatureCacheSlots: 0, chainCacheEntries: cacheEntries))
+            verifier.waitForKeyTables()
+            return verifier
+        }
+        let prefix = try chained.prefix(600, into: workDirectory + "/set-chain-prefix")
+        defer { try? FileManager.default.removeItem(atPath: prefix.directory) }
+        var kidCPU: [Double] = []
+        var cachedCPU: [Double] = []
+        var missCPU: [Double] = []
+        var cachedRates: [Double] = []
+        for _ in 0..<max(3, settings.repetitions) {
+            kidCPU.append(try cpuPerToken(plain, verifier(anchors: nil), warmed: true).cpu)
+            let cached = try cpuPerToken(chained, verifier(anchors: anchors), warmed: true)
+            cachedCPU.append(cached.cpu)
+            cachedRates.append(cached.rate)
+            missCPU.append(try cpuPerToken(prefix, verifier(anchors: anchors, cacheEntries: 2)).cpu)
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let ratios = zip(cachedCPU, kidCPU).map { $0 / $1 }.sorted()
+        var result = Report.Scenario(
+            name: Scenario.chain.rawValue, tokens: settings.count, threads: settings.threads,
+            throughput: median(cachedRates))
+        result.notes["distinctChains"] = Double(2 * settings.chainLeaves)
+        result.notes["cpuPerTokenChainOverKid"] = ratios[ratios.count / 2]
+        result.notes["cpuRatioMin"] = ratios.first!
+        result.notes["cpuRatioMax"] = ratios.last!
+        result.notes["kidMicrosecondsPerToken"] = median(kidCPU) * 1e6
+        result.notes["chainMicrosecondsPerToken"] = median(cachedCPU) * 1e6
+        result.notes["firstSightingMicroseconds"] = (median(missCPU) - median(cachedCPU)) * 1e6
+        try? FileManager.default.removeItem(atPath: plain.directory)
+        if settings.chainDistinctLeaves > 0 {
+            try distinctChainsMemory(into: &result, spec: spec(chainShare: 1, leaves: settings.chainDistinctLeaves)) {
+                verifier(anchors: $0)
+            }
+        }
+        return result
+    }
+
+    /// Resident memory gained by a fresh verifier streaming `chained` (few chains) and then a set
+    /// with `spec`'s many distinct chains, each with the default chain cache.
+    private func distinctChainsMemory(
+        into result: inout Report.Scenario, spec: TokenSetSpec, verifier: (TrustAnchors) -> Verifier
+    ) throws {
+        let many = try SetOnDisk.generate(
+            spec, name: "chain-distinct", into: workDirectory + "/set-chain-distinct", threads: settings.threads)
+        defer { try? FileManager.default.removeItem(atPath: many.directory) }
+        let anchors = try TrustAnchors.load([(many.directory + "/" + TokenSetFiles.anchorsName, .integration)])
+        let before = Resident.currentBytes()
+        let run = try cpuPerToken(many, verifier(anchors))
+        let grown = Resident.currentBytes() - before
+        result.notes["distinctChainsStreamed"] = Double(min(many.lines, 2 * spec.chainLeaves))
+        result.notes["distinctChainsMicrosecondsPerToken"] = run.cpu * 1e6
+        result.notes["residentGrowthMiBDistinctChains"] = Double(grown) / 1_048_576
+        result.notes["chainCacheSlots"] = 4096
+    }
+
+    /// CPU seconds per token (all threads) of one streamed run, its rate, every verdict checked;
+    /// `warmed`: measured on a second run of the same verifier (its chain cache filled by the first).
+    private func cpuPerToken(
+        _ set: SetOnDisk, _ verifier: Verifier, warmed: Bool = false
+    ) throws -> (cpu: Double, rate: Double) {
+        if warmed { _ = try cpuPerToken(set, verifier) }
+        let output = workDirectory + "/chain.answers.jsonl"
+        let cpu = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
+        let run = StreamRunner.throughput(
+            verifier: verifier, input: set.requests, output: output, threads: settings.threads)
+        let perToken = (cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpu) / Double(max(1, run.lines))
+        let outcome = LineFile.compareVerdicts(answers: output, expected: set.expected)
+        try? FileManager.default.removeItem(atPath: output)
+        guard outcome.mismatches == 0, outcome.answers == outcome.expected else {
+            throw ValidationError("chain: \(outcome.mismatches) unexpected verdicts")
+        }
+        return (perToken, run.rate)
+    }
+}
+
+extension SetOnDisk {
+    /// The set's first `count` requests and expected verdicts, as a set in `directory`.
+    func prefix(_ count: Int, into directory: String) throws -> SetOnDisk {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let lines = min(count, self.lines)
+        try LineFile.repeatPrefix(
+            sources: [requests, expected], targets: [directory + "/requests.jsonl", directory + "/expected.jsonl"],
+            distinct: lines, rounds: 1, total: lines)
+        return SetOnDisk(directory: directory, lines: lines, keySet: keySet)
+    }
+}
