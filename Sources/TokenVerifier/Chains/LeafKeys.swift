@@ -1,4 +1,4 @@
-internal import TokenConcurrency
+import TokenConcurrency
 
 /// The key objects of the leaves of the chains validated under one set of anchors, by public key:
 /// chains whose leaves hold the same key (a signer's certificate renewed, or issued under two
