@@ -35,7 +35,11 @@ import TokenVerifier
         for (token, expected) in zip(set.tokens, set.expected) {
             let result = verifier.verify(VerificationRequest(token: token))
             #expect(result.reason == expected, "\(token.prefix(40))")
-            if let signer = result.signerCertificate { leaves.insert(signer) }
+            if result.isValid, case .success(let chain)? = ChainInspection.certificates(ofToken: Array(token.utf8)),
+                let leaf = chain.first ?? nil
+            {
+                leaves.insert(leaf.thumbprint)
+            }
         }
         #expect(Set(set.expected.compactMap { $0 }) == [.expired, .badSignature])
         #expect(leaves.count > 5 && leaves.count <= 10, "\(leaves.count) leaves of 5 per algorithm")

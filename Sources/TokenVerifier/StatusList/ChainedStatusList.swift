@@ -40,10 +40,11 @@ enum ChainedStatusList {
             return .failure(
                 .init("its chain does not validate at its iat (\(NumericDate.rfc3339(parts.issuedAt))): \(failure)"))
         case .trusted(let chain):
-            guard let made = ChainKey(chain, signatureCache: nil) else {
+            // A list's key is used once per load: objects of its own, no shared tables.
+            guard let objects = LeafKeys(limit: 0).objects(for: chain.key) else {
                 return .failure(.init("its chain's leaf key is not a valid Ed25519 or P-256 key"))
             }
-            key = made
+            key = ChainKey(chain, objects: objects, signatureCache: nil)
         }
         guard key.names(issuer) else {
             let names = (key.chain.uris + key.chain.dnsNames).map { "\"\($0)\"" }
