@@ -214,7 +214,6 @@ final class ChainTokenTests: XCTestCase {
                 verify(verifier, try fixture.jws(claims: ChainFixture.claims(extra: ",\"n\":\(index)"))).isValid)
         }
         XCTAssertEqual(cache.misses.load(ordering: .relaxed), 1)
-        XCTAssertEqual(cache.hits.load(ordering: .relaxed), 4)
         // The same token again (its signature from the signature cache), alone and in a batch.
         let token = try fixture.jws()
         for _ in 0..<2 { XCTAssertTrue(verify(verifier, token).isValid) }

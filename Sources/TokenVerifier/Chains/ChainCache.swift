@@ -29,8 +29,8 @@ final class ChainCache: Sendable {
     private let slots: [ManagedAtomic<Entry?>]
     private let mask: Int
     private let hasher = KeyedHash()
-    /// Lookups that found their chain, and that did not (for the metrics and the benchmark).
-    let hits = ManagedAtomic<Int>(0)
+    /// Lookups that did not find their chain (each a validation; a hit counts nothing: no shared
+    /// counter per token).
     let misses = ManagedAtomic<Int>(0)
     /// The per-key tables the cache's keys may have (one budget per kind).
     let tableBudgets: [TableBudget]

@@ -14,6 +14,9 @@ final class ChainKey: @unchecked Sendable {
     let thumbprints: [[UInt8]]
     /// The signature cache's identity of the key material (as a key set's keys have one).
     let identity: KeyedHash.Digest?
+    /// The leaf's subjectAltName URIs and dNSNames, UTF-8 (check 8 compares `iss` with them).
+    private let uris: [[UInt8]]
+    private let dnsNames: [[UInt8]]
     private let text: UnsafeMutableBufferPointer<UInt8>
 
     /// The key of `chain`, whose leaf key's objects are `objects` (``LeafKeys``).
@@ -37,6 +40,8 @@ final class ChainKey: @unchecked Sendable {
             keyID: UnsafeBufferPointer(rebasing: text[..<keyID.utf8.count]), issuer: nil,
             ed25519: ed25519.map { Unmanaged.passUnretained($0) })
         self.chain = chain
+        uris = chain.uris.map { Array($0.utf8) }
+        dnsNames = chain.dnsNames.map { Array($0.utf8) }
         identity = signatureCache?.identity(of: key)
     }
 
@@ -54,19 +59,30 @@ final class ChainKey: @unchecked Sendable {
         "certificate \"\(chain.leafSubject)\" (x5t#S256 \(key.keyID))"
     }
 
-    /// Whether `issuer` (a token's `iss`) names the leaf: one of its subjectAltName URIs or
+    /// Whether `issuer` (a token's `iss`, UTF-8) names the leaf: one of its subjectAltName URIs or
     /// dNSNames, or an `https` URL whose host is one of its dNSNames (DNS names compared without
-    /// regard to ASCII case).
-    func names(_ issuer: String) -> Bool {
-        if chain.uris.contains(issuer) { return true }
-        if chain.dnsNames.contains(where: { Self.sameHost($0, issuer) }) { return true }
-        guard issuer.hasPrefix("https://") else { return false }
-        let rest = issuer.dropFirst("https://".count)
-        let host = rest.prefix { $0 != "/" && $0 != ":" && $0 != "?" && $0 != "#" }
-        return !host.isEmpty && chain.dnsNames.contains { Self.sameHost($0, String(host)) }
+    /// regard to ASCII case). Compared byte for byte: nothing allocated per token.
+    func names(_ issuer: UnsafeBufferPointer<UInt8>) -> Bool {
+        if uris.contains(where: { $0.elementsEqual(issuer) }) { return true }
+        if dnsNames.contains(where: { Self.sameHost($0, issuer[...]) }) { return true }
+        guard issuer.count > Self.https.count, issuer.starts(with: Self.https) else { return false }
+        let rest = issuer[Self.https.count...]
+        let end = rest.firstIndex { $0 == 0x2F || $0 == 0x3A || $0 == 0x3F || $0 == 0x23 } ?? rest.endIndex  // / : ? #
+        let host = rest[..<end]
+        return !host.isEmpty && dnsNames.contains { Self.sameHost($0, host) }
     }
 
-    private static func sameHost(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.lowercased() == b.lowercased()
+    /// ``names(_:)`` of a String.
+    func names(_ issuer: String) -> Bool {
+        var issuer = issuer
+        return issuer.withUTF8 { names($0) }
+    }
+
+    private static let https = Array("https://".utf8)
+
+    /// Whether a dNSName and a host are the same without regard to ASCII case.
+    private static func sameHost(_ name: [UInt8], _ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        func folded(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        return name.count == host.count && zip(name, host).allSatisfy { folded($0) == folded($1) }
     }
 }

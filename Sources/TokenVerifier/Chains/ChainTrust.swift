@@ -22,10 +22,8 @@ final class ChainTrust: Sendable {
         if let entry = cache.lookup(digest) {
             switch entry.outcome {
             case .trusted(let key) where key.isValid(at: time):
-                cache.hits.wrappingIncrement(ordering: .relaxed)
                 return .success(key)
             case .untrusted(let why):
-                cache.hits.wrappingIncrement(ordering: .relaxed)
                 return .failure(ChainRefusal(why))
             case .trusted:
                 break  // outside the interval its path validates in: validated again at `time`

@@ -27,7 +27,7 @@ struct IssuerCheck: TokenCheck {
     private static func chainRefuses(
         _ token: borrowing ParsedToken, _ findings: CheckFindings, _ failures: inout FailureList
     ) -> Bool {
-        guard let chain = findings.chainKey, !chain.names(token.string(token.issuer)) else { return false }
+        guard let chain = findings.chainKey, !token.withBytes(token.issuer, chain.names) else { return false }
         let names = (chain.chain.uris + chain.chain.dnsNames).map { "\"\($0)\"" }
         failures.add(
             .wrongIssuer,
