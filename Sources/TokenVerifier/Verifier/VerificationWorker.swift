@@ -142,8 +142,7 @@ public final class VerificationWorker {
                 prepared.signatureCacheKey = key
                 snapshot.signatureCache!.prefetch(key)
             }
-        }
-        if !prepared.failures.isDone, findings.keyFits, findings.keyIndex == nil, let chain = findings.chain {
+        } else if !prepared.failures.isDone, findings.keyFits, let chain = findings.chain {
             if let digest = prepared.digest, let identity = chain._withUnsafeGuaranteedRef({ $0.identity }) {
                 let key = snapshot.signatureCache!.combine(digest, identity)
                 prepared.signatureCacheKey = key
