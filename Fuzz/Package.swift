@@ -34,7 +34,11 @@ let package = Package(
             name: "FuzzStatusList",
             dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(
-            name: "FuzzChain", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")],
+            name: "FuzzChain",
+            dependencies: [
+                "FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify"),
+                .product(name: "TokenVerifierTesting", package: "tokenverify"),
+            ],
             exclude: ["anchors.pem"]),
         .executableTarget(
             name: "FuzzRevocations",

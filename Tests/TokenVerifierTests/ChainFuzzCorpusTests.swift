@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TokenVerifierTesting
 
 @testable import TokenVerifier
 
@@ -10,39 +11,13 @@ import Testing
     static let anchorsFile = Repository.root.appendingPathComponent("Fuzz/Sources/FuzzChain/anchors.pem").path
     static let time: Int64 = 1_780_000_000
 
-    /// The harness's split: DER TLVs (short or long lengths up to 4 bytes), the last cut short, at most 10.
-    static func split(_ bytes: [UInt8]) -> [[UInt8]] {
-        var items: [[UInt8]] = []
-        var index = 0
-        while index < bytes.count, items.count < 10 {
-            var end = index + 2
-            var length = 0
-            if index + 1 < bytes.count {
-                let first = Int(bytes[index + 1])
-                if first < 0x80 {
-                    length = first
-                } else {
-                    let count = min(first & 0x7F, 4)
-                    for offset in 0..<count where index + 2 + offset < bytes.count {
-                        length = length << 8 | Int(bytes[index + 2 + offset])
-                    }
-                    end += count
-                }
-            }
-            end = min(bytes.count, end + length)
-            items.append(Array(bytes[index..<end]))
-            index = end
-        }
-        return items
-    }
-
     @Test func corpusReplays() throws {
         let anchors = try TrustAnchors.load([(path: Self.anchorsFile, environment: nil)])
         #expect(anchors.count == 2)
         let inputs = try Repository.fuzzCorpus("FuzzChain")
         #expect(inputs.count >= 6)
         for input in inputs {
-            let chain = Self.split(input)
+            let chain = DERItems.split(input)
             _ = CertificateSummary.summaries(der: chain)
             if case .trusted(let trusted) = anchors.validate(chain, at: Self.time) {
                 #expect(trusted.notBefore <= Self.time && Self.time <= trusted.notAfter)
@@ -55,7 +30,7 @@ import Testing
         let directory = Repository.root.appendingPathComponent("Fuzz/corpus/FuzzChain")
         func verdict(_ name: String) throws -> ChainVerdict {
             let bytes = [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
-            return anchors.validate(Self.split(bytes), at: Self.time)
+            return anchors.validate(DERItems.split(bytes), at: Self.time)
         }
         for name in ["p256-chain", "p256-chain-with-root", "ed25519-leaf"] {
             guard case .trusted = try verdict(name) else {

@@ -1,4 +1,5 @@
 import FuzzSupport
+import TokenVerifierTesting
 
 @testable import TokenVerifier
 
@@ -11,34 +12,8 @@ import FuzzSupport
 let anchorsFile = #filePath.replacingOccurrences(of: "main.swift", with: "anchors.pem")
 let anchors = try! TrustAnchors.load([(path: anchorsFile, environment: nil)])
 
-/// The items of `bytes`: DER TLVs with short or long (up to 4 bytes) lengths, at most 10.
-func split(_ bytes: UnsafeBufferPointer<UInt8>) -> [[UInt8]] {
-    var items: [[UInt8]] = []
-    var index = 0
-    while index < bytes.count, items.count < 10 {
-        var end = index + 2
-        var length = 0
-        if index + 1 < bytes.count {
-            let first = Int(bytes[index + 1])
-            if first < 0x80 {
-                length = first
-            } else {
-                let count = min(first & 0x7F, 4)
-                for offset in 0..<count where index + 2 + offset < bytes.count {
-                    length = length << 8 | Int(bytes[index + 2 + offset])
-                }
-                end += count
-            }
-        }
-        end = min(bytes.count, end + length)
-        items.append(Array(bytes[index..<end]))
-        index = end
-    }
-    return items
-}
-
 runFuzzer { bytes in
-    let chain = split(bytes)
+    let chain = DERItems.split(bytes)
     _ = CertificateSummary.summaries(der: chain)
     let fixed: Int64 = 1_780_000_000
     let fromInput = chain.first.map { Int64($0.count) * 86_400 * 30 } ?? 0
