@@ -18,7 +18,8 @@ REASON_ORDER = (
     "malformed_request", "malformed_token", "unsupported_alg", "bad_header", "unknown_key", "untrusted_chain",
     "key_alg_mismatch", "wrong_environment", "wrong_issuer", "not_yet_valid", "expired",
     "revoked_key", "revoked_token", "revoked_device", "revoked_object", "revoked_grant",
-    "status_invalid", "status_suspended", "status_unavailable", "wrong_device", "wrong_object", "channel_not_permitted", "command_not_permitted", "step_required",
+    "status_invalid", "status_suspended", "status_unavailable",
+    "wrong_device", "wrong_object", "channel_not_permitted", "command_not_permitted", "step_required",
     "bad_signature",
 )
 
