@@ -79,7 +79,7 @@ package struct AnswerColumns {
             id.appendNull()
         }
         // Through optional chaining the token is read in place; `if let` would copy it.
-        if result.withAnswerTexts({ appendValid($0) }) != nil { return }
+        if result.withAnswerTexts({ appendValid($0, format: result.format) }) != nil { return }
         valid.append(false)
         reason.append(result.failures.first?.reason.rawValue ?? "")
         detail.append(result.failures.first?.detail ?? "")
@@ -97,7 +97,7 @@ package struct AnswerColumns {
         }
     }
 
-    private mutating func appendValid(_ texts: AnswerTexts) {
+    private mutating func appendValid(_ texts: AnswerTexts, format: TokenFormat?) {
         valid.append(true)
         reason.appendNull()
         detail.appendNull()
@@ -122,7 +122,7 @@ package struct AnswerColumns {
         if let algorithm = texts.algorithm { self.algorithm.append(algorithm) } else { algorithm.append("") }
         expiresAt.append(texts.expiresAt)
         if let role = texts.role { self.role.append(role) } else { role.appendNull() }
-        appendFormat(texts.format)
+        appendFormat(format)
         if audit {
             reasons.appendNull()
             details.appendNull()

@@ -13,7 +13,7 @@ extension JSONWriter {
     ) {
         let openingBound = 40 + (id?.count ?? 0)
         let written = result.withAnswerTexts { texts in
-            appendValidAnswer(texts, openingBound: openingBound) { out in
+            appendValidAnswer(texts, isCWT: result.format == .cwt, openingBound: openingBound) { out in
                 Self.writeOpening(line: line, id: id, to: &out)
             }
         }
@@ -33,9 +33,10 @@ extension JSONWriter {
     }
 
     /// A valid verdict's answer line: what `opening` writes (at most `openingBound` bytes), then
-    /// the members written from `texts`, through one cursor, in one append.
+    /// the members written from `texts` (and `"format":"cwt"` when `isCWT`), through one cursor,
+    /// in one append.
     mutating func appendValidAnswer(
-        _ texts: AnswerTexts, openingBound: Int, opening: (inout ByteCursor) -> Void
+        _ texts: AnswerTexts, isCWT: Bool, openingBound: Int, opening: (inout ByteCursor) -> Void
     ) {
         // Each text takes at most six bytes a byte (escaped) and its quotes and comma; the
         // member names, the brackets, `exp` and the end take less than 160.
@@ -68,7 +69,7 @@ extension JSONWriter {
                 out.raw(",\"role\":")
                 out.string(utf8: role)
             }
-            out.raw(texts.format == .cwt ? ",\"format\":\"cwt\"}\n" : "}\n")
+            out.raw(isCWT ? ",\"format\":\"cwt\"}\n" : "}\n")
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenEncoding
+import TokenTools
 import TokenVerifier
 
 extension TokenVerify {

@@ -190,10 +190,10 @@ extension TokenVerify.Keys {
                     output += fields.joined(separator: "\t") + "\n"
                 }
             }
-            return output
-            if keySet.keys.isEmpty {
+            if keySet.keys.isEmpty && trustAnchors.isEmpty {
                 printError("tokenverify: warning: the key files hold no keys; every token would be unknown_key")
             }
+            return output
         }
     }
 }

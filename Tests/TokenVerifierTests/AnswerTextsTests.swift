@@ -25,10 +25,10 @@ import TokenVerifier
             #expect(string(texts.algorithm) == "ES256")
             #expect(string(texts.role) == "owner")
             #expect(texts.expiresAt == 1_800_003_600.5)
-            #expect(texts.format == .jws)
             return true
         }
         #expect(seen == true)
+        #expect(result.format == .jws)
     }
 
     @Test func aSingleAudienceIsOneItemAndNoRoleIsNil() {

@@ -87,6 +87,19 @@ import Glibc
         #expect((anchor?["x5t#S256"] as? String)?.count == 43)
     }
 
+    @Test func anEmptyKeySetWarnsOnlyWithoutAnchors() throws {
+        let space = try Workspace()
+        let empty = try space.write("empty.jwks", #"{"keys":[]}"#)
+        let alone = try Tool.run(["keys", "list", empty])
+        #expect(alone.status == 0, "\(alone.stderr)")
+        #expect(
+            alone.stderr.contains("the key files hold no keys; every token would be unknown_key"), "\(alone.stderr)")
+        let anchored = try Tool.run(["keys", "list", empty, "--trust-anchors", Self.demoPath("anchors.pem")])
+        #expect(anchored.status == 0, "\(anchored.stderr)")
+        #expect(!anchored.stderr.contains("hold no keys"), "\(anchored.stderr)")
+        #expect(anchored.stdout.hasPrefix("anchor\t"), "\(anchored.stdout)")
+    }
+
     @Test func inspectShowsTheChain() throws {
         let lines = try String(contentsOfFile: Self.demoPath("chain-requests.jsonl"), encoding: .utf8)
             .split(separator: "\n").map(String.init)

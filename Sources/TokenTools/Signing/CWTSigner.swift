@@ -69,6 +69,6 @@ public struct CWTSigner: Sendable {
     /// `jti` become the keys 1–7 (`jti` as a text `cti`) and `status` 65535 (with text keys
     /// inside); other names stay text keys.
     public static func claimsCBOR(json: [UInt8]) throws(JSONError) -> [UInt8] {
-        try CWTEncoding.claims(json: json)
+        try cwtClaims(json: json)
     }
 }

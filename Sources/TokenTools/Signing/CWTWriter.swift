@@ -3,7 +3,7 @@ import TokenVerifier
 
 /// The CBOR of a CWT the tools sign (spec §2b): the protected header, the tagged COSE_Sign1
 /// message over the Sig_structure, and a Status List Token's claims (the claims map of JSON
-/// claims is TokenVerifier's ``CWTEncoding``, beside its JSON reader).
+/// claims is TokenVerifier's `cwtClaims(json:)`, beside its JSON reader).
 package enum CWTWriter {
     /// The protected header `{1: alg, 4: h'kid'}`, and `16: type` when given, encoded.
     package static func protectedHeader(algorithm: Int64, keyID: String, type: String? = nil) -> [UInt8] {

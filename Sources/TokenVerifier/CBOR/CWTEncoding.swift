@@ -1,16 +1,21 @@
 import TokenEncoding
 
-/// The CWT claims map the tools write from JSON claims (spec §2b): here, beside the JSON reader,
-/// so that the reader stays internal to TokenVerifier. The rest of a CWT the tools sign (the
-/// protected header, the COSE_Sign1 message) is TokenTools' (CWTWriter).
-package enum CWTEncoding {
+/// The CWT claims map the tools write from JSON claims (spec §2b), ``CWTEncoding/claims(json:)``:
+/// here, beside the JSON reader, so that the reader stays internal to TokenVerifier. The rest of a
+/// CWT the tools sign (the protected header, the COSE_Sign1 message) is TokenTools' (CWTWriter).
+package func cwtClaims(json: [UInt8]) throws(JSONError) -> [UInt8] {
+    try CWTEncoding.claims(json: json)
+}
+
+/// The conversion behind ``cwtClaims(json:)``.
+enum CWTEncoding {
     /// The CWT claims map of a JSON claims object: `iss`, `sub`, `aud`, `exp`, `nbf`, `iat` and
     /// `jti` become the keys 1–7 (`jti` as a text `cti`) and `status` the key 65535 (its members
     /// keep their text keys, spec §4c); other names stay text keys. Strings,
     /// arrays, objects, `true`, `false` and `null` keep their kind; an integer from −2^64 to
     /// 2^64 − 1 becomes the CBOR integer of that exact value (a larger one is refused), any other
     /// number the shortest float that holds it.
-    package static func claims(json: [UInt8]) throws(JSONError) -> [UInt8] {
+    static func claims(json: [UInt8]) throws(JSONError) -> [UInt8] {
         try json.withUnsafeBufferPointer { (buffer) throws(JSONError) in
             var reader = JSONReader(buffer)
             guard reader.peekKind() == .object else { throw JSONError("the claims are not a JSON object", at: 0) }

@@ -1,8 +1,8 @@
 /// A borrowed view of a valid verdict's texts: what an answer (spec §6) says of a valid token,
 /// each text a range of the parsed token's bytes, lent for the length of
 /// ``VerificationResult/withAnswerTexts(_:)``'s body. An answer format (LineProtocol's JSON lines
-/// and Arrow columns) writes from it without a copy; an invalid verdict's answer is its
-/// ``VerificationResult/failures`` and ``VerificationResult/format``.
+/// and Arrow columns) writes from it without a copy; the token's format, and an invalid verdict's
+/// answer, are ``VerificationResult/format`` and ``VerificationResult/failures``.
 @usableFromInline package struct AnswerTexts {
     // Lent for the length of `withAnswerTexts`, which holds the token: no reference counting.
     @usableFromInline unowned(unsafe) let token: ParsedToken
@@ -48,8 +48,6 @@
     @inlinable @inline(__always) package var role: UnsafeBufferPointer<UInt8>? { token.role.map(text) }
     /// `exp`.
     @inlinable @inline(__always) package var expiresAt: Double { token.expiresAt }
-    /// JWS or CWT.
-    @inlinable @inline(__always) package var format: TokenFormat { token.format }
 }
 
 extension VerificationResult {
