@@ -68,7 +68,10 @@ public struct GenChains: Sendable {
                 let chain = try TokenChain([leaf, intermediate], signingKey: signingKey)
                 made.append(
                     Leaf(
-                        leaf: leaf, jwsHeader: chain.jwsHeader(algorithm: signingKey.algorithm, type: "JWT"),
+                        leaf: leaf,
+                        jwsHeader: chain.jwsHeader(
+                            algorithm: signingKey.algorithm, type: "JWT",
+                            keyID: spec.chainKeyIDs ? signingKey.keyID : nil),
                         coseProtected: chain.coseProtectedHeader(
                             algorithm: Self.coseAlgorithm(signingKey.algorithm))))
             }

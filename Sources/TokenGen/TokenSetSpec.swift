@@ -39,6 +39,10 @@ public struct TokenSetSpec: Sendable {
     public var chainShare: Double = 0
     /// Distinct leaf certificates per algorithm that chained tokens are spread over.
     public var chainLeaves: Int = 256
+    /// Whether chained JWS tokens also carry their signing key's `kid`, so that one set is
+    /// verified by its chains (with the anchors) and by `kid` (without): tokenbench's `chain`
+    /// scenario compares the two on the same bytes.
+    public var chainKeyIDs = false
     /// Extra revocation entries that match no token (to make the list large).
     public var revocationPadding: Int = 0
     /// The `alg` of Ed25519 tokens: `Ed25519` (RFC 9864) or `EdDSA` (RFC 8037, what older

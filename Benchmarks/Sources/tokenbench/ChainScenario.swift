@@ -4,14 +4,19 @@ import TokenBenchReport
 import TokenGen
 import TokenVerifier
 
-/// The chain scenario (spec §3b "Cost"): the same tokens (half Ed25519, half ES256) found by
-/// `kid` and carrying a 3-certificate chain (leaf + intermediate in the header, the root an
-/// anchor; `--chain-leaves` leaves per algorithm, so a few hundred distinct chains, repeated),
-/// streamed in interleaved runs and compared by CPU seconds per token:
-/// - `cpuPerTokenChainOverKid`: chained tokens with the default cache (4096 slots) over kid tokens,
-///   signature cache off (every signature verified), each measured on a verifier's second pass
-///   over its set (every chain cached, every key's
-///   tables built);
+/// The chain scenario (spec §3b "Cost"): tokens (half Ed25519, half ES256) carrying a
+/// 3-certificate chain (leaf + intermediate in the header, the root an anchor; `--chain-leaves`
+/// leaves per algorithm, so a few hundred distinct chains, repeated) and their signing key's
+/// `kid`, streamed in interleaved runs and compared by CPU seconds per token, signature cache off
+/// (every signature verified), each measured on a verifier's second pass over its set (every
+/// chain cached, every key's tables built):
+/// - `cpuPerTokenChainOverKid`: the set verified by its chains (with the anchors, default cache of
+///   4096 slots) over the same set verified by `kid` (without anchors): the same bytes parsed and
+///   hashed, so the ratio is what finding the key in a cached chain costs over a `kid` lookup;
+/// - `cpuPerTokenChainOverShortKid`: the chained set over a set of the same claims signed by `kid`
+///   alone (tokens 4.5 times shorter: the header's chain is parsed and hashed with the rest);
+/// - `instructionsChainOverKid` (with valgrind): the same comparison in instructions per token,
+///   counted by callgrind on a fixed set (``InstructionCount/chainAgainstKid(workDirectory:)``);
 /// - `firstSightingMicroseconds`: the CPU a validation adds, from runs whose cache has 2 slots
 ///   (nearly every token validates its chain) over the set's first 600 lines, less the cached
 ///   runs, per token;
@@ -25,6 +30,7 @@ extension Bench {
             spec.es256Share = 0.5
             spec.chainShare = chainShare
             spec.chainLeaves = leaves
+            spec.chainKeyIDs = true
             return spec
         }
         let plain = try SetOnDisk.generate(
@@ -46,29 +52,26 @@ extension Bench {
         }
         let prefix = try chained.prefix(600, into: workDirectory + "/set-chain-prefix")
         defer { try? FileManager.default.removeItem(atPath: prefix.directory) }
-        var kidCPU: [Double] = []
-        var cachedCPU: [Double] = []
-        var missCPU: [Double] = []
-        var cachedRates: [Double] = []
+        var runs = ChainRuns()
         for _ in 0..<max(3, settings.repetitions) {
-            kidCPU.append(try cpuPerToken(plain, verifier(anchors: nil), warmed: true).cpu)
+            runs.shortKid.append(try cpuPerToken(plain, verifier(anchors: nil), warmed: true).cpu)
+            runs.kid.append(try cpuPerToken(chained, verifier(anchors: nil), warmed: true).cpu)
             let cached = try cpuPerToken(chained, verifier(anchors: anchors), warmed: true)
-            cachedCPU.append(cached.cpu)
-            cachedRates.append(cached.rate)
-            missCPU.append(try cpuPerToken(prefix, verifier(anchors: anchors, cacheEntries: 2)).cpu)
+            runs.cached.append(cached.cpu)
+            runs.cachedRates.append(cached.rate)
+            runs.miss.append(try cpuPerToken(prefix, verifier(anchors: anchors, cacheEntries: 2)).cpu)
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        let ratios = zip(cachedCPU, kidCPU).map { $0 / $1 }.sorted()
         var result = Report.Scenario(
             name: Scenario.chain.rawValue, tokens: settings.count, threads: settings.threads,
-            throughput: median(cachedRates))
+            throughput: ChainRuns.median(runs.cachedRates))
         result.notes["distinctChains"] = Double(2 * settings.chainLeaves)
-        result.notes["cpuPerTokenChainOverKid"] = ratios[ratios.count / 2]
-        result.notes["cpuRatioMin"] = ratios.first!
-        result.notes["cpuRatioMax"] = ratios.last!
-        result.notes["kidMicrosecondsPerToken"] = median(kidCPU) * 1e6
-        result.notes["chainMicrosecondsPerToken"] = median(cachedCPU) * 1e6
-        result.notes["firstSightingMicroseconds"] = (median(missCPU) - median(cachedCPU)) * 1e6
+        runs.note(into: &result)
+        if InstructionCount.valgrindVersion() != nil {
+            let instructions = try InstructionCount.chainAgainstKid(workDirectory: workDirectory)
+            result.notes["instructionsPerTokenKid"] = instructions.kid
+            result.notes["instructionsPerTokenChain"] = instructions.chain
+            result.notes["instructionsChainOverKid"] = instructions.chain / instructions.kid
+        }
         try? FileManager.default.removeItem(atPath: plain.directory)
         if settings.chainDistinctLeaves > 0 {
             try distinctChainsMemory(into: &result, spec: spec(chainShare: 1, leaves: settings.chainDistinctLeaves)) {
@@ -116,6 +119,31 @@ extension Bench {
     }
 }
 
+/// CPU seconds per token of the chain scenario's interleaved runs.
+private struct ChainRuns {
+    var shortKid: [Double] = []
+    var kid: [Double] = []
+    var cached: [Double] = []
+    var miss: [Double] = []
+    var cachedRates: [Double] = []
+
+    static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+    /// The ratios of paired runs (median, min, max) and the medians per token, as notes.
+    func note(into result: inout Report.Scenario) {
+        let ratios = zip(cached, kid).map { $0 / $1 }.sorted()
+        let shortRatios = zip(cached, shortKid).map { $0 / $1 }.sorted()
+        result.notes["cpuPerTokenChainOverKid"] = ratios[ratios.count / 2]
+        result.notes["cpuRatioMin"] = ratios.first!
+        result.notes["cpuRatioMax"] = ratios.last!
+        result.notes["cpuPerTokenChainOverShortKid"] = shortRatios[shortRatios.count / 2]
+        result.notes["kidMicrosecondsPerToken"] = Self.median(kid) * 1e6
+        result.notes["shortKidMicrosecondsPerToken"] = Self.median(shortKid) * 1e6
+        result.notes["chainMicrosecondsPerToken"] = Self.median(cached) * 1e6
+        result.notes["firstSightingMicroseconds"] = (Self.median(miss) - Self.median(cached)) * 1e6
+    }
+}
+
 extension SetOnDisk {
     /// The set's first `count` requests and expected verdicts, as a set in `directory`.
     func prefix(_ count: Int, into directory: String) throws -> SetOnDisk {
@@ -125,5 +153,48 @@ extension SetOnDisk {
             sources: [requests, expected], targets: [directory + "/requests.jsonl", directory + "/expected.jsonl"],
             distinct: lines, rounds: 1, total: lines)
         return SetOnDisk(directory: directory, lines: lines, keySet: keySet)
+    }
+}
+
+extension InstructionCount {
+    /// Instructions per token (tokenverify's and the signature libraries' together, as
+    /// ``perToken(_:executable:directory:sizes:requests:childArguments:)`` counts them) of one
+    /// fixed set of chained tokens that also carry their key's `kid` (8 distinct chains), verified
+    /// by `kid` (no anchors) and by their cached chains (anchors), each run after a warm pass over
+    /// the first 200 lines (every chain validated, every key's table built): the deterministic
+    /// side of the chain scenario's CPU ratio.
+    static func chainAgainstKid(workDirectory: String) throws -> (kid: Double, chain: Double) {
+        var spec = TokenSetSpec(count: sizes[1], seed: 7)
+        spec.es256Share = 0.5
+        spec.chainShare = 1
+        spec.chainLeaves = 4
+        spec.chainKeyIDs = true
+        let set = TokenSetGenerator.generate(spec)
+        let directory = workDirectory + "/instructions-chain"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = ["keys.jwks": set.keySet, "revocations.jsonl": "", "anchors.pem": set.anchors ?? ""]
+        for (name, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: directory + "/" + name)) }
+        let requests = try sizes.map { size in
+            let path = directory + "/requests-\(size).jsonl"
+            try Data((set.requests.prefix(size).joined(separator: "\n") + "\n").utf8).write(
+                to: URL(fileURLWithPath: path))
+            return path
+        }
+        let executable = try strippedExecutable(workDirectory: workDirectory)
+        func count(anchors: Bool) throws -> Double {
+            let figures = try perToken(
+                anchors ? "chain" : "chain-by-kid", executable: executable, directory: directory, sizes: sizes,
+                requests: requests
+            ) {
+                [
+                    "--stream-file", $0, "--keys-file", directory + "/keys.jwks", "--revocations-file",
+                    directory + "/revocations.jsonl", "--warm-file", requests[0],
+                ]
+                    + (anchors ? ["--anchors-file", directory + "/anchors.pem"] : [])
+            }
+            return figures.perToken + figures.signatureLibraryPerToken
+        }
+        return (try count(anchors: false), try count(anchors: true))
     }
 }

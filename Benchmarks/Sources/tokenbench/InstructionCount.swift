@@ -146,13 +146,23 @@ enum InstructionCount {
     }
 
     /// The child's work under callgrind: stream `requests` through the engine on one verifier
-    /// thread, answers to /dev/null (as `tokenverify verify` with the same keys and list).
-    static func streamChild(requests: String, keys: String, revocations: String) throws {
+    /// thread, answers to /dev/null (as `tokenverify verify` with the same keys, list and anchors);
+    /// with `warm`, after streaming that file first and waiting for the tables its keys asked for
+    /// (chains' leaf keys), so that both runs of a comparison count the same one-time work.
+    static func streamChild(
+        requests: String, keys: String, revocations: String, anchors: String?, warm: String? = nil
+    ) throws {
         let keySet = try KeySet.load(files: [keys]).0
         let list = try RevocationList.load(files: [revocations])
         let verifier = Verifier(
-            keys: keySet, revocations: list, options: VerificationOptions(checkTime: 1_800_000_000))
+            keys: keySet, revocations: list,
+            trustAnchors: try anchors.map { try TrustAnchors.load([($0, .integration)]) },
+            options: VerificationOptions(checkTime: 1_800_000_000))
         verifier.waitForKeyTables()  // every token through the same path, whatever the scheduling
+        if let warm {
+            _ = StreamRunner.throughput(verifier: verifier, input: warm, output: "/dev/null", threads: 1)
+            verifier.waitForKeyTables()
+        }
         let run = StreamRunner.throughput(verifier: verifier, input: requests, output: "/dev/null", threads: 1)
         log("streamed \(run.lines) lines")
     }

@@ -104,6 +104,8 @@ struct TokenBench: ParsableCommand {
     @Option(name: .long, help: .hidden) var streamFile: String?
     @Option(name: .long, help: .hidden) var keysFile: String?
     @Option(name: .long, help: .hidden) var revocationsFile: String?
+    @Option(name: .long, help: .hidden) var anchorsFile: String?
+    @Option(name: .long, help: .hidden) var warmFile: String?
 
     /// Verifier threads of the throughput scenarios.
     var threads: Int { threadCounts?.values.max() ?? activeProcessorCount() }
@@ -170,7 +172,9 @@ struct TokenBench: ParsableCommand {
         }
         if ownSet.ownSetChild { return try OwnSet.streamChild(ownSet) }
         if let streamFile, let keysFile, let revocationsFile {
-            return try InstructionCount.streamChild(requests: streamFile, keys: keysFile, revocations: revocationsFile)
+            return try InstructionCount.streamChild(
+                requests: streamFile, keys: keysFile, revocations: revocationsFile, anchors: anchorsFile,
+                warm: warmFile)
         }
         // A missing or unreadable baseline fails before minutes of measuring (exit 3).
         var baselineReport: Report?

@@ -20,11 +20,16 @@ public struct TokenChain: Sendable {
         self.certificates = certificates
     }
 
-    /// The JWS header `{"alg":…,"typ":…,"x5c":[…]}`.
-    public func jwsHeader(algorithm: SignatureAlgorithm, type: String) -> [UInt8] {
+    /// The JWS header `{"alg":…,"typ":…,"x5c":[…]}`, with `"kid":…` after `alg` when `keyID` is
+    /// given (a verifier with trust anchors uses the chain, one without finds the key by `kid`).
+    public func jwsHeader(algorithm: SignatureAlgorithm, type: String, keyID: String? = nil) -> [UInt8] {
         var header = JSONWriter()
         header.raw("{\"alg\":")
         header.string(algorithm.rawValue)
+        if let keyID {
+            header.raw(",\"kid\":")
+            header.string(keyID)
+        }
         header.raw(",\"typ\":")
         header.string(type)
         header.raw(",\"x5c\":[")
