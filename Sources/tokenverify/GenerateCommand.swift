@@ -72,6 +72,12 @@ extension TokenVerify {
         var chainShare: Double = 0
         @Option(name: .long, help: "Distinct leaf certificates per algorithm for --chain-share (1...65536).")
         var chainLeaves: Int = 256
+        @Flag(
+            name: .long,
+            help:
+                "Chained JWS tokens also carry their signing key's kid: verified by the chain with --trust-anchors, by the kid without (the same tokens both ways)."
+        )
+        var chainKids = false
         @Option(name: .long, help: "Extra revocation entries that match no token.") var revocationPadding: Int = 0
         @Option(name: .long, help: "Check time the verdicts assume (NumericDate).") var at: Double = 1_800_000_000
         @Option(name: .long, help: "Signing threads (default: all cores). The output does not depend on it.")
@@ -119,6 +125,7 @@ extension TokenVerify {
             spec.cwtShare = cwtShare
             spec.chainShare = chainShare
             spec.chainLeaves = chainLeaves
+            spec.chainKeyIDs = chainKids
             spec.statusShare = statusShare
             spec.statusInvalidShare = statusInvalidShare
             spec.statusSuspendedShare = statusSuspendedShare

@@ -81,6 +81,37 @@ import TokenVerifier
         #expect(output.answers.allSatisfy { $0["valid"] as? Bool == false })
     }
 
+    /// With `--chain-kids` each chained JWS also names its key: the same tokens are valid by
+    /// `kid` without anchors and by their chain with them (a `kid` beside a chain is not used).
+    @Test func chainKidsVerifyBothWays() throws {
+        let space = try Workspace()
+        let set = space.path("set")
+        let made = try Tool.run([
+            "gen", "--count", "120", "--seed", "3", "--chain-share", "1", "--chain-kids", "--out", set,
+        ])
+        #expect(made.status == 0, "\(made.stderr)")
+        let keyIDs = Set(
+            try GenerateCommandTests.lines(set + "/tokens.txt").filter { $0.contains(".") }.map { token in
+                var encoded = String(token.prefix { $0 != "." })
+                while encoded.count % 4 != 0 { encoded += "=" }
+                let data = try #require(
+                    Data(
+                        base64Encoded: encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(
+                            of: "_", with: "/")))
+                let header = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+                #expect((header["x5c"] as? [String])?.count == 2)
+                return header["kid"] as? String ?? ""
+            })
+        #expect(!keyIDs.isEmpty && !keyIDs.contains(""), "\(keyIDs)")
+        let verify = ["verify", "--at", "1800000000", "--keys", set + "/keys.jwks", set + "/requests.jsonl"]
+        let byKid = try Tool.run(verify)
+        let byChain = try Tool.run(verify + ["--trust-anchors", "int=" + set + "/anchors.pem"])
+        for output in [byKid, byChain] {
+            #expect(output.answers.count == 120)
+            #expect(output.answers.allSatisfy { $0["valid"] as? Bool == true }, "\(output.stdout.prefix(400))")
+        }
+    }
+
     @Test func sharesAndLeafCountsOutOfRangeAreRefused() throws {
         let space = try Workspace()
         for extra in [["--chain-share", "1.5"], ["--chain-share", "-0.1"], ["--chain-leaves", "0"]] {
