@@ -52,7 +52,31 @@ extension Bench {
             verifier.waitForKeyTables()
             return verifier
         }
-        // One interleaved run: plain, claimed, plain, claimed, … by CPU seconds per token.
+        let (plainCPU, claimedCPU, claimedRates) = try interleavedStatusRuns(plain: plain, claimed: claimed, verifier)
+        let ratios = zip(claimedCPU, plainCPU).map { $0 / $1 }.sorted()
+        var result = Report.Scenario(
+            name: Scenario.statusList.rawValue, tokens: settings.count, threads: settings.threads,
+            throughput: claimedRates.sorted()[claimedRates.count / 2])
+        result.notes["entries"] = Double(entries)
+        result.notes["fileBytes"] = Double(fileBytes)
+        result.notes["buildSeconds"] = buildSeconds
+        result.notes["loadSeconds"] = loadSeconds
+        result.notes["inflatedBytes"] = Double(inflated)
+        result.notes["heldBytes"] = Double(held)
+        result.notes["heldOverInflated"] = Double(held) / Double(inflated)
+        result.notes["residentOverInflated"] = Double(resident) / Double(inflated)
+        result.notes["cpuPerTokenWithStatusOverWithout"] = ratios[ratios.count / 2]
+        result.notes["cpuRatioMin"] = ratios.first!
+        result.notes["cpuRatioMax"] = ratios.last!
+        withExtendedLifetime(list) {}
+        return result
+    }
+
+    /// One interleaved run: plain, claimed, plain, claimed, … by CPU seconds per token (every
+    /// verdict checked), with the claimed runs' rates.
+    private func interleavedStatusRuns(
+        plain: SetOnDisk, claimed: SetOnDisk, _ verifier: () -> Verifier
+    ) throws -> (plain: [Double], claimed: [Double], claimedRates: [Double]) {
         var plainCPU: [Double] = []
         var claimedCPU: [Double] = []
         var claimedRates: [Double] = []
@@ -76,22 +100,6 @@ extension Bench {
                 }
             }
         }
-        let ratios = zip(claimedCPU, plainCPU).map { $0 / $1 }.sorted()
-        var result = Report.Scenario(
-            name: Scenario.statusList.rawValue, tokens: settings.count, threads: settings.threads,
-            throughput: claimedRates.sorted()[claimedRates.count / 2])
-        result.notes["entries"] = Double(entries)
-        result.notes["fileBytes"] = Double(fileBytes)
-        result.notes["buildSeconds"] = buildSeconds
-        result.notes["loadSeconds"] = loadSeconds
-        result.notes["inflatedBytes"] = Double(inflated)
-        result.notes["heldBytes"] = Double(held)
-        result.notes["heldOverInflated"] = Double(held) / Double(inflated)
-        result.notes["residentOverInflated"] = Double(resident) / Double(inflated)
-        result.notes["cpuPerTokenWithStatusOverWithout"] = ratios[ratios.count / 2]
-        result.notes["cpuRatioMin"] = ratios.first!
-        result.notes["cpuRatioMax"] = ratios.last!
-        withExtendedLifetime(list) {}
-        return result
+        return (plainCPU, claimedCPU, claimedRates)
     }
 }
