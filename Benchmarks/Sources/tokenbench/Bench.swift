@@ -107,6 +107,8 @@ final class Bench {
             return try statusListScale()
         case .chain:
             return try chainCost()
+        case .chainMemory:
+            return try chainMemory()
         case .repeatedCached, .repeatedUncached:
             let set = ed25519Set
             let distinct = max(1, settings.count / 10)

@@ -42,6 +42,12 @@ struct TokenBench: ParsableCommand {
         name: .long,
         help: "Leaf certificates per algorithm in the chain scenario's memory run (distinct chains; 0: no run).")
     var chainDistinctLeaves = 20_000
+    @Option(name: .long, help: "Distinct chains (each with its own leaf key) in the chain-memory scenario.")
+    var chains = 100_000
+    @Option(name: .long, help: "Chains made and verified at a time in the chain-memory scenario (a multiple of 4).")
+    var chainBatch = 10_000
+    @Option(name: .long, help: "Chain cache slots of the chain-memory scenario's verifier.") var chainCacheEntries =
+        4096
     @Option(name: .long, help: "Round trips in the closed-loop latency run.") var closedLoopRequests = 3_000
     @Option(name: .long, help: "Open-loop load as a share of the scenario's measured throughput.") var openLoopLoad =
         0.5
@@ -122,6 +128,13 @@ struct TokenBench: ParsableCommand {
             rawSeconds = min(rawSeconds, 0.3)
             chainLeaves = min(chainLeaves, 20)
             chainDistinctLeaves = min(chainDistinctLeaves, 300)
+            chains = min(chains, 8_000)
+            chainBatch = min(chainBatch, 2_000)
+        }
+        if chains < 1 || chainBatch < 4 || chainBatch % 4 != 0 || !(2...(1 << 24)).contains(chainCacheEntries) {
+            throw ValidationError(
+                "--chains must be positive, --chain-batch a positive multiple of 4, --chain-cache-entries 2 to 16777216"
+            )
         }
         if !(1...65536).contains(chainLeaves) || !(0...65536).contains(chainDistinctLeaves) {
             throw ValidationError("--chain-leaves must be 1 to 65536, --chain-distinct-leaves 0 to 65536")
@@ -259,6 +272,9 @@ enum Scenario: String, CaseIterable, ExpressibleByArgument, Codable {
     /// Tokens with a 3-certificate chain (a few hundred distinct chains, repeated) beside the
     /// same tokens by `kid`, by CPU per token; a first sighting's cost; memory with many chains.
     case chain
+    /// `--chains` tokens, each with a chain and a leaf key of its own, made and verified in
+    /// batches: resident memory per 100,000 chains against the chain cache's slots.
+    case chainMemory = "chain-memory"
     /// Instructions per token outside the signature library (valgrind): the deterministic figure.
     case instructions
     /// Median efficiency of interleaved raw/verifier repetitions.
