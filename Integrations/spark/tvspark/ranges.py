@@ -14,7 +14,7 @@ import os
 import stat
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -237,33 +237,45 @@ def _lines_here(file: LocalFile, start: int, end: int) -> tuple[int, bool]:
     return (-1, True) if file.store is not None else count_lines(file, start, end)
 
 
+def starts_at_cuts(cuts: Sequence[int], size: int, read: Callable[[int], bytes], ends_early: Callable[[int], str]) -> list[int]:
+    """0, then the first line start after each ascending cut inside a file of `size` bytes, each
+    once; `read(p)` gives the bytes from p on (at most a window), `ends_early(p)` the error when
+    it gives none before the file's end."""
+    starts = [0]
+    for cut in cuts:
+        if cut <= starts[-1]:
+            continue  # a line that holds several cuts: they all move on to the same start
+        position = cut - 1
+        while position < size:
+            window = read(position)
+            if not window:
+                raise ValueError(ends_early(position))
+            found = window.find(b"\n")
+            if found >= 0:
+                boundary = position + found + 1
+                if boundary < size and boundary != starts[-1]:
+                    starts.append(boundary)
+                break
+            position += len(window)
+    return starts
+
+
 def line_starts(file: LocalFile, cuts: Sequence[int]) -> list[int]:
     """The starts of a file's ranges: 0, then the first line start at or after each of the
     ascending `cuts` that is inside the file, each once (a line starts at p when byte p - 1 is
     `\n`); none for an empty file. Reads only around the cuts."""
-    starts = [0]
     with open(file.path, "rb", buffering=0) as reader:
         size = os.fstat(reader.fileno()).st_size
         if size != file.size:
             raise ValueError(f"{file.path} has {size} bytes, not the {file.size} listed (it changed while the job started?)")
         if not size:
             return []
-        for cut in cuts:
-            if cut <= starts[-1]:
-                continue  # a line that holds several cuts: they all move on to the same start
-            position = cut - 1
-            while position < file.size:
-                window = os.pread(reader.fileno(), _WINDOW, position)
-                if not window:
-                    raise ValueError(_changed(file, position))
-                found = window.find(b"\n")
-                if found >= 0:
-                    boundary = position + found + 1
-                    if boundary < file.size and boundary != starts[-1]:
-                        starts.append(boundary)
-                    break
-                position += len(window)
-    return starts
+        return starts_at_cuts(
+            cuts,
+            size,
+            lambda position: os.pread(reader.fileno(), _WINDOW, position),
+            lambda position: _changed(file, position),
+        )
 
 
 def count_lines(file: LocalFile, start: int, end: int) -> tuple[int, bool]:

@@ -76,30 +76,21 @@ def list_inputs(name: str, spark: SparkSession | None) -> list[LocalFile]:
 
 def line_starts(file: LocalFile, cuts: Sequence[int]) -> list[int]:
     """As ranges.line_starts, for a remote file: a window read around each cut, no more."""
+    from .ranges import starts_at_cuts
+
     assert file.store is not None
-    starts = [0]
     if not file.size:
         return []
     try:
         reader = file.store.filesystem().open_input_file(file.path)
-        for cut in cuts:
-            if cut <= starts[-1]:
-                continue
-            position = cut - 1
-            while position < file.size:
-                window = reader.read_at(min(WINDOW, file.size - position), position)
-                if not window:
-                    raise ValueError(f"{file.source} ends at byte {position}, not at the {file.size} listed")
-                found = window.find(b"\n")
-                if found >= 0:
-                    boundary = position + found + 1
-                    if boundary < file.size and boundary != starts[-1]:
-                        starts.append(boundary)
-                    break
-                position += len(window)
+        return starts_at_cuts(
+            cuts,
+            file.size,
+            lambda position: reader.read_at(min(WINDOW, file.size - position), position),
+            lambda position: f"{file.source} ends at byte {position}, not at the {file.size} listed",
+        )
     except OSError as error:
         raise ValueError(explain(error, file.source, file.store)) from error
-    return starts
 
 
 @dataclass(frozen=True)
