@@ -44,6 +44,14 @@ final class ChainCache: Sendable {
         tableBudgets = KeyTableKind.all.map { TableBudget(tables: max(0, $0.memory(options)) / $0.bytesPerTable) }
     }
 
+    /// Gives `key`'s leaf key this cache's table budgets, once: called when a cached chain is
+    /// used again, so that tables go to the leaf keys seen more than once (a stream of distinct
+    /// chains builds none), and a table freed with its key gives its share back.
+    func armTables(_ key: ChainKey) {
+        guard !key.tablesArmed.exchange(true, ordering: .relaxed) else { return }
+        for (kind, budget) in zip(KeyTableKind.all, tableBudgets) { kind.key(key.key)?.arm(budget) }
+    }
+
     /// The slot count.
     var capacity: Int { slots.count }
 
@@ -66,9 +74,6 @@ final class ChainCache: Sendable {
     /// Keeps `outcome` for `digest`, in an empty slot of its two, else in the one its digest's
     /// high bit picks (replacing what was there).
     func insert(_ digest: KeyedHash.Digest, _ outcome: Outcome) {
-        if case .trusted(let key) = outcome {
-            for (kind, budget) in zip(KeyTableKind.all, tableBudgets) { kind.key(key.key)?.arm(budget) }
-        }
         let first = Int(truncatingIfNeeded: digest.low) & mask
         let entry = Entry(digest: digest, outcome: outcome)
         for slot in [first, first ^ 1]

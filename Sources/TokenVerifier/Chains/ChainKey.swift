@@ -1,3 +1,5 @@
+import Atomics
+
 /// A validated chain as a signing key (spec §3b): the leaf's public key with the key objects and
 /// per-key tables of any key, the anchor's environment, the leaf's names, the path's thumbprints
 /// and the interval in which the path validates. Immutable; shared by the chain cache and the
@@ -18,6 +20,9 @@ final class ChainKey: @unchecked Sendable {
     private let uris: [[UInt8]]
     private let dnsNames: [[UInt8]]
     private let text: UnsafeMutableBufferPointer<UInt8>
+    /// Whether the chain cache gave the leaf key its table budgets (on the chain's first reuse,
+    /// ``ChainCache/armTables(_:)``): a key seen once never takes a table.
+    let tablesArmed = ManagedAtomic<Bool>(false)
 
     /// The key of `chain`, whose leaf key's objects are `objects` (``LeafKeys``).
     init(_ chain: TrustedChain, objects: LeafKeys.Objects, signatureCache: SignatureCache?) {

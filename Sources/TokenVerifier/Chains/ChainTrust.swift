@@ -22,6 +22,7 @@ final class ChainTrust: Sendable {
         if let entry = cache.lookup(digest) {
             switch entry.outcome {
             case .trusted(let key) where key.isValid(at: time):
+                if !key.tablesArmed.load(ordering: .relaxed) { cache.armTables(key) }
                 return .success(key)
             case .untrusted(let why):
                 return .failure(ChainRefusal(why))

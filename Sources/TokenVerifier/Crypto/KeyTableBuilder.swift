@@ -56,6 +56,14 @@ final class TableBudget: Sendable {
         }
         return false
     }
+
+    /// Returns the share of a table freed with its key.
+    func giveBack() {
+        remaining.wrappingIncrement(ordering: .relaxed)
+    }
+
+    /// How many more tables may be built.
+    var remainingTables: Int { remaining.load(ordering: .relaxed) }
 }
 
 /// A key's precomputed table: asked for on the key's first use without one, built in the
@@ -68,10 +76,15 @@ final class LazyKeyTable<Table: AnyObject & Sendable>: @unchecked Sendable {
     /// The table `ready` holds, unretained, once it is published: read per token without taking
     /// a reference count on the table that every thread shares.
     private let published = UnsafeAtomic<UnsafeRawPointer?>.create(nil)
+    /// Whether a build was scheduled within the budget: its share goes back when this is freed.
+    private let spent = ManagedAtomic<Bool>(false)
 
     init() {}
 
-    deinit { published.destroy() }
+    deinit {
+        published.destroy()
+        if spent.load(ordering: .acquiring) { budget.load()?.giveBack() }
+    }
 
     /// The table, once it is built.
     @inline(__always)
@@ -89,6 +102,9 @@ final class LazyKeyTable<Table: AnyObject & Sendable>: @unchecked Sendable {
     @inline(__always)
     var isRequested: Bool { requested.load(ordering: .relaxed) }
 
+    /// Whether the key was given a budget.
+    var isArmed: Bool { budget.load() != nil }
+
     /// Gives the key its key set's budget (the first key set the key is put in force with).
     func arm(_ budget: TableBudget) {
         _ = self.budget.storeIfNilThenLoad(budget)
@@ -100,7 +116,7 @@ final class LazyKeyTable<Table: AnyObject & Sendable>: @unchecked Sendable {
         guard let budget = budget.load(),
             requested.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
         else { return }
-        _ = budget.schedule { [self] in _ = buildNow(make) }
+        if budget.schedule({ [self] in _ = buildNow(make) }) { spent.store(true, ordering: .releasing) }
     }
 
     /// Builds and publishes the table now, unless there is one; true when a table was built here.
