@@ -110,47 +110,57 @@ final class Bench {
         case .chainMemory:
             return try chainMemory()
         case .repeatedCached, .repeatedUncached:
-            let set = ed25519Set
-            let distinct = max(1, settings.count / 10)
-            let requests = workDirectory + "/repeated.jsonl"
-            let expected = workDirectory + "/repeated.expected.jsonl"
-            try LineFile.repeatPrefix(
-                sources: [set.requests, set.expected], targets: [requests, expected],
-                distinct: distinct, rounds: 10, total: settings.count)
-            defer {
-                try? FileManager.default.removeItem(atPath: requests)
-                try? FileManager.default.removeItem(atPath: expected)
-            }
-            let cached = scenario == .repeatedCached
-            let verifier = try makeVerifier(
-                keys: set.keySet, revocations: set.revocations, cacheSlots: cached ? 1 << 18 : 0)
-            var result = try throughput(
-                scenario, requests: requests, expected: expected, verifier: verifier, esShare: 0)
-            if cached {
-                cachedRepeatThroughput = result.throughput
-            } else {
-                uncachedRepeatThroughput = result.throughput
-            }
-            if let cachedRepeatThroughput, let uncachedRepeatThroughput {
-                result.notes["speedupOverUncached"] = cachedRepeatThroughput / uncachedRepeatThroughput
-            }
-            return result
+            return try repeated(scenario)
         case .instructions, .efficiency, .scaling:
             throw ValidationError("\(scenario.rawValue) is run by GateScenarios")
         case .closedLoop:
-            let set = ed25519Set
-            let verifier = try makeVerifier(keys: set.keySet, revocations: set.revocations)
-            let lines = set.firstRequests(settings.closedLoopRequests)
-            let (histogram, _) = StreamRunner.latency(
-                verifier: verifier, lines: lines, rate: nil, threads: settings.threads)
-            var latency = Report.Latency(mode: "closed-loop", histogram: histogram)
-            let floor = StreamRunner.floorLatency(
-                lines: lines, rate: nil, algorithm: .ed25519, messageLength: signingInputLength(set.firstRequest))
-            latency.floorP50Microseconds = Double(floor.valueAtPercentile(50)) / 1000
-            latency.floorP99Microseconds = Double(floor.valueAtPercentile(99)) / 1000
-            return Report.Scenario(
-                name: Scenario.closedLoop.rawValue, tokens: lines.count, threads: settings.threads, latency: latency)
+            return try closedLoop()
         }
+    }
+
+    /// `count/10` Ed25519 tokens each coming back 10 times, with the signature cache off or on.
+    private func repeated(_ scenario: Scenario) throws -> Report.Scenario {
+        let set = ed25519Set
+        let distinct = max(1, settings.count / 10)
+        let requests = workDirectory + "/repeated.jsonl"
+        let expected = workDirectory + "/repeated.expected.jsonl"
+        try LineFile.repeatPrefix(
+            sources: [set.requests, set.expected], targets: [requests, expected],
+            distinct: distinct, rounds: 10, total: settings.count)
+        defer {
+            try? FileManager.default.removeItem(atPath: requests)
+            try? FileManager.default.removeItem(atPath: expected)
+        }
+        let cached = scenario == .repeatedCached
+        let verifier = try makeVerifier(
+            keys: set.keySet, revocations: set.revocations, cacheSlots: cached ? 1 << 18 : 0)
+        var result = try throughput(
+            scenario, requests: requests, expected: expected, verifier: verifier, esShare: 0)
+        if cached {
+            cachedRepeatThroughput = result.throughput
+        } else {
+            uncachedRepeatThroughput = result.throughput
+        }
+        if let cachedRepeatThroughput, let uncachedRepeatThroughput {
+            result.notes["speedupOverUncached"] = cachedRepeatThroughput / uncachedRepeatThroughput
+        }
+        return result
+    }
+
+    /// One request at a time through a pipe, and the floor of a minimal server.
+    private func closedLoop() throws -> Report.Scenario {
+        let set = ed25519Set
+        let verifier = try makeVerifier(keys: set.keySet, revocations: set.revocations)
+        let lines = set.firstRequests(settings.closedLoopRequests)
+        let (histogram, _) = StreamRunner.latency(
+            verifier: verifier, lines: lines, rate: nil, threads: settings.threads)
+        var latency = Report.Latency(mode: "closed-loop", histogram: histogram)
+        let floor = StreamRunner.floorLatency(
+            lines: lines, rate: nil, algorithm: .ed25519, messageLength: signingInputLength(set.firstRequest))
+        latency.floorP50Microseconds = Double(floor.valueAtPercentile(50)) / 1000
+        latency.floorP99Microseconds = Double(floor.valueAtPercentile(99)) / 1000
+        return Report.Scenario(
+            name: Scenario.closedLoop.rawValue, tokens: lines.count, threads: settings.threads, latency: latency)
     }
 
     private func makeVerifier(
