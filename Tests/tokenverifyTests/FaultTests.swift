@@ -102,8 +102,6 @@ import Glibc
         let space = try Workspace()
         try space.write("revocations.jsonl", "{\"jti\":\"t-1\"}\n")
         let token = space.token()
-        // The truncation and the write are two system calls: a reload interval long against the
-        // gap between them (even on a loaded machine) keeps the empty file in between unseen.
         let live = try LiveTool(space.verifyArguments + ["--reload-interval", "0.2"])
         live.send(token + "\n")
         #expect(live.readLine()?.contains("revoked_token") == true)
@@ -114,10 +112,11 @@ import Glibc
             "{\"jti\":\"t-2\",\"jti\":\"t-3\"}\n",  // a duplicate member
         ]
         for text in broken {
-            // Written in place, not renamed: the reader sees the file as it is.
+            // Written in place, not renamed: the reader sees the file as it is. Written over, then
+            // cut to its length, so that no state in between is an empty (valid) list.
             let handle = try #require(FileHandle(forWritingAtPath: space.path("revocations.jsonl")))
-            try handle.truncate(atOffset: 0)
             try handle.write(contentsOf: Data(text.utf8))
+            try handle.truncate(atOffset: UInt64(text.utf8.count))
             try handle.close()
             Thread.sleep(forTimeInterval: 0.7)
             live.send(token + "\n")
