@@ -33,7 +33,22 @@ final class LeafKeys: Sendable {
         }
     }
 
-    private let keys = LockedValue<[[UInt8]: Held]>([:])
+    /// The remembered keys, and the keys refused a place since the gone ones were last forgotten.
+    private struct State {
+        var keys: [[UInt8]: Held] = [:]
+        var refused = 0
+
+        /// Forgets the gone keys once every `refusals` keys refused a place (a pass over all the
+        /// remembered keys, spread over that many validations).
+        mutating func forgetGone(every refusals: Int) {
+            refused += 1
+            guard refused >= refusals else { return }
+            refused = 0
+            keys = keys.filter { $0.value.objects != nil }
+        }
+    }
+
+    private let state = LockedValue(State())
     private let limit: Int
 
     init(limit: Int) {
@@ -48,7 +63,7 @@ final class LeafKeys: Sendable {
         case .ed25519(let bytes): material = [1] + bytes
         case .p256(let x, let y): material = [2] + x + y
         }
-        if let known = keys.withLock({ $0[material]?.objects }) { return known }
+        if let known = state.withLock({ $0.keys[material]?.objects }) { return known }
         let made: Objects
         switch key {
         case .ed25519(let bytes):
@@ -58,14 +73,14 @@ final class LeafKeys: Sendable {
             guard let key = P256PublicKey(x: x, y: y) else { return nil }
             made = Objects(p256: key, ed25519: nil)
         }
-        return keys.withLock { keys in
-            if let known = keys[material]?.objects { return known }
-            if keys.count >= limit { keys = keys.filter { $0.value.objects != nil } }
-            if keys.count < limit || keys[material] != nil { keys[material] = Held(made) }
+        return state.withLock { state in
+            if let known = state.keys[material]?.objects { return known }
+            if state.keys.count >= limit && state.keys[material] == nil { state.forgetGone(every: max(1, limit / 16)) }
+            if state.keys.count < limit || state.keys[material] != nil { state.keys[material] = Held(made) }
             return made
         }
     }
 
     /// How many keys are remembered, gone ones included (for tests).
-    var count: Int { keys.withLock { $0.count } }
+    var count: Int { state.withLock { $0.keys.count } }
 }
