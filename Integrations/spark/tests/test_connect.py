@@ -126,3 +126,43 @@ def test_the_remote_address_comes_from_spark_remote(monkeypatch: pytest.MonkeyPa
     assert options.parse([*base, "--remote", "sc://other:15002"]).remote == "sc://other:15002"
     monkeypatch.delenv("SPARK_REMOTE")
     assert options.parse(base).remote is None
+
+
+# A job over Spark Connect whose session reads ranges of a core's share (maxPartitionBytes at
+# 1 GiB, a session setting): the phases of its summary printed.
+WHOLE_RANGES_JOB = '''
+import json, sys
+sys.path.insert(0, {spark_dir!r})
+from pyspark.sql import SparkSession
+from tvspark import job, options
+spark = SparkSession.builder.remote({address!r}).getOrCreate()
+spark.conf.set("spark.sql.files.maxPartitionBytes", str(1 << 30))
+print(json.dumps(job.run(spark, options.parse({argv!r})).phases))
+'''
+
+
+@pytest.mark.parametrize("dies_once", [False, True])
+def test_a_barrier_stage_over_spark_connect_numbers_the_lines(
+        connect_address: str, s3: S3Server, binary: str, dataset: DataSet, tmp_path: Path, dies_once: bool) -> None:
+    """Two tasks, the second's first line counted by the first (test_line_numbers.two_files):
+    the tasks swap their counts in a barrier stage (no count job), also when a child dies
+    midway and the stage starts again."""
+    from test_line_numbers import expected_answers, two_files
+    from test_s3 import s3_argv
+
+    inputs, urls = two_files(s3, dataset, tmp_path, f"connect-barrier-{dies_once}")
+    tool, marker = binary, tmp_path / "died-once"
+    if dies_once:
+        tool = script(tmp_path / "tokenverify-dies-once",
+                      DIES_ONCE.format(python=sys.executable, binary=os.path.abspath(binary), marker=str(marker)))
+    output = f"s3://tokens/out-connect-barrier-{dies_once}"
+    text = WHOLE_RANGES_JOB.format(spark_dir=str(SPARK_DIR), address=connect_address, argv=s3_argv(tool, dataset, inputs, output))
+    env = {key: value for key, value in os.environ.items() if key != "SPARK_REMOTE"}
+    run = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "count_lines" not in json.loads(run.stdout.strip().splitlines()[-1])
+    assert marker.exists() == dies_once
+    rows, names, summary = read_output(s3, output.removeprefix("s3://"))
+    assert_same_answers(rows, expected_answers(binary, dataset, urls))
+    assert summary["answered"] == len(rows)
+    assert names == ["_SUCCESS", "_summary.json", "part-00000.parquet", "part-00001.parquet"]

@@ -20,7 +20,7 @@ import pytest
 from conftest import AT, ODD_LINES, REPO, SPARK_DIR, DataSet, main_in_job_group, verify_file
 from test_job import assert_same_answers, job_options
 
-from tvspark import direct, job, options, ranges
+from tvspark import direct, job, options, ranges, stages
 from tvspark.child import VerifyError
 from tvspark.range_writer import COUNTS_SCHEMA, OUTPUT_SCHEMA, ParquetChoices, write_task
 from tvspark.ranges import ByteRange, LocalFile, NotDirect, RangeTask
@@ -488,7 +488,7 @@ def test_each_index_is_a_task_of_its_own(spark: Any) -> None:
         for index in indexes:
             yield context.partitionId(), index
 
-    rows = direct.task_indexes(spark, 9).mapPartitions(where).collect()
+    rows = stages.task_indexes(spark, 9).mapPartitions(where).collect()
     assert sorted(rows) == [(index, index) for index in range(9)]
 
 

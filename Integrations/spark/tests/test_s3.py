@@ -122,6 +122,7 @@ def test_s3_rows_equal_the_single_process_answers(small_ranges: Any, s3: s3_serv
     expected = expected_at(dataset, binary, urls)
     assert_same_answers(rows, expected)
     assert summary.execution == "direct" and summary.answered == written["answered"] == len(expected)
+    assert "count_lines" in summary.phases, "more tasks than cores: the lines are counted first"
     assert names[:2] == ["_SUCCESS", "_summary.json"] and all(name.startswith("part-") for name in names[2:])
 
 

@@ -5,6 +5,11 @@ stays a line of its own), and the caller reads the child's answers from its stdo
 IPC stream, one record batch at a time. The stream is whole only when it ends with Arrow's
 end-of-stream marker, nothing follows it, every byte of the ranges went in and the child exits
 0; anything else raises VerifyError with the child's exit status and the tail of its stderr.
+
+Spooled (`spool=True`, for a barrier stage's task, line_numbers.py): the child writes its stream
+to a local file that has no name (nothing is left behind when the task is killed), the caller
+waits for every range to go in (`fed()`, the ranges' line counts), and reads the batches once
+the child has exited.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import io
 import itertools
 import os
 import subprocess
+import tempfile
 import threading
 from typing import IO, Any, Iterator, Sequence
 
@@ -21,7 +27,7 @@ import pyarrow as pa
 
 from .child import StderrTail, VerifyError, child_environment, widen
 from .ranges import RangeTask
-from .remote import feed_range
+from .remote import feed_range, scratch_folder
 
 # What `verify --output-format arrow` writes: the JSON answer's members as columns, in this order
 # (`id` as its JSON text, `aud` as a string or an array's compact JSON text, `format` "cwt" for a
@@ -95,11 +101,13 @@ class AnswerStream:
     feeder; `answers.batches()` yields its record batches; `answers.finish()` checks that the
     stream and the child ended well. Leaving the block any other way kills the child."""
 
-    def __init__(self, argv: Sequence[str], task: RangeTask, env: dict[str, str] | None = None) -> None:
+    def __init__(self, argv: Sequence[str], task: RangeTask, env: dict[str, str] | None = None,
+                 spool: bool = False) -> None:
         self.argv = [*argv, *ARROW_FLAGS]
         self.task = task
         self.env = child_environment() if env is None else env
         self.feed_error: BaseException | None = None
+        self.spool: IO[bytes] | None = tempfile.TemporaryFile(dir=scratch_folder()) if spool else None
         # The task's line number after each range fed so far (the lines of the ranges up to it):
         # known from the plan for local files; for remote ones the feeder counts them and adds
         # each range's before it writes a byte of the next, so that an answer the child gives
@@ -109,13 +117,14 @@ class AnswerStream:
         self.counting = not known
 
     def __enter__(self) -> AnswerStream:
-        self.process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, env=self.env)
+        out = self.spool if self.spool is not None else subprocess.PIPE
+        self.process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE, env=self.env)
         stdin, stdout, stderr = self.process.stdin, self.process.stdout, self.process.stderr
-        assert stdin is not None and stdout is not None and stderr is not None
-        for pipe in (stdin, stdout):
-            widen(pipe)
-        self.stdout = _TailTracking(stdout)
+        assert stdin is not None and stderr is not None
+        widen(stdin)
+        if stdout is not None:
+            widen(stdout)
+            self.stdout = _TailTracking(stdout)
         self.stderr = StderrTail(stderr)
         self.feeder = threading.Thread(target=self._feed, args=(stdin,), name="tokenverify-feed", daemon=True)
         self.feeder.start()
@@ -127,7 +136,7 @@ class AnswerStream:
         self.process.wait()
         self.feeder.join(timeout=5)
         self.stderr.text()
-        for stream in (self.process.stdout, self.process.stderr):
+        for stream in (self.process.stdout, self.process.stderr, self.spool):
             if stream is not None:
                 stream.close()
 
@@ -173,8 +182,20 @@ class AnswerStream:
         cause = f"; feeding it failed: {self.feed_error!r}" if self.feed_error is not None else ""
         return VerifyError(f"tokenverify verify ({' '.join(self.argv)}) on {where}: {message}{detail}{cause}")
 
+    def fed(self) -> list[int]:
+        """Waits for every range to go in; their line counts (VerifyError where feeding failed)."""
+        self.feeder.join()
+        if self.feed_error is not None:
+            raise self.fail("its input did not go in whole")
+        return [end - before for before, end in zip([0, *self.ends], self.ends)]
+
     def batches(self) -> Iterator[Any]:
-        """The child's record batches, in order, each checked to have CHILD_FIELDS."""
+        """The child's record batches, in order, each checked to have CHILD_FIELDS (spooled: once
+        the child has exited)."""
+        if self.spool is not None:
+            self.process.wait()
+            self.spool.seek(0)
+            self.stdout = _TailTracking(self.spool)
         try:
             reader = pa.ipc.open_stream(self.stdout)
         except (pa.ArrowInvalid, OSError) as error:

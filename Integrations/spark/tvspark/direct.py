@@ -10,7 +10,9 @@ one successful attempt Spark keeps per task, writes `_SUCCESS` and the summary.
 
 Inputs and output are local paths or URLs of a store pyarrow reaches (store.py, remote.py: S3,
 GCS, Azure, HDFS). In classic mode the tasks are an RDD of indexes; over Spark Connect a
-DataFrame of them (`spark.range`) through `mapInArrow`, the same task function. Possible where
+DataFrame of them (`spark.range`) through `mapInArrow`, the same task function (stages.py).
+Where a remote range's first line is not known from the plan, the tasks learn it from one
+another in a barrier stage, or from a count job first (line_numbers.py). Possible where
 the inputs are uncompressed files or folders of them and Spark's Parquet codec is one pyarrow
 writes.
 
@@ -30,19 +32,20 @@ import shutil
 import time
 import weakref
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
+from . import line_numbers
 from .options import ConfigError, JobOptions
 from .range_writer import OUTPUT_SCHEMA, TEMPORARY, ParquetChoices, part_name, write_task
 from .ranges import LocalFile, NotDirect, RangeTask, group_ranges, input_files, local_path, plan_ranges, range_size
 from .ship import Shipment
+from .stages import is_connect, run_tasks, task_indexes
 from .store import Store, StoreError, explain, is_remote
 from .worker_setup import lighten_worker
 from .sizing import conf_bytes
 from .summary import Summary, summary_text, tally, write_summary
 
 if TYPE_CHECKING:
-    from pyspark import RDD
     from pyspark.sql import SparkSession
 
 # Spark's spark.sql.parquet.compression.codec values that pyarrow writes the same way.
@@ -78,6 +81,7 @@ class DirectPlan:
     output: str
     parquet: ParquetChoices
     store: Store | None = None
+    barrier: bool = False  # one barrier stage whose tasks swap their ranges' line counts (line_numbers.py)
 
     def argv(self) -> list[str]:
         return self.options.verify_argv(self.shipment.binary(), self.shipment.resolve, self.at, self.threads)
@@ -173,7 +177,8 @@ Count = tuple[int, "bool | None", "str | None", int]
 def write_one(plan: DirectPlan, index: int) -> Any:
     """Task `index`'s work: its ranges verified and written; its counts (COUNTS_SCHEMA)."""
     lighten_worker()
-    return write_task(plan.argv(), plan.tasks[index], plan.output, plan.parquet, plan.store)
+    numbering = functools.partial(line_numbers.gather, plan.tasks) if plan.barrier else None
+    return write_task(plan.argv(), plan.tasks[index], plan.output, plan.parquet, plan.store, numbering)
 
 
 def task_partition(plan: DirectPlan, indexes: Iterable[int]) -> Iterator[Count]:
@@ -183,82 +188,21 @@ def task_partition(plan: DirectPlan, indexes: Iterable[int]) -> Iterator[Count]:
         yield from zip(*(counts.column(column).to_pylist() for column in range(counts.num_columns)))
 
 
-def arrow_tasks(work: Callable[[int], Any], batches: Iterable[Any]) -> Iterator[Any]:
-    """The task over Spark Connect (mapInArrow over spark.range): Arrow batches of indexes in
-    (column `id`), each task's result batch out."""
-    for batch in batches:
-        for index in batch.column(0).to_pylist():
-            yield work(index)
-
-
-def task_indexes(spark: SparkSession, count: int) -> RDD[int]:
-    """The indexes 0 … count - 1, each alone in its partition (partition i holds index i), so that
-    every group of ranges is a task of its own. An RDD in classic mode: a job of a few tasks costs
-    the JVM about half as much CPU as a DataFrame's (0.2 against 0.35 CPU seconds for two tasks
-    that do nothing here), with no Arrow batch to or from it."""
-    return spark.sparkContext.parallelize(range(count), count)
-
-
-def is_connect(spark: SparkSession) -> bool:
-    return type(spark).__module__.startswith("pyspark.sql.connect")
-
-
-def run_tasks(spark: SparkSession, count: int, work: Callable[[int], Any], schema: str) -> list[tuple[Any, ...]]:
-    """Runs `work` (index → a result batch of `schema`) for the indexes 0 … count - 1, one task
-    each, over Spark Connect: a DataFrame of the indexes (spark.range, partition i holding i)
-    through mapInArrow; the rows of every task's batch."""
-    frame = spark.range(0, count, 1, count).mapInArrow(lambda batches: arrow_tasks(work, batches), schema)
-    return [tuple(row) for row in frame.collect()]
-
-
-def _count_lines(spark: SparkSession, tasks: tuple[RangeTask, ...], parallelism: int) -> tuple[RangeTask, ...]:
-    """The tasks, each remote range with its first line: the lines before it counted by a Spark
-    job of spans (remote.py); the tasks unchanged where no range needs it."""
-    from . import remote
-
-    ranges = [piece for task in tasks for piece in task.ranges]
-    spans = remote.count_spans(ranges, parallelism)
-    if not spans:
-        return tasks
-    work = functools.partial(_count_span, tuple(spans))
-    if is_connect(spark):
-        rows = run_tasks(spark, len(spans), work, "span bigint, lines bigint")
-    else:
-        rows = task_indexes(spark, len(spans)).map(lambda index: (index, work(index).column(1)[0].as_py())).collect()
-    lines = dict(rows)
-    counted = {piece.index: piece for piece in remote.with_first_lines(ranges, spans, [lines[n] for n in range(len(spans))])}
-    return tuple(replace(task, ranges=tuple(counted[piece.index] for piece in task.ranges)) for task in tasks)
-
-
-def _count_span(spans: tuple[Any, ...], index: int) -> Any:
-    import pyarrow as pa
-
-    from .remote import count_newlines
-
-    lighten_worker()
-    return pa.RecordBatch.from_pydict({"span": [index], "lines": [count_newlines(spans[index])]})
-
-
 def run(spark: SparkSession, options: JobOptions, found: DirectInput, shipment: Shipment, at: str, threads: int,
         plain_columns: tuple[str, ...], started: float) -> Summary:
     """Runs the job on the direct path (its configuration already checked, its input planned);
-    `started` is when the job began, for the phases' times."""
+    `started` is when the job began, for the phases' times (`count_lines`: a count job's, where
+    one ran)."""
     output, store = found.output, found.store
     _prepare(found, options)
     planned = time.monotonic()
+    phases: dict[str, float] = {"check_and_plan": planned - started}
     try:
-        tasks = _count_lines(spark, found.tasks, found.parallelism)
-        plan = DirectPlan(options, shipment, at, threads, tasks, output, ParquetChoices(found.compression, plain_columns), store)
-        if not tasks:  # no line at all: one empty file, as Spark writes for an empty result
-            _empty_part(found, plan.parquet)
-            rows = []
-        elif is_connect(spark):
-            rows = run_tasks(spark, len(tasks), functools.partial(write_one, plan), COUNTS_DDL)
-        else:
-            rows = task_indexes(spark, len(tasks)).mapPartitions(lambda indexes: task_partition(plan, indexes)).collect()
+        plan = DirectPlan(options, shipment, at, threads, found.tasks, output, ParquetChoices(found.compression, plain_columns), store)
+        rows = _verify_and_write(spark, found, plan, phases)
         heard = {row[0] for row in rows}
-        if heard != set(range(len(tasks))):
-            raise RuntimeError(f"the tasks {sorted(set(range(len(tasks))) - heard)[:10]} did not report")
+        if heard != set(range(len(found.tasks))):
+            raise RuntimeError(f"the tasks {sorted(set(range(len(found.tasks))) - heard)[:10]} did not report")
     except BaseException:
         _remove_partial(found)
         raise
@@ -268,13 +212,47 @@ def run(spark: SparkSession, options: JobOptions, found: DirectInput, shipment: 
     written = time.monotonic()
     summary = tally(((valid, reason, count) for _, valid, reason, count in rows), 0.0, at)
     ended = time.monotonic()
-    summary = replace(summary, seconds=ended - started, execution="direct", phases={
-        "check_and_plan": planned - started, "verify_and_write": written - planned, "count": ended - written})
+    phases["verify_and_write"] = written - planned - phases.get("count_lines", 0.0)
+    phases["count"] = ended - written
+    summary = replace(summary, seconds=ended - started, execution="direct", phases=phases)
     if store is None:
         write_summary(options, summary, spark)
     else:
         _write(found, "_summary.json", summary_text(summary))
     return summary
+
+
+def _verify_and_write(spark: SparkSession, found: DirectInput, plan: DirectPlan, phases: dict[str, float]) -> list[Count]:
+    """Every task run; their counts' rows. Remote ranges learn their first lines in one barrier
+    stage where the tasks fit at once, else from a count job first (line_numbers.py; its time
+    in `phases`)."""
+    if not plan.tasks:  # no line at all: one empty file, as Spark writes for an empty result
+        _empty_part(found, plan.parquet)
+        return []
+    if line_numbers.needs_counts(plan.tasks):
+        if line_numbers.barrier_fits(spark, len(plan.tasks), found.parallelism):
+            try:
+                return _run_stage(spark, replace(plan, barrier=True))
+            except Exception as error:
+                if not line_numbers.is_refusal(error):  # refused before any task ran: counted first instead
+                    raise
+        counting = time.monotonic()
+        plan = replace(plan, tasks=line_numbers.count_job(spark, plan.tasks, found.parallelism))
+        phases["count_lines"] = time.monotonic() - counting
+    return _run_stage(spark, plan)
+
+
+def _run_stage(spark: SparkSession, plan: DirectPlan) -> list[Count]:
+    """The plan's tasks as one stage; their counts' rows. A barrier stage (plan.barrier) hands
+    its rows on through a shuffle: Spark restarts a failed barrier stage only when it is a
+    shuffle's map stage (a failed barrier result stage aborts the job)."""
+    if is_connect(spark):
+        rows = run_tasks(spark, len(plan.tasks), functools.partial(write_one, plan), COUNTS_DDL, plan.barrier)
+        return [(row[0], row[1], row[2], row[3]) for row in rows]
+    indexes = task_indexes(spark, len(plan.tasks))
+    if plan.barrier:
+        return indexes.barrier().mapPartitions(lambda numbers: task_partition(plan, numbers)).repartition(1).collect()
+    return indexes.mapPartitions(lambda numbers: task_partition(plan, numbers)).collect()
 
 
 def _prepare(found: DirectInput, options: JobOptions) -> None:

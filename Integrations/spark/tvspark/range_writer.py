@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import uuid
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -54,12 +54,20 @@ def part_name(index: int) -> str:
     return f"part-{index:05d}.parquet"
 
 
-def write_task(argv: Sequence[str], task: RangeTask, output: str, parquet: ParquetChoices, store: Store | None = None) -> Any:
+# A barrier stage's exchange (line_numbers.gather without the job's tasks): the task and its
+# ranges' line counts in, the task with every range's first line out.
+Numbering = Callable[[RangeTask, Sequence[int]], RangeTask]
+
+
+def write_task(argv: Sequence[str], task: RangeTask, output: str, parquet: ParquetChoices, store: Store | None = None,
+               numbering: Numbering | None = None) -> Any:
     """Runs `argv` (`tokenverify verify …`, without the output format) over the task's ranges,
     writes OUTPUT_DIR/part-NNNNN.parquet, and returns the task's counts (a COUNTS_SCHEMA batch).
     On a remote store (`store`; `output` the folder's path in it), the part is written to a
     local file first and put in place whole once the child ended well (remote.upload): a store
-    without rename gets the same object from every attempt of the task, never a partial one."""
+    without rename gets the same object from every attempt of the task, never a partial one.
+    With `numbering` (a barrier stage's task), the child's answers are spooled until its ranges
+    went in and `numbering` gave their first lines."""
     final = os.path.join(output, part_name(task.index))
     if store is not None:
         temporary = staged_part()
@@ -68,8 +76,9 @@ def write_task(argv: Sequence[str], task: RangeTask, output: str, parquet: Parqu
     dictionary = [name for name in OUTPUT_SCHEMA.names if name not in parquet.plain_columns]
     try:
         with pq.ParquetWriter(temporary, OUTPUT_SCHEMA, compression=parquet.compression,
-                              use_dictionary=dictionary) as writer, AnswerStream(argv, task) as answers:
-            groups = _RowGroups(task, answers, writer, parquet.row_group_bytes)
+                              use_dictionary=dictionary) as writer, AnswerStream(argv, task, spool=numbering is not None) as answers:
+            numbered = numbering(task, answers.fed()) if numbering is not None else task
+            groups = _RowGroups(numbered, answers, writer, parquet.row_group_bytes)
             for batch in answers.batches():
                 groups.add(batch)
             answers.finish()

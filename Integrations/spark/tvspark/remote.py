@@ -3,11 +3,11 @@ line starts near each cut by reading a small window there, counting the lines of
 tasks, streaming a range into a child, and putting a finished part file in place.
 
 Nothing here reads a whole input on the driver. Line numbers: a file's first range starts at
-line 0; the lines before any later range are counted by a short Spark job before the verify
-job (the bytes of each file before its last range, cut into spans a core, their `\\n`s counted
-by the tasks and added up by the driver); a single-range file (most files of a folder) needs no
-count. The task that verifies a range counts its lines as it streams them (the feeder sees
-every byte), so that each row gets its range's file and line.
+line 0; the task that verifies a range counts its lines as it streams them (the feeder sees
+every byte), and the lines before a later range are the lines of its file's earlier ranges,
+which other tasks count (line_numbers.py says how they learn them: from one another in a
+barrier stage, or from a short count job before the verify job). A single-range file (most
+files of a folder) needs no count.
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ import os
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from .options import ConfigError
 from .store import Location, Store, StoreError, explain, locate
@@ -121,16 +119,22 @@ def count_spans(ranges: Sequence[ByteRange], parallelism: int) -> list[CountSpan
 
 def count_newlines(span: CountSpan) -> int:
     """The `\\n`s in a span (a count task)."""
-    return sum(int(np.count_nonzero(np.frombuffer(chunk, np.uint8) == 10)) for chunk in read_chunks(span.file, span.start, span.end))
+    return sum(chunk.count(b"\n") for chunk in read_chunks(span.file, span.start, span.end))
 
 
-def with_first_lines(ranges: Sequence[ByteRange], spans: Sequence[CountSpan], counts: Sequence[int]) -> list[ByteRange]:
-    """The ranges, each remote one with its first line: the lines of its file's earlier ranges."""
-    from dataclasses import replace
-
+def span_lines(spans: Sequence[CountSpan], counts: Sequence[int]) -> dict[int, int]:
+    """The lines of each counted range (by its index): the `\\n`s of its spans added up."""
     lines: dict[int, int] = {}
     for span, count in zip(spans, counts):
         lines[span.range_index] = lines.get(span.range_index, 0) + count
+    return lines
+
+
+def with_first_lines(ranges: Sequence[ByteRange], lines: Mapping[int, int]) -> list[ByteRange]:
+    """The job's ranges in order, each remote one with its first line: the lines of its file's
+    earlier ranges (`lines`, by range index); ValueError where a count is missing."""
+    from dataclasses import replace
+
     result: list[ByteRange] = []
     for piece in ranges:
         if piece.file.store is not None and piece.start:
@@ -171,9 +175,8 @@ def feed_range(piece: ByteRange, write: Callable[[Any], None]) -> int:
     lines = 0
     last = 10
     for chunk in read_chunks(piece.file, piece.start, piece.end):
-        values = np.frombuffer(chunk, np.uint8)
-        lines += int(np.count_nonzero(values == 10))
-        last = int(values[-1]) if len(values) else last
+        lines += chunk.count(b"\n")  # bytes.count: twice numpy's speed on a 32 MiB piece
+        last = chunk[-1] if chunk else last
         write(chunk)
     if piece.end == piece.file.size and last != 10:
         write(b"\n")
@@ -181,11 +184,15 @@ def feed_range(piece: ByteRange, write: Callable[[Any], None]) -> int:
     return lines
 
 
+def scratch_folder() -> str | None:
+    """Where a task keeps its local files: SPARK_LOCAL_DIRS' first folder, as Spark's own
+    scratch space, else None (the temporary folder)."""
+    return (os.environ.get("SPARK_LOCAL_DIRS") or "").split(",")[0] or None
+
+
 def staged_part() -> str:
-    """A local file to write a part in before it goes to the store (SPARK_LOCAL_DIRS' first
-    folder, as Spark's own scratch space, else the temporary folder)."""
-    folder = (os.environ.get("SPARK_LOCAL_DIRS") or "").split(",")[0] or None
-    handle, path = tempfile.mkstemp(prefix="tokenverify-part-", suffix=".parquet", dir=folder)
+    """A local file to write a part in before it goes to the store (in the scratch folder)."""
+    handle, path = tempfile.mkstemp(prefix="tokenverify-part-", suffix=".parquet", dir=scratch_folder())
     os.close(handle)
     return path
 
