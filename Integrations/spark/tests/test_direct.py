@@ -115,6 +115,16 @@ def test_each_file_numbers_its_lines_from_its_start_also_when_listed_twice(tmp_p
                    (a, 0, 4, 0, 2), (a, 4, 6, 2, 1), (a, 6, 9, 3, 2)]
 
 
+@pytest.mark.parametrize("piece", [1, 3, 64, 1 << 20])
+def test_newlines_are_counted_across_pieces(piece: int) -> None:
+    generator = random.Random(piece)
+    for length in (0, 1, 63, 64, 65, 1000, 70001):
+        data = bytes(generator.choice(b"\n\rab\x00\xff") for _ in range(length))
+        counter = ranges.NewlineCounter(piece)
+        assert counter.count(data) == data.count(b"\n")
+        assert counter.count(memoryview(bytearray(data))[1:]) == data[1:].count(b"\n")
+
+
 def test_a_file_knows_whether_it_ends_with_a_line_break(tmp_path: Path) -> None:
     ended, open_ended = tmp_path / "a", tmp_path / "b"
     ended.write_bytes(b"1\n2\n")

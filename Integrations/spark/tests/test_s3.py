@@ -239,3 +239,27 @@ def test_a_store_pyarrow_cannot_reach_is_left_to_spark(monkeypatch: pytest.Monke
     monkeypatch.setattr(Store, "_build", unreachable)
     with pytest.raises(ranges.NotDirect, match="--input hdfs://namenode:8020/tokens: pyarrow cannot reach hdfs .*libhdfs"):
         ranges.input_files(["hdfs://namenode:8020/tokens"])
+
+
+@pytest.mark.parametrize("chunk", [4096, 65536, 1 << 20])
+def test_a_range_is_read_in_pieces_that_take_turns_in_two_buffers(s3: s3_server.S3Server, dataset: DataSet,
+                                                                   monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """The task's reads (remote.read_chunks, feed_range) with pieces small enough that a range is
+    many of them: every byte once, in order, each piece whole; the lines counted as `verify`
+    numbers them, a `\\n` after a last line that has none."""
+    from test_direct import lines_of
+
+    path = dataset.files[1]  # CR LF, no line break at its end
+    data = Path(path).read_bytes()
+    url = s3_server.upload(s3, path, f"tokens/pieces-{chunk}/b.jsonl")
+    store = Store("s3", (("endpoint", s3.endpoint),))
+    where = locate(url, None)
+    file = ranges.LocalFile(where.path, len(data), store.filesystem().get_file_info(where.path).mtime_ns, store, url)
+    monkeypatch.setattr(remote, "READ_CHUNK", chunk)
+    start, end = 5, len(data) - 3
+    pieces = [bytes(piece) for piece in remote.read_chunks(file, start, end)]
+    assert b"".join(pieces) == data[start:end] and len(pieces) == -(-(end - start) // chunk)
+    fed: list[bytes] = []
+    lines = remote.feed_range(ranges.ByteRange(0, file, 0, len(data), 0, -1, False), lambda piece: fed.append(bytes(piece)))
+    assert b"".join(fed) == data + b"\n" and lines == lines_of(data)
+    assert not data.endswith(b"\n")
