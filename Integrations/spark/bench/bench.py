@@ -262,6 +262,8 @@ def main() -> int:
             "cpu_ratio": round(single_cpu / spark_cpu, 3),
             "store_cpu_seconds": round(store_cpu, 1),
             "cpu_ratio_without_store": round(single_cpu / (spark_cpu - store_cpu), 3),
+            # an estimate: the job's wall less the time the server's CPU seconds took from the cores
+            "ratio_without_store_estimate": round(single / (summary.seconds - store_cpu / args.cores), 3),
         }
         rounds.append(figures)
         print(f"round {number}: single process (verify --threads {args.cores}): {single:.2f} s, "
@@ -271,8 +273,8 @@ def main() -> int:
               f"ratio spark/single {figures['ratio']:.3f}; CPU seconds single {single_cpu:.1f}, spark {spark_cpu:.1f} "
               f"({figures['single_tokens_per_cpu_second']} vs {figures['spark_tokens_per_cpu_second']} tokens per "
               f"CPU second, ratio {figures['cpu_ratio']:.3f})"
-              + (f"; the S3 server's CPU seconds {store_cpu:.1f}, ratio without them {figures['cpu_ratio_without_store']:.3f}"
-                 if store is not None else ""))
+              + (f"; the S3 server's CPU seconds {store_cpu:.1f}, ratio without them {figures['cpu_ratio_without_store']:.3f} "
+                 f"(by wall, estimated: {figures['ratio_without_store_estimate']:.3f})" if store is not None else ""))
     spark.stop()
     if connect is not None:
         connect.stop()
@@ -287,7 +289,9 @@ def main() -> int:
           f"median {statistics.median(ratios):.3f} (range {ratios[0]:.3f}-{ratios[-1]:.3f}), "
           f"by CPU seconds median {statistics.median(r['cpu_ratio'] for r in warm):.3f}"
           + (f" ({statistics.median(r['cpu_ratio_without_store'] for r in warm):.3f} without the S3 server's, "
-             f"median {statistics.median(r['store_cpu_seconds'] for r in warm):.1f} CPU s)" if store is not None else "")
+             f"median {statistics.median(r['store_cpu_seconds'] for r in warm):.1f} CPU s; by wall without them, "
+             f"estimated as the wall less those seconds over the cores, "
+             f"{statistics.median(r['ratio_without_store_estimate'] for r in warm):.3f})" if store is not None else "")
           + "; "
           f"spark rate per core (warm median) {statistics.median(r['spark_rate_per_core'] for r in warm):.0f}; "
           f"spark start-up {startup:.2f} s apart")
