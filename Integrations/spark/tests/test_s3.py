@@ -246,7 +246,8 @@ def test_a_range_is_read_in_pieces_that_take_turns_in_two_buffers(s3: s3_server.
                                                                    monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
     """The task's reads (remote.read_chunks, feed_range) with pieces small enough that a range is
     many of them: every byte once, in order, each piece whole; the lines counted as `verify`
-    numbers them, a `\\n` after a last line that has none."""
+    numbers them as soon as the last piece is read (before it is fed), a `\\n` after a last line
+    that has none."""
     from test_direct import lines_of
 
     path = dataset.files[1]  # CR LF, no line break at its end
@@ -260,6 +261,9 @@ def test_a_range_is_read_in_pieces_that_take_turns_in_two_buffers(s3: s3_server.
     pieces = [bytes(piece) for piece in remote.read_chunks(file, start, end)]
     assert b"".join(pieces) == data[start:end] and len(pieces) == -(-(end - start) // chunk)
     fed: list[bytes] = []
-    lines = remote.feed_range(ranges.ByteRange(0, file, 0, len(data), 0, -1, False), lambda piece: fed.append(bytes(piece)))
-    assert b"".join(fed) == data + b"\n" and lines == lines_of(data)
-    assert not data.endswith(b"\n")
+    counted: list[tuple[int, int]] = []  # (lines, pieces fed by then)
+    remote.feed_range(ranges.ByteRange(0, file, 0, len(data), 0, -1, False), lambda piece: fed.append(bytes(piece)),
+                      lambda lines: counted.append((lines, len(fed))))
+    assert b"".join(fed) == data + b"\n" and not data.endswith(b"\n")
+    assert [lines for lines, _ in counted] == [lines_of(data)]
+    assert counted[0][1] < len(fed) - 1, "the lines are known before the last piece goes in"

@@ -8,13 +8,15 @@ end-of-stream marker, nothing follows it, every byte of the ranges went in and t
 
 Spooled (`spool=True`, for a barrier stage's task, line_numbers.py): the child writes its stream
 to a local file that has no name (nothing is left behind when the task is killed), the caller
-waits for every range to go in (`fed()`, the ranges' line counts), and reads the batches once
-the child has exited.
+waits until every range's lines are counted (`counted()`: a remote range's as soon as its last
+piece is read, while the child still works on it), and reads the batches once the child has
+exited.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 import io
 import itertools
 import os
@@ -115,6 +117,10 @@ class AnswerStream:
         known = all(piece.lines >= 0 for piece in task.ranges)
         self.ends: list[int] = list(itertools.accumulate(piece.lines for piece in task.ranges)) if known else []
         self.counting = not known
+        # Each range's lines: from the plan, or counted as a remote range is read (before the
+        # child has it all); `all_counted` is set once every range's are known, or the feeder ended.
+        self.lines: list[int | None] = [piece.lines if piece.lines >= 0 else None for piece in task.ranges]
+        self.all_counted = threading.Event()
 
     def __enter__(self) -> AnswerStream:
         out = self.spool if self.spool is not None else subprocess.PIPE
@@ -143,9 +149,11 @@ class AnswerStream:
     def _feed(self, stdin: IO[bytes]) -> None:
         try:
             fed = 0
-            for piece in self.task.ranges:
+            self._count(-1, 0)  # every range's lines may be known from the plan
+            for number, piece in enumerate(self.task.ranges):
                 if piece.file.store is not None:
-                    fed += feed_range(piece, lambda data: _write_all(stdin.fileno(), data))
+                    feed_range(piece, lambda data: _write_all(stdin.fileno(), data), functools.partial(self._count, number))
+                    fed += self.lines[number] or 0
                     self.ends.append(fed)
                     continue
                 fed += piece.lines
@@ -162,10 +170,19 @@ class AnswerStream:
         except BaseException as error:  # noqa: BLE001 - reported by finish() or the failure it causes
             self.feed_error = error
         finally:
+            self.all_counted.set()
             try:
                 stdin.close()
             except OSError:
                 pass
+
+    def _count(self, number: int, lines: int) -> None:
+        """Range `number`'s lines are known (called by the reading thread); `all_counted` set
+        once every range's are."""
+        if number >= 0:
+            self.lines[number] = lines
+        if all(count is not None for count in self.lines):
+            self.all_counted.set()
 
     def fail(self, message: str) -> VerifyError:
         """The error for the task: `message`, the child's exit status, its stderr, and why
@@ -182,18 +199,21 @@ class AnswerStream:
         cause = f"; feeding it failed: {self.feed_error!r}" if self.feed_error is not None else ""
         return VerifyError(f"tokenverify verify ({' '.join(self.argv)}) on {where}: {message}{detail}{cause}")
 
-    def fed(self) -> list[int]:
-        """Waits for every range to go in; their line counts (VerifyError where feeding failed)."""
-        self.feeder.join()
-        if self.feed_error is not None:
+    def counted(self) -> list[int]:
+        """Waits until every range's lines are counted (a remote range's once its last piece is
+        read, while the child still works); their counts. VerifyError where feeding failed first."""
+        self.all_counted.wait()
+        lines = [count for count in self.lines if count is not None]
+        if len(lines) < len(self.lines):
             raise self.fail("its input did not go in whole")
-        return [end - before for before, end in zip([0, *self.ends], self.ends)]
+        return lines
 
     def batches(self) -> Iterator[Any]:
         """The child's record batches, in order, each checked to have CHILD_FIELDS (spooled: once
         the child has exited)."""
         if self.spool is not None:
             self.process.wait()
+            self.feeder.join()  # every range's end is known (self.ends)
             self.spool.seek(0)
             self.stdout = _TailTracking(self.spool)
         try:

@@ -2,10 +2,12 @@
 the lines of the file's earlier ranges, which other tasks read (the driver reads no whole input).
 
 - **Barrier stage**, where every task fits at once: the tasks run as one barrier stage. Each
-  streams its ranges into its child and counts their lines as it feeds them, while the child
-  writes its answers to a local spool file (arrow_child.py); once fed, the tasks swap the line
-  counts that others need (`BarrierTaskContext.allGather`), and each writes its Parquet from the
-  spool with its ranges' first lines. The input is read once. A failed task restarts the whole
+  streams its ranges into its child and counts their lines as they are read, while the child
+  writes its answers to a local spool file (arrow_child.py); once its ranges are read (a piece
+  before the child has them all), the tasks swap the line counts that others need
+  (`BarrierTaskContext.allGather`, which takes a second at least: Spark 4.1 looks for the
+  answer once a second), and each writes its Parquet from the spool with its ranges' first
+  lines once its child is done. The input is read once. A failed task restarts the whole
   stage (Spark's rule for a barrier stage that is a shuffle's map stage, which direct._run_stage
   makes it); every attempt writes the same rows under the same names, so the output stays
   exactly once.

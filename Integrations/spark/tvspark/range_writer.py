@@ -66,8 +66,8 @@ def write_task(argv: Sequence[str], task: RangeTask, output: str, parquet: Parqu
     On a remote store (`store`; `output` the folder's path in it), the part is written to a
     local file first and put in place whole once the child ended well (remote.upload): a store
     without rename gets the same object from every attempt of the task, never a partial one.
-    With `numbering` (a barrier stage's task), the child's answers are spooled until its ranges
-    went in and `numbering` gave their first lines."""
+    With `numbering` (a barrier stage's task), the child's answers are spooled until its ranges'
+    lines are counted and `numbering` gave their first lines."""
     final = os.path.join(output, part_name(task.index))
     if store is not None:
         temporary = staged_part()
@@ -77,7 +77,7 @@ def write_task(argv: Sequence[str], task: RangeTask, output: str, parquet: Parqu
     try:
         with pq.ParquetWriter(temporary, OUTPUT_SCHEMA, compression=parquet.compression,
                               use_dictionary=dictionary) as writer, AnswerStream(argv, task, spool=numbering is not None) as answers:
-            numbered = numbering(task, answers.fed()) if numbering is not None else task
+            numbered = numbering(task, answers.counted()) if numbering is not None else task
             groups = _RowGroups(numbered, answers, writer, parquet.row_group_bytes)
             for batch in answers.batches():
                 groups.add(batch)

@@ -148,11 +148,14 @@ def with_first_lines(ranges: Sequence[ByteRange], lines: Mapping[int, int]) -> l
     return result
 
 
-def read_chunks(file: LocalFile, start: int, end: int) -> Iterator[memoryview]:
+def read_chunks(file: LocalFile, start: int, end: int, counted: Callable[[int], None] | None = None) -> Iterator[memoryview]:
     """Bytes `start` to `end` of a remote file in pieces of READ_CHUNK bytes at most, the next
     one read while the caller uses this one; ValueError when the file is shorter or changed
     since the job was planned. Two buffers made once take turns (no new memory a piece), so a
-    piece is good until the caller asks for the next."""
+    piece is good until the caller asks for the next. With `counted`, the reading thread counts
+    the lines of the bytes as the pieces arrive (their `\\n`s, and a last line without one at
+    the file's end) and calls `counted(lines)` once the last piece is in, before the caller has
+    used it."""
     assert file.store is not None
     filesystem = file.store.filesystem()
     info = filesystem.get_file_info(file.path)
@@ -161,6 +164,7 @@ def read_chunks(file: LocalFile, start: int, end: int) -> Iterator[memoryview]:
     reader = filesystem.open_input_file(file.path)
     offsets = list(range(start, end, READ_CHUNK))
     buffers = [bytearray(min(READ_CHUNK, end - start)) for _ in offsets[:2]]
+    lines = _LineCount(counted, end == file.size, len(offsets))
 
     def fill(number: int) -> memoryview:  # only the one reading thread moves the reader
         offset = offsets[number]
@@ -172,6 +176,7 @@ def read_chunks(file: LocalFile, start: int, end: int) -> Iterator[memoryview]:
             if not read:
                 raise ValueError(f"{file.source} ends at byte {offset + got}, before byte {end}")
             got += read
+        lines.add(piece)
         return piece
 
     with ThreadPoolExecutor(1, thread_name_prefix="tokenverify-read") as pool:
@@ -183,20 +188,38 @@ def read_chunks(file: LocalFile, start: int, end: int) -> Iterator[memoryview]:
             yield piece
 
 
-def feed_range(piece: ByteRange, write: Callable[[Any], None]) -> int:
+class _LineCount:
+    """The lines of a range's pieces, counted as they are read; `counted(lines)` called after
+    the last of `pieces` (at once where there are none)."""
+
+    def __init__(self, counted: Callable[[int], None] | None, at_file_end: bool, pieces: int) -> None:
+        self.counted = counted
+        self.at_file_end = at_file_end
+        self.left = pieces
+        self.lines = 0
+        self.counter = NewlineCounter() if counted is not None else None
+        if counted is not None and not pieces:
+            counted(0)
+
+    def add(self, piece: memoryview) -> None:
+        if self.counter is None or self.counted is None:
+            return
+        self.lines += self.counter.count(piece)
+        self.left -= 1
+        if not self.left:
+            self.counted(self.lines + int(self.at_file_end and piece[-1] != 10))
+
+
+def feed_range(piece: ByteRange, write: Callable[[Any], None], counted: Callable[[int], None]) -> None:
     """Streams a remote range through `write` (a `\\n` added after a file's last line that has
-    none, as for local files); the range's lines, counted on the way."""
-    counter = NewlineCounter()
-    lines = 0
+    none, as for local files); `counted(lines)` gets the range's lines as soon as its last piece
+    is read (read_chunks)."""
     last = 10
-    for chunk in read_chunks(piece.file, piece.start, piece.end):
-        lines += counter.count(chunk)
-        last = chunk[-1] if len(chunk) else last
+    for chunk in read_chunks(piece.file, piece.start, piece.end, counted):
+        last = chunk[-1]
         write(chunk)
     if piece.end == piece.file.size and last != 10:
         write(b"\n")
-        lines += 1
-    return lines
 
 
 def scratch_folder() -> str | None:
