@@ -153,7 +153,10 @@ class AnswerStream:
             for number, piece in enumerate(self.task.ranges):
                 if piece.file.store is not None:
                     feed_range(piece, lambda data: _write_all(stdin.fileno(), data), functools.partial(self._count, number))
-                    fed += self.lines[number] or 0
+                    lines = self.lines[number]
+                    if lines is None:  # read_chunks counts a range before it hands out its last piece
+                        raise VerifyError(f"{piece.file.source} bytes {piece.start}-{piece.end}: its lines were not counted")
+                    fed += lines
                     self.ends.append(fed)
                     continue
                 fed += piece.lines
