@@ -91,9 +91,7 @@ def gather(tasks: Sequence[RangeTask], task: RangeTask, lines: Sequence[int]) ->
     if len(replies) != len(tasks) or set(gathered) != wanted:
         raise ValueError(f"the barrier stage's {len(replies)} tasks gave the lines of {len(gathered)} ranges; "
                          f"{len(tasks)} tasks and {len(wanted)} ranges expected")
-    ranges = [piece for each in tasks for piece in each.ranges]
-    numbered = {piece.index: piece for piece in remote.with_first_lines(ranges, gathered)}
-    return replace(task, ranges=tuple(numbered[piece.index] for piece in task.ranges))
+    return _numbered([task], tasks, gathered)[0]
 
 
 def count_job(spark: SparkSession, tasks: tuple[RangeTask, ...], parallelism: int) -> tuple[RangeTask, ...]:
@@ -109,9 +107,14 @@ def count_job(spark: SparkSession, tasks: tuple[RangeTask, ...], parallelism: in
     else:
         rows = task_indexes(spark, len(spans)).map(lambda index: (index, work(index).column(1)[0].as_py())).collect()
     found = dict(rows)
-    lines = remote.span_lines(spans, [found[number] for number in range(len(spans))])
-    counted = {piece.index: piece for piece in remote.with_first_lines(ranges, lines)}
-    return tuple(replace(task, ranges=tuple(counted[piece.index] for piece in task.ranges)) for task in tasks)
+    return tuple(_numbered(tasks, tasks, remote.span_lines(spans, [found[number] for number in range(len(spans))])))
+
+
+def _numbered(these: Sequence[RangeTask], tasks: Sequence[RangeTask], lines: dict[int, int]) -> list[RangeTask]:
+    """`these` (some of the job's `tasks`), each range with its first line from the lines of the
+    ranges before it (`lines`, by range index; remote.with_first_lines)."""
+    numbered = {piece.index: piece for piece in remote.with_first_lines([piece for task in tasks for piece in task.ranges], lines)}
+    return [replace(task, ranges=tuple(numbered[piece.index] for piece in task.ranges)) for task in these]
 
 
 def _count_span(spans: tuple[Any, ...], index: int) -> Any:
