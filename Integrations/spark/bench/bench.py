@@ -45,7 +45,7 @@ from tvspark.ship import is_archive, unpack_locally  # noqa: E402
 
 AT = "1800000000"
 # The JVM's options by default: the throughput collector suits a batch job; on the direct path
-# the JVM only schedules, and its C2 compiler cost more CPU than it saved (0.2-0.8 s a job over
+# the JVM only schedules, and its C2 compiler cost more CPU than it saved (0.1-0.8 s a job over
 # a session's first dozen jobs, against about 0.1 s of the JVM's own work: see the Spark README),
 # so it stops at C1. Spark's own path runs every row through the JVM and keeps C2.
 SPARK_JVM_OPTIONS = "-XX:+UseParallelGC"
