@@ -2,8 +2,9 @@ import TokenVerifier
 
 /// The Status List Token files of a run (spec §4c), each one generation of a list: loaded at
 /// start-up, and on reload each file again only when it changed. A file that fails on reload keeps
-/// its previous generation in force (and says why); a file gone from a watched directory takes
-/// its generation with it. Touched only at start-up and then on the watcher's queue.
+/// its previous generation in force (and says why). A file gone, or rewritten with an older list,
+/// is loaded as it is: the verifier's floors (``StatusListFloors``) keep the group from stepping
+/// back. Touched only at start-up and then on the watcher's queue.
 final class StatusListFiles: @unchecked Sendable {
     /// Files, or directories standing for their regular files.
     let paths: [String]
@@ -36,9 +37,6 @@ final class StatusListFiles: @unchecked Sendable {
             do {
                 let list = try StatusListToken.load(
                     file: file, keys: keys, anchors: anchors, options: options, maxInflatedBytes: maxInflatedBytes)
-                if !strict, let previous = loaded[file]?.list, let why = Self.rollback(from: previous, to: list) {
-                    throw StatusListError(source: file, message: why)
-                }
                 next[file] = (signature, list)
                 order.append(file)
             } catch {
@@ -54,17 +52,6 @@ final class StatusListFiles: @unchecked Sendable {
         }
         loaded = next
         return StatusListSet(lists: order.map { next[$0]!.list })
-    }
-
-    /// Why a file's new list may not replace its previous one: an older generation of the same
-    /// list and issuer (a file rewritten with a stale copy must not un-revoke a token; removing
-    /// the file is how a generation is withdrawn). Nil when it may.
-    static func rollback(from previous: StatusListToken, to list: StatusListToken) -> String? {
-        guard list.uri == previous.uri, list.signerIssuer == previous.signerIssuer,
-            list.issuedAt < previous.issuedAt
-        else { return nil }
-        return
-            "refused: it holds the generation of \"\(list.uri)\" issued \(NumericDate.rfc3339(list.issuedAt)), older than the one it replaces (issued \(NumericDate.rfc3339(previous.issuedAt)))"
     }
 }
 

@@ -59,22 +59,5 @@ import TokenVerifier
         #expect(verifier.statusLists?.count == 1, "\(warnings.withLock { $0 })")
         #expect(warnings.withLock { $0 }.contains { $0.contains("status lists reloaded (key set changed): 1 list") })
     }
-
-    /// A file rewritten with an older generation of its own list is refused on reload; a newer
-    /// one, another URI or another issuer's list replaces it.
-    @Test func aFileMayNotGoBackAGeneration() throws {
-        let keys = fixtures.keySet
-        func list(_ key: SigningKey, issuedAt: Int64, uri: String = Fixtures.statusListURI) throws -> StatusListToken {
-            try fixtures.statusList(Fixtures.statusListToken(key, uri: uri, issuedAt: issuedAt), keys: keys)
-        }
-        let current = try list(fixtures.ed, issuedAt: 2_000)
-        let why = StatusListFiles.rollback(from: current, to: try list(fixtures.ed, issuedAt: 1_000))
-        #expect(why?.contains("older than the one it replaces") == true)
-        #expect(StatusListFiles.rollback(from: current, to: try list(fixtures.ed, issuedAt: 3_000)) == nil)
-        #expect(
-            StatusListFiles.rollback(from: current, to: try list(fixtures.ed, issuedAt: 1_000, uri: "https://x/2"))
-                == nil)
-        let other = try list(fixtures.prodKey, issuedAt: 1_000)
-        #expect(other.signerIssuer == "operator-a" && StatusListFiles.rollback(from: current, to: other) == nil)
-    }
 }
+

@@ -72,7 +72,7 @@ import TokenTools
         #expect(unavailable.reason == .statusUnavailable)
         #expect(
             unavailable.detail?.contains(
-                "none of its lists is signed for the token's issuer (its key's iss \"operator-a\"")
+                "none of its lists is signed for the token's issuer and environment (its key's iss \"operator-a\"")
                 == true, "\(unavailable)")
         // Keys without iss are one issuer: both without one counts as the same.
         let plainToken = SigningKey.generate(algorithm: .ed25519, keyID: "plain-token")

@@ -43,6 +43,7 @@ final class ChainKey: @unchecked Sendable {
         facts = KeyFacts(
             type: type, algorithm: nil, environment: chain.environment,
             keyID: UnsafeBufferPointer(rebasing: text[..<keyID.utf8.count]), issuer: nil,
+            keyThumbprint: UnsafeBufferPointer(rebasing: text[keyID.utf8.count..<keyID.utf8.count]),
             ed25519: ed25519.map { Unmanaged.passUnretained($0) })
         self.chain = chain
         uris = chain.uris.map { Array($0.utf8) }

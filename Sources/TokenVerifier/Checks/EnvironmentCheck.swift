@@ -1,26 +1,27 @@
 /// Check 7 (`wrong_environment`): the token's `env`, the key's `env` (for a chain, its anchor's,
-/// spec §3b) and the run's `--env` agree wherever they are given.
+/// spec §3b) and the run's `--env` agree wherever they are given (``SignerRule``, the rule a
+/// status list's signer is held to as well).
 struct EnvironmentCheck: TokenCheck {
     func check(
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        let required = input.options.environment
-        let tokenEnvironment = token.environment
-        let keyEnvironment = findings.keyFacts(input)?.environment
-        if let tokenEnvironment, let keyEnvironment, tokenEnvironment != keyEnvironment {
+        let conflict = SignerRule.environmentConflict(
+            signed: token.environment, signer: findings.keyFacts(input)?.environment, run: input.options.environment)
+        guard let conflict else { return }
+        switch conflict {
+        case .signedVersusSigner(let signed, let signer):
             failures.add(
                 .wrongEnvironment,
-                "the token is for env \"\(tokenEnvironment.rawValue)\" but \(findings.keyDescription(input)) is for \"\(keyEnvironment.rawValue)\""
+                "the token is for env \"\(signed.rawValue)\" but \(findings.keyDescription(input)) is for \"\(signer.rawValue)\""
             )
-        } else if let required, let tokenEnvironment, tokenEnvironment != required {
+        case .signedVersusRun(let signed, let run):
+            failures.add(
+                .wrongEnvironment, "the token is for env \"\(signed.rawValue)\", this run accepts \"\(run.rawValue)\"")
+        case .signerVersusRun(let signer, let run):
             failures.add(
                 .wrongEnvironment,
-                "the token is for env \"\(tokenEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\"")
-        } else if let required, let keyEnvironment, keyEnvironment != required {
-            failures.add(
-                .wrongEnvironment,
-                "\(findings.keyDescription(input)) is for env \"\(keyEnvironment.rawValue)\", this run accepts \"\(required.rawValue)\""
+                "\(findings.keyDescription(input)) is for env \"\(signer.rawValue)\", this run accepts \"\(run.rawValue)\""
             )
         }
     }

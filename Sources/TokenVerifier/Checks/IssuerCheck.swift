@@ -1,5 +1,6 @@
 /// Check 8 (`wrong_issuer`): `iss` equals the key's `iss` (for a chain: names its leaf, one of
-/// its subjectAltName URIs or dNSNames, spec §3b) and the run's `--issuer`, where they are given.
+/// its subjectAltName URIs or dNSNames, spec §3b) and the run's `--issuer`, where they are given
+/// (``SignerRule``, the rule a status list's signer is held to as well).
 struct IssuerCheck: TokenCheck {
     func check(
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
@@ -7,8 +8,8 @@ struct IssuerCheck: TokenCheck {
     ) {
         if findings.chain != nil && Self.chainRefuses(token, findings, &failures) {
             return
-        } else if let index = findings.keyIndex, let keyIssuer = input.keys.facts[index].issuer,
-            !token.equals(token.issuer, keyIssuer)
+        } else if let index = findings.keyIndex,
+            !token.withBytes(token.issuer, { SignerRule.keyIssuerBinds(input.keys.facts[index].issuer, $0) })
         {
             let key = input.state.keys.keys[index]
             failures.add(
@@ -27,7 +28,9 @@ struct IssuerCheck: TokenCheck {
     private static func chainRefuses(
         _ token: borrowing ParsedToken, _ findings: CheckFindings, _ failures: inout FailureList
     ) -> Bool {
-        guard let chain = findings.chainKey, !token.withBytes(token.issuer, chain.names) else { return false }
+        guard let chain = findings.chainKey, !token.withBytes(token.issuer, { SignerRule.chainBinds(chain, $0) }) else {
+            return false
+        }
         let names = (chain.chain.uris + chain.chain.dnsNames).map { "\"\($0)\"" }
         failures.add(
             .wrongIssuer,

@@ -1,34 +1,29 @@
 /// Check 10 (`revoked_key`, `revoked_token`, `revoked_device`, `revoked_object`,
-/// `revoked_grant`): the revocation snapshot, by key (its `kid`, or for a chain each certificate's
-/// `x5t#S256`, spec §3b), token, device, object and grant, in that order.
+/// `revoked_grant`): the revocation snapshot, by signer (``SignerRule``: its `kid` and
+/// `spki#S256`, or for a chain each certificate's `x5t#S256` and `spki#S256`, spec §3b, §4),
+/// token, device, object and grant, in that order.
 struct RevocationCheck: TokenCheck {
     func check(
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
         _ failures: inout FailureList
     ) {
-        input.withState { check(token, $0.revocations, chain: findings.chain, at: input.time, &failures) }
+        input.withState {
+            check(token, $0.revocations, findings: findings, keys: input.keys, at: input.time, &failures)
+        }
     }
 
     /// The check against `revocations` (lent by the snapshot for the call).
     private func check(
-        _ token: borrowing ParsedToken, _ revocations: RevocationList, chain: Unmanaged<ChainKey>?, at time: Double,
-        _ failures: inout FailureList
+        _ token: borrowing ParsedToken, _ revocations: RevocationList, findings: CheckFindings, keys: KeyFactsTable,
+        at time: Double, _ failures: inout FailureList
     ) {
         guard revocations.count > 0 else { return }
         let issuedAt = token.issuedAt
         func revokes(_ kind: RevocationList.Kind, _ text: ParsedToken.Text) -> Bool {
             token.withBytes(text) { revocations.revokes(kind, $0, issuedAt: issuedAt, at: time) }
         }
-        if let chain {
-            let revoked = chain._withUnsafeGuaranteedRef {
-                Self.revokedCertificate($0, revocations, issuedAt: issuedAt, at: time)
-            }
-            if let revoked {
-                failures.add(.revokedKey, revoked)
-                if failures.isDone { return }
-            }
-        } else if let keyID = token.keyID, revokes(.key, keyID) {
-            failures.add(.revokedKey, "key \"\(token.string(keyID))\" is revoked")
+        if let detail = Self.signerRevocation(token, findings, keys, revocations, at: time) {
+            failures.add(.revokedKey, detail)
             if failures.isDone { return }
         }
         if revokes(.token, token.tokenID) {
@@ -66,22 +61,25 @@ struct RevocationCheck: TokenCheck {
         }
     }
 
-    /// The detail for the first certificate of `chain`'s path that `revocations` revoke, if any.
-    private static func revokedCertificate(
-        _ chain: ChainKey, _ revocations: RevocationList, issuedAt: Double?, at time: Double
+    /// The detail of the first revocation of the token's signer in force at `time` (the key
+    /// check 5 found: in the key set, or the chain; a token whose key was not found, in audit
+    /// mode, by its `kid` alone).
+    @inline(__always)
+    private static func signerRevocation(
+        _ token: borrowing ParsedToken, _ findings: CheckFindings, _ keys: KeyFactsTable,
+        _ revocations: RevocationList, at time: Double
     ) -> String? {
-        guard revocations.contains(kind: .certificate) else { return nil }
-        for (position, thumbprint) in chain.thumbprints.enumerated() {
-            let revoked = thumbprint.withUnsafeBufferPointer {
-                revocations.revokes(.certificate, $0, issuedAt: issuedAt, at: time)
+        let issuedAt = token.issuedAt
+        if let chain = findings.chain {
+            return chain._withUnsafeGuaranteedRef {
+                SignerRule.revocation(of: .chain($0), in: revocations, issuedAt: issuedAt, at: time)
             }
-            guard revoked else { continue }
-            let role =
-                position == 0
-                ? "leaf" : position == chain.thumbprints.count - 1 ? "anchor" : "intermediate \(position)"
-            return
-                "the chain's certificate x5t#S256 \(String(decoding: thumbprint, as: UTF8.self)) (\(role)) is revoked"
         }
-        return nil
+        guard let keyID = token.keyID else { return nil }
+        let keyThumbprint = findings.keyIndex.map { keys.facts[$0].keyThumbprint }
+        return token.withBytes(keyID) {
+            SignerRule.revocation(
+                of: .key(keyID: $0, keyThumbprint: keyThumbprint), in: revocations, issuedAt: issuedAt, at: time)
+        }
     }
 }

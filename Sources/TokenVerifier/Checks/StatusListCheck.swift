@@ -1,8 +1,9 @@
 /// Check 10, after ``RevocationCheck`` (`status_invalid`, `status_suspended`,
 /// `status_unavailable`): the token's entry in the status list it names (spec §4c), in the
-/// generation in force at the check time among the lists signed for the token's issuer (the `iss`
-/// of the key that verified it; for a chain, the token's `iss`, which check 8 binds to its leaf). Fails closed: a generation out of force or in conflict answers
-/// `status_unavailable`, never an older one.
+/// generation in force at the check time among the lists that answer for the token: of its
+/// issuer (its `iss`, which check 8 binds to its key or leaf) and its signer's environment. Fails
+/// closed: a generation out of force, withdrawn or in conflict answers `status_unavailable`,
+/// never an older one.
 struct StatusListCheck: TokenCheck {
     func check(
         _ token: borrowing ParsedToken, _ input: CheckInput, _ findings: inout CheckFindings,
@@ -18,18 +19,18 @@ struct StatusListCheck: TokenCheck {
             )
             return
         }
+        let facts = findings.keyFacts(input)
+        let keyNamesNoIssuer = findings.keyIndex != nil && facts?.issuer == nil
         let lookup = token.withBytes(status.uri) { uri in
-            if findings.chain != nil {
-                return token.withBytes(token.issuer) { index.generations(of: uri, issuer: $0, keyKnown: true) }
+            token.withBytes(token.issuer) {
+                index.generation(
+                    of: uri, issuer: $0, keyNamesNoIssuer: keyNamesNoIssuer, environment: facts?.environment,
+                    keyKnown: facts != nil, at: input.time, leeway: input.options.leeway)
             }
-            guard let keyIndex = findings.keyIndex else {
-                return index.generations(of: uri, issuer: nil, keyKnown: false)
-            }
-            return index.generations(of: uri, issuer: input.keys.facts[keyIndex].issuer, keyKnown: true)
         }
-        let generations: StatusListGenerations
+        let generation: StatusListGeneration
         switch lookup {
-        case .found(let found): generations = found
+        case .generation(let found): generation = found
         case .noList:
             failures.add(
                 .statusUnavailable,
@@ -39,11 +40,17 @@ struct StatusListCheck: TokenCheck {
         case .otherIssuers(let issuers):
             failures.add(
                 .statusUnavailable,
-                "token index \(status.index) of status list \"\(uri())\" cannot be checked: none of its lists is signed for the token's issuer (\(Self.tokenIssuer(findings, input)); loaded for: \(issuers.joined(separator: ", ")))"
+                "token index \(status.index) of status list \"\(uri())\" cannot be checked: none of its lists is signed for the token's issuer and environment (\(Self.tokenIssuer(token, findings, input)); loaded for: \(issuers.joined(separator: ", ")))"
+            )
+            return
+        case .notIssuedYet(let first):
+            failures.add(
+                .statusUnavailable,
+                "no generation of status list \"\(uri())\" was issued by \(NumericDate.rfc3339(input.time)) (the first is issued \(NumericDate.rfc3339(first)))"
             )
             return
         }
-        guard let list = Self.list(in: generations, status: status.index, uri: uri, input, &failures) else { return }
+        guard let list = Self.list(generation, status: status.index, uri: uri, input, &failures) else { return }
         guard let value = list.status(at: status.index) else {
             failures.add(
                 .statusUnavailable,
@@ -59,23 +66,24 @@ struct StatusListCheck: TokenCheck {
         )
     }
 
-    /// The list that answers at the check time, or nil with the failure added: no generation yet,
-    /// the generation for that time out of force or in conflict, or expired.
+    /// The list of `generation` that answers at the check time, or nil with the failure added:
+    /// the generation out of force (its signer failing the rule, revoked by then, or withdrawn),
+    /// in conflict, or expired.
     private static func list(
-        in generations: StatusListGenerations, status index: UInt64, uri: () -> String, _ input: CheckInput,
+        _ generation: StatusListGeneration, status index: UInt64, uri: () -> String, _ input: CheckInput,
         _ failures: inout FailureList
     ) -> StatusListToken? {
         let time = input.time
-        guard let generation = generations.inForce(at: time, leeway: input.options.leeway) else {
-            failures.add(
-                .statusUnavailable,
-                "no generation of status list \"\(uri())\" was issued by \(NumericDate.rfc3339(time)) (the first is issued \(NumericDate.rfc3339(generations.generations[0].issuedAt)))"
-            )
-            return nil
-        }
         let issued = NumericDate.rfc3339(generation.issuedAt)
         switch generation.state {
-        case .inForce(let list):
+        case .inForce(let list, let revokedFrom, let why):
+            if time >= revokedFrom {
+                failures.add(
+                    .statusUnavailable,
+                    "token index \(index) of status list \"\(uri())\" cannot be checked: its generation issued \(issued) is out of force (its signer: \(why)), and an older generation never stands in for it"
+                )
+                return nil
+            }
             if let expiresAt = list.expiresAt, expiresAt <= time {
                 failures.add(
                     .statusUnavailable,
@@ -98,15 +106,21 @@ struct StatusListCheck: TokenCheck {
         return nil
     }
 
-    /// The token's issuer as the lookup saw it: its key's `iss`.
-    private static func tokenIssuer(_ findings: CheckFindings, _ input: CheckInput) -> String {
-        if let chain = findings.chainKey { return "its iss, bound to the chain's \(chain.leafDescription)" }
+    /// The token's issuer and environment as the lookup saw them.
+    private static func tokenIssuer(
+        _ token: borrowing ParsedToken, _ findings: CheckFindings, _ input: CheckInput
+    ) -> String {
+        let environment = findings.keyFacts(input)?.environment.map { ", its signer's env \($0.rawValue)" } ?? ""
+        if let chain = findings.chainKey {
+            return "its iss \"\(token.string(token.issuer))\", bound to the chain's \(chain.leafDescription)\(environment)"
+        }
         guard let keyIndex = findings.keyIndex else { return "its key is unknown" }
-        guard let issuer = input.state.keys.keys[keyIndex].issuer else { return "its key names no iss" }
-        return "its key's iss \"\(issuer)\""
+        guard let issuer = input.state.keys.keys[keyIndex].issuer else {
+            return "its iss \"\(token.string(token.issuer))\"; its key names no iss\(environment)"
+        }
+        return "its key's iss \"\(issuer)\"\(environment)"
     }
 }
-
 /// The values of a status list entry (draft §7.1).
 enum StatusValue {
     /// `0x01 INVALID`, `0x02 SUSPENDED`, `0x03 (application-specific)`, `0x05 (reserved)`, …

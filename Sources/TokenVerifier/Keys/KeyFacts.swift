@@ -11,6 +11,8 @@ struct KeyFacts {
     let keyID: UnsafeBufferPointer<UInt8>
     /// The UTF-8 of the key's `iss`, if it has one.
     let issuer: UnsafeBufferPointer<UInt8>?
+    /// The UTF-8 of the key's `spki#S256` (spec §4).
+    let keyThumbprint: UnsafeBufferPointer<UInt8>
     /// The Ed25519 key, for Ed25519 keys (held by the key set's ``VerificationKey``).
     let ed25519: Unmanaged<Ed25519PublicKey>?
 }
@@ -31,7 +33,9 @@ struct KeyFactsTable: @unchecked Sendable {
     /// Facts for `keys`, whose `kid`s are unique; `keys` must outlive the table (its Ed25519 keys
     /// are referenced, not retained).
     init(keys: [VerificationKey]) {
-        let textCount = keys.reduce(0) { $0 + $1.keyID.utf8.count + ($1.issuer?.utf8.count ?? 0) }
+        let textCount = keys.reduce(0) {
+            $0 + $1.keyID.utf8.count + ($1.issuer?.utf8.count ?? 0) + $1.keyThumbprint.utf8.count
+        }
         let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, textCount))
         var offset = 0
         func store(_ string: String) -> UnsafeBufferPointer<UInt8> {
@@ -47,7 +51,7 @@ struct KeyFactsTable: @unchecked Sendable {
             (facts.baseAddress! + index).initialize(
                 to: KeyFacts(
                     type: key.type, algorithm: key.algorithm, environment: key.environment,
-                    keyID: store(key.keyID), issuer: key.issuer.map(store),
+                    keyID: store(key.keyID), issuer: key.issuer.map(store), keyThumbprint: store(key.keyThumbprint),
                     ed25519: key.ed25519.map { Unmanaged.passUnretained($0) }))
         }
         var slots = UnsafeMutableBufferPointer<Int32>(start: nil, count: 0)

@@ -15,10 +15,25 @@ public struct VerificationKey: Sendable {
     /// verification objects were made from, so not to be changed).
     public private(set) var publicKeyBytes: [UInt8]
 
+    /// The key's `spki#S256`: base64url SHA-256 of its SubjectPublicKeyInfo (DER), the name a
+    /// revocation gives the key wherever it appears (key set or certificate, spec §4).
+    public let keyThumbprint: String
+
     /// The decoded OpenSSL key, for P-256 keys.
     let p256: P256PublicKey?
     /// The key and its precomputed table once built, for Ed25519 keys.
     let ed25519: Ed25519PublicKey?
+
+    init(
+        keyID: String, type: KeyType, algorithm: SignatureAlgorithm?, environment: Environment?, issuer: String?,
+        publicKeyBytes: [UInt8], p256: P256PublicKey?, ed25519: Ed25519PublicKey?
+    ) {
+        (self.keyID, self.type, self.algorithm, self.environment, self.issuer) =
+            (keyID, type, algorithm, environment, issuer)
+        self.publicKeyBytes = publicKeyBytes
+        self.keyThumbprint = KeyThumbprint.of(type: type, publicKey: publicKeyBytes)
+        (self.p256, self.ed25519) = (p256, ed25519)
+    }
 
     /// Whether this key may verify a token whose header says `algorithm` (spec §3: the key's
     /// type decides, and a declared `alg` must agree, `EdDSA` ≡ `Ed25519`).

@@ -15,6 +15,10 @@ public struct RevocationEntry: Sendable, Equatable {
         /// `{"x5t#S256":T}`: every token whose chain holds the certificate of that thumbprint
         /// (base64url SHA-256 of its DER, spec §3b): `revoked_key`.
         case certificate(String)
+        /// `{"spki#S256":T}`: every token (and status list) signed with the key of that thumbprint
+        /// (base64url SHA-256 of its SubjectPublicKeyInfo DER), whether a key set holds it or a
+        /// certificate of a chain does, leaf or CA: `revoked_key`. A key cannot be re-encoded.
+        case keyThumbprint(String)
     }
 
     public var selector: Selector

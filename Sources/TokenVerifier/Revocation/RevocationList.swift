@@ -8,7 +8,7 @@ public final class RevocationList: Sendable {
     /// The kinds of selector, in the order the checks consult them.
     enum Kind: UInt8, CaseIterable {
         case key = 1
-        case token, device, object, grant, certificate
+        case token, device, object, grant, certificate, keyThumbprint
     }
 
     struct Slot {
@@ -72,6 +72,25 @@ public final class RevocationList: Sendable {
     func revokes(_ kind: Kind, _ value: UnsafeBufferPointer<UInt8>, issuedAt: Double?, at time: Double) -> Bool {
         guard contains(kind: kind) else { return false }
         return revokes(digest: Self.digest(kind, value, value2: nil, hasher), issuedAt: issuedAt, at: time)
+    }
+
+    /// From when an entry of `kind` for `value` (UTF-8) revokes what was issued at `issuedAt`: the
+    /// earliest `since` of the entries whose `issued_before` applies (−∞ for one without
+    /// `since`), nil when none does. A check at time t is revoked iff t ≥ that time.
+    func revokedSince(_ kind: Kind, _ value: UnsafeBufferPointer<UInt8>, issuedAt: Double?) -> Double? {
+        guard contains(kind: kind) else { return nil }
+        let digest = Self.digest(kind, value, value2: nil, hasher)
+        var earliest: Double? = nil
+        var slot = Int(truncatingIfNeeded: digest.low) & mask
+        while true {
+            let index = table[slot]
+            if index == 0 { return earliest }
+            let entry = entries[Int(index) - 1]
+            if entry.digest == digest, issuedAt.map({ $0 < entry.issuedBefore }) ?? true {
+                earliest = min(earliest ?? .infinity, entry.since)
+            }
+            slot = (slot + 1) & mask
+        }
     }
 
     /// Whether a grant entry for (`device`, `object`) revokes a token issued at `issuedAt`, checked at `time`.
@@ -175,6 +194,9 @@ public final class RevocationList: Sendable {
                 digest = RevocationList.digest(kind, kid, value2: nil, hasher)
             case .certificate(let thumbprint):
                 kind = .certificate
+                digest = RevocationList.digest(kind, thumbprint, value2: nil, hasher)
+            case .keyThumbprint(let thumbprint):
+                kind = .keyThumbprint
                 digest = RevocationList.digest(kind, thumbprint, value2: nil, hasher)
             case .grant(let sub, let aud):
                 kind = .grant

@@ -65,6 +65,7 @@ extension RevocationList {
         var aud: String?
         var kid: String?
         var thumbprint: String?
+        var keyThumbprint: String?
         var issuedBefore: Double?
         var since: Double?
         var reader = JSONReader(line)
@@ -86,25 +87,29 @@ extension RevocationList {
                 kid = try string(&reader, "kid")
             } else if name.equals("x5t#S256") {
                 thumbprint = try string(&reader, "x5t#S256")
+            } else if name.equals("spki#S256") {
+                keyThumbprint = try string(&reader, "spki#S256")
             } else if name.equals("issued_before") {
                 issuedBefore = try time(&reader, "issued_before")
             } else if name.equals("since") {
                 since = try time(&reader, "since")
             } else {
-                throw reader.unknownMember(name, allowed: "jti, sub, aud, kid, x5t#S256, issued_before, since")
+                throw reader.unknownMember(name, allowed: "jti, sub, aud, kid, x5t#S256, spki#S256, issued_before, since")
             }
         }
         try reader.finish()
         let selector: RevocationEntry.Selector
-        if let thumbprint {
-            guard jti == nil, sub == nil, aud == nil, kid == nil else {
-                throw JSONError("more than one selector (one of jti, sub, aud, sub+aud, kid, x5t#S256)", at: 0)
+        let selectors = "one of jti, sub, aud, sub+aud, kid, x5t#S256, spki#S256"
+        if thumbprint != nil || keyThumbprint != nil {
+            guard jti == nil, sub == nil, aud == nil, kid == nil, thumbprint == nil || keyThumbprint == nil else {
+                throw JSONError("more than one selector (\(selectors))", at: 0)
             }
-            guard thumbprint.utf8.count == 43, let bytes = Base64URL.decode(Array(thumbprint.utf8)), bytes.count == 32
-            else {
-                throw JSONError("x5t#S256 must be the base64url SHA-256 of a certificate (43 characters)", at: 0)
+            if let thumbprint {
+                try checkThumbprint(thumbprint, "x5t#S256", of: "a certificate")
+                return RevocationEntry(.certificate(thumbprint), issuedBefore: issuedBefore, since: since)
             }
-            return RevocationEntry(.certificate(thumbprint), issuedBefore: issuedBefore, since: since)
+            try checkThumbprint(keyThumbprint!, "spki#S256", of: "a key's SubjectPublicKeyInfo")
+            return RevocationEntry(.keyThumbprint(keyThumbprint!), issuedBefore: issuedBefore, since: since)
         }
         switch (jti, sub, aud, kid) {
         case (let jti?, nil, nil, nil): selector = .token(jti)
@@ -112,9 +117,16 @@ extension RevocationList {
         case (nil, nil, let aud?, nil): selector = .object(aud)
         case (nil, let sub?, let aud?, nil): selector = .grant(device: sub, object: aud)
         case (nil, nil, nil, let kid?): selector = .key(kid)
-        case (nil, nil, nil, nil): throw JSONError("no selector (one of jti, sub, aud, sub+aud, kid, x5t#S256)", at: 0)
-        default: throw JSONError("more than one selector (one of jti, sub, aud, sub+aud, kid, x5t#S256)", at: 0)
+        case (nil, nil, nil, nil): throw JSONError("no selector (\(selectors))", at: 0)
+        default: throw JSONError("more than one selector (\(selectors))", at: 0)
         }
         return RevocationEntry(selector, issuedBefore: issuedBefore, since: since)
+    }
+
+    /// A thumbprint selector is the base64url of a SHA-256 digest: 43 canonical characters.
+    private static func checkThumbprint(_ text: String, _ name: String, of what: String) throws(JSONError) {
+        guard text.utf8.count == 43, let bytes = Base64URL.decode(Array(text.utf8)), bytes.count == 32 else {
+            throw JSONError("\(name) must be the base64url SHA-256 of \(what) (43 characters)", at: 0)
+        }
     }
 }

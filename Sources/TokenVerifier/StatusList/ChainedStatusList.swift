@@ -46,7 +46,7 @@ enum ChainedStatusList {
             }
             key = ChainKey(chain, objects: objects, signatureCache: nil)
         }
-        guard key.names(issuer) else {
+        guard withUTF8(of: issuer, { SignerRule.chainBinds(key, $0) }) else {
             let names = (key.chain.uris + key.chain.dnsNames).map { "\"\($0)\"" }
             return .failure(
                 .init(
@@ -57,8 +57,8 @@ enum ChainedStatusList {
             return .failure(
                 .init("alg \(parts.algorithm.rawValue) does not fit the chain's leaf key (\(key.key.type.rawValue))"))
         }
-        if let environment = options.environment, let anchorEnvironment = key.key.environment,
-            environment != anchorEnvironment
+        if case .signerVersusRun(let anchorEnvironment, let environment) = SignerRule.environmentConflict(
+            signed: nil, signer: key.key.environment, run: options.environment)
         {
             return .failure(
                 .init(

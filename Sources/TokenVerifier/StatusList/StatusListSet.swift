@@ -15,18 +15,20 @@ public final class StatusListSet: Sendable {
     public var count: Int { lists.count }
 }
 
-/// One generation of a list (one URI, one issuer, one `iat`) as the index holds it.
+/// One generation of a list (one URI, issuer and environment, one `iat`) as the index holds it.
 struct StatusListGeneration: Sendable {
     /// What a generation answers.
     enum State: Sendable {
-        /// Verified with the key set in force: it answers.
-        case inForce(StatusListToken)
-        /// Its key left the key set or no longer verifies it (why): it answers nothing, and still
-        /// shadows the older generations, so a line it would answer is `status_unavailable`.
-        case outOfForce(StatusListToken, why: String)
+        /// Its signer passes the signer rule: it answers for lines before `revokedFrom` (a
+        /// revocation of its signer, `revokedWhy`; +∞ when none applies).
+        case inForce(StatusListToken, revokedFrom: Double, revokedWhy: String)
+        /// Its signer fails the signer rule (why), or, with no list, it was seen and is gone (a
+        /// file removed or rewritten with an older list): it answers nothing, and still shadows
+        /// the older generations, so a line it would answer is `status_unavailable`.
+        case outOfForce(StatusListToken?, why: String)
         /// Lists with this `iat` and different entries: a line they would answer is
         /// `status_unavailable` (never decided by file name or order).
-        case conflicting([StatusListToken])
+        case conflicting(sources: [String])
     }
 
     let issuedAt: Double
@@ -35,17 +37,44 @@ struct StatusListGeneration: Sendable {
     /// Where it came from, for messages: its file, or the files of a conflict.
     var sources: String {
         switch state {
-        case .inForce(let list), .outOfForce(let list, _): list.source
-        case .conflicting(let lists): lists.map(\.source).joined(separator: " and ")
+        case .inForce(let list, _, _): list.source
+        case .outOfForce(let list, _): list?.source ?? "no file now"
+        case .conflicting(let sources): sources.joined(separator: " and ")
         }
+    }
+
+    /// Whether `self` and `other`, both answering for a line from different groups with one
+    /// `iat`, are one generation in force: copies of the same entries (the later revocation wins).
+    func merged(with other: StatusListGeneration) -> StatusListGeneration {
+        if case .inForce(let list, let from, _) = state, case .inForce(let otherList, let otherFrom, _) = other.state,
+            list.entriesDigest == otherList.entriesDigest
+        {
+            return from >= otherFrom ? self : other
+        }
+        return StatusListGeneration(issuedAt: issuedAt, state: .conflicting(sources: [sources, other.sources]))
     }
 }
 
-/// The generations of one URI signed for one issuer (the `iss` of the key that signed them; nil
-/// for keys without one), oldest first.
+/// A URI, an issuer and an environment: the lists that are one list's generations (spec §4c).
+struct StatusListGroupKey: Hashable, Comparable, Sendable {
+    let uri: String
+    /// The list's issuer (its key's `iss`, else its own; nil for neither).
+    let issuer: String?
+    /// Its signer's environment (nil: none).
+    let environment: Environment?
+
+    static func < (left: StatusListGroupKey, right: StatusListGroupKey) -> Bool {
+        if left.uri != right.uri { return left.uri < right.uri }
+        if left.issuer != right.issuer { return (left.issuer ?? "") < (right.issuer ?? "") || left.issuer == nil }
+        return (left.environment?.rawValue ?? "") < (right.environment?.rawValue ?? "")
+    }
+}
+
+/// The generations of one group, oldest first.
 struct StatusListGenerations: Sendable {
     let uri: [UInt8]
     let issuer: [UInt8]?
+    let environment: Environment?
     let generations: [StatusListGeneration]
 
     /// The generation for `time`: the one with the greatest `iat` such that `iat − leeway ≤ time`.
@@ -59,6 +88,22 @@ struct StatusListGenerations: Sendable {
         return nil
     }
 
-    /// The issuer as text, for messages.
-    var issuerText: String { issuer.map { "\"\(String(decoding: $0, as: UTF8.self))\"" } ?? "(none)" }
+    /// Whether this group's lists answer for a token of issuer `issuer` (its `iss`) whose signer's
+    /// environment is `environment` (spec §4c): the same issuer, or none where the token's key
+    /// names none; the same environment, or none.
+    @inline(__always)
+    func answers(
+        issuer tokenIssuer: UnsafeBufferPointer<UInt8>?, keyNamesNoIssuer: Bool, environment tokenEnvironment: Environment?
+    ) -> Bool {
+        guard environment == nil || environment == tokenEnvironment else { return false }
+        guard let issuer else { return keyNamesNoIssuer || tokenIssuer == nil }
+        guard let tokenIssuer else { return false }
+        return issuer.withUnsafeBufferPointer { bytesEqual($0, tokenIssuer) }
+    }
+
+    /// The issuer and environment as text, for messages.
+    var issuerText: String {
+        let name = issuer.map { "\"\(String(decoding: $0, as: UTF8.self))\"" } ?? "(none)"
+        return environment.map { "\(name) (env \($0.rawValue))" } ?? name
+    }
 }

@@ -75,7 +75,7 @@ public struct StatusListToken: Sendable {
         options: VerificationOptions = VerificationOptions(), maxInflatedBytes: Int = 256 << 20
     ) throws(StatusListError) -> StatusListToken {
         let parsed = try UnverifiedStatusList.parse(bytes, source: source)
-        let (key, signerIssuer, checkedUnder) = try parsed.verify(
+        let (key, chainKey, checkedUnder) = try parsed.verify(
             keys: keys, anchors: anchors, options: options, source: source)
         let entries: [UInt8]
         do {
@@ -90,55 +90,23 @@ public struct StatusListToken: Sendable {
             issuer: parsed.issuer, bits: parsed.bits,
             keyID: checkedUnder == nil ? parsed.keyID ?? key.keyID : key.keyID,
             format: parsed.format, source: source, entries: StatusEntries(bytes: entries, bits: parsed.bits),
-            signed: SignedStatusList(
-                parsed, keyType: key.type, keyMaterial: key.publicKeyBytes, keyIssuer: signerIssuer,
-                anchors: checkedUnder))
+            signed: SignedStatusList(parsed, key: key, chainKey: chainKey, anchors: checkedUnder))
     }
 
-    /// Who verifies the list under `keys` and `anchors` now, and the issuer it then answers for;
-    /// else why it is out of force. A list that carries a chain is checked by it wherever anchors
-    /// are in force (no work under the anchors it was loaded with); otherwise by its `kid`.
-    func signer(
-        keys: KeySet?, anchors: TrustAnchors?, options: VerificationOptions
-    ) -> Result<(issuer: String?, by: String), StatusListRefusal> {
-        if let chain = signed.chain, let anchors {
-            if anchors === signed.anchors { return .success((issuer, "its chain")) }
-            let parts = ChainedStatusList.Parts(
-                format: format, algorithm: signed.algorithm, chain: chain, issuedAt: issuedAt, issuer: issuer,
-                message: signed.message, signature: signed.signature)
-            switch ChainedStatusList.verify(parts, anchors: anchors, options: options) {
-            case .success: return .success((issuer, "its chain"))
-            case .failure(let refusal):
-                return .failure(
-                    .init("its chain no longer verifies it under the trust anchors in force: \(refusal.why)"))
-            }
-        }
-        guard let kid = signed.keyID else {
-            return .failure(.init("it is verified by its chain, and no trust anchors are in force"))
-        }
-        guard let keys, let key = verifyingKey(in: keys, keyID: kid, options: options) else {
-            return .failure(.init("its key \"\(kid)\" is no longer in the key set, or no longer verifies it"))
-        }
-        return .success((key.issuer, "its key \"\(kid)\""))
-    }
-
-    /// The key of `keys` that verifies the list now: its key is there with the same material (no
-    /// work), or its key's new material verifies its signature again; nil when none does. The
-    /// entries are not inflated again.
-    private func verifyingKey(in keys: KeySet, keyID: String, options: VerificationOptions) -> VerificationKey? {
-        guard let key = keys[keyID], key.accepts(signed.algorithm) else { return nil }
-        if let environment = options.environment, let keyEnvironment = key.environment, environment != keyEnvironment {
-            return nil
-        }
-        if let issuer, let keyIssuer = key.issuer, issuer != keyIssuer { return nil }
-        if key.type == signed.keyType && key.publicKeyBytes == signed.keyMaterial { return key }
-        return signed.verify(with: key) ? key : nil
-    }
-
-    /// The issuer the list answered for when it was loaded (the `iss` of the key that verified
-    /// it; for a list checked by its chain, its own `iss`): the issuer it shadows for while out of
-    /// force.
+    /// The list's issuer as of its load (spec §4c): the `iss` of the key that verified it, or where
+    /// that key names none, the list's own `iss`; for a list checked by its chain, its own `iss`.
+    /// The issuer it answers for, and shadows for while out of force.
     public var signerIssuer: String? { signed.keyIssuer }
+
+    /// The environment of the signer as of its load (its key's `env`, or its anchor's tag).
+    public var signerEnvironment: Environment? { signed.keyEnvironment }
+
+    /// A keyed digest of the entries, `bits` and `exp`: equal for copies of one generation.
+    var entriesDigest: KeyedHash.Digest {
+        var digest = entries.digest
+        digest.high ^= (expiresAt ?? .nan).bitPattern
+        return digest
+    }
 
     /// Whether `other` holds the same entries (and bits and `exp`): a copy of the same generation.
     public func hasSameEntries(as other: StatusListToken) -> Bool {
@@ -171,12 +139,21 @@ final class StatusEntries: Sendable {
     private let mask: UInt8
     private let shift: Int  // log2(bits)
 
+    /// A keyed digest of the entries and `bits`, to tell a generation from another with the same
+    /// `iat` after its list is gone (``StatusListFloors``).
+    let digest: KeyedHash.Digest
+    /// One key for the whole process, so that digests of two loads compare.
+    private static let hasher = KeyedHash()
+
     init(bytes: [UInt8], bits: Int) {
         self.bytes = bytes
         self.bits = bits
         self.count = bytes.count * 8 / bits
         self.mask = UInt8(truncatingIfNeeded: (1 << bits) - 1)
         self.shift = bits.trailingZeroBitCount
+        var digest = bytes.withUnsafeBytes { Self.hasher.hash($0) }
+        digest.low ^= UInt64(bits)
+        self.digest = digest
     }
 
     @inline(__always)
@@ -210,24 +187,29 @@ final class SignedStatusList: Sendable {
     /// The key the list was verified with at load.
     let keyType: KeyType
     let keyMaterial: [UInt8]
-    /// The issuer it answered for at load: that key's `iss`, or the list's for a chain.
+    /// The issuer it answered for at load: that key's `iss`, else the list's own (for a chain,
+    /// the list's).
     let keyIssuer: String?
+    /// The signer's environment at load: its key's `env`, or its anchor's tag.
+    let keyEnvironment: Environment?
     /// The anchors its chain was checked under at load (nil: checked by `kid`).
     let anchors: TrustAnchors?
+    /// The validated chain at load, under ``anchors`` (its certificates name the signer in a
+    /// revocation list).
+    let chainKey: ChainKey?
 
-    init(
-        _ parsed: UnverifiedStatusList, keyType: KeyType, keyMaterial: [UInt8], keyIssuer: String?,
-        anchors: TrustAnchors?
-    ) {
+    init(_ parsed: UnverifiedStatusList, key: VerificationKey, chainKey: ChainKey?, anchors: TrustAnchors?) {
         self.algorithm = parsed.algorithm
         self.message = parsed.signedMessage
         self.signature = parsed.signature
         self.keyID = parsed.keyID
         self.chain = parsed.chain
-        self.keyType = keyType
-        self.keyMaterial = keyMaterial
-        self.keyIssuer = keyIssuer
+        self.keyType = key.type
+        self.keyMaterial = key.publicKeyBytes
+        self.keyIssuer = chainKey == nil ? key.issuer ?? parsed.issuer : parsed.issuer
+        self.keyEnvironment = key.environment
         self.anchors = anchors
+        self.chainKey = chainKey
     }
 
     /// The standard call's verdict (libsodium, or OpenSSL's EVP_PKEY_verify) with `key`.

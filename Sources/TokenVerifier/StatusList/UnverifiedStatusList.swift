@@ -179,19 +179,19 @@ struct UnverifiedStatusList {
     /// Checks the list as a token is checked (spec §4c, §3b). With trust anchors, a list that
     /// carries a chain is checked by it (``ChainedStatusList``; its `kid` is not used). Otherwise
     /// the key named by `kid` exists and fits `alg`, its `env` agrees with `options.environment`,
-    /// its `iss` with the list's, and the signature verifies with the library's standard call.
-    /// Returns the key, the issuer the list answers for, and the anchors its chain was checked
-    /// under (nil: checked by `kid`).
+    /// its `iss` with the list's (``StatusListSigner/keyRefusal(_:algorithm:issuer:options:)``),
+    /// and the signature verifies with the library's standard call. Returns the key, the chain
+    /// (nil: checked by `kid`), and the anchors it was checked under.
     func verify(
         keys: KeySet, anchors: TrustAnchors?, options: VerificationOptions, source: String
-    ) throws(StatusListError) -> (key: VerificationKey, issuer: String?, anchors: TrustAnchors?) {
+    ) throws(StatusListError) -> (key: VerificationKey, chain: ChainKey?, anchors: TrustAnchors?) {
         func failure(_ message: String) -> StatusListError { StatusListError(source: source, message: message) }
         if let chain, let anchors {
             let parts = ChainedStatusList.Parts(
                 format: format, algorithm: algorithm, chain: chain, issuedAt: issuedAt, issuer: issuer,
                 message: signedMessage, signature: signature)
             switch ChainedStatusList.verify(parts, anchors: anchors, options: options) {
-            case .success(let key): return (key.key, issuer, anchors)
+            case .success(let key): return (key.key, key, anchors)
             case .failure(let refusal): throw failure(refusal.why)
             }
         }
@@ -202,21 +202,13 @@ struct UnverifiedStatusList {
             )
         }
         guard let key = keys[keyID] else { throw failure("key \"\(keyID)\" is not in the key set\(unused)") }
-        guard key.accepts(algorithm) else {
-            throw failure(
-                "alg \(algorithm.rawValue) does not fit key \"\(keyID)\" (\(key.type.rawValue)\(key.algorithm.map { ", alg \($0.rawValue)" } ?? ""))"
-            )
-        }
-        if let environment = options.environment, let keyEnvironment = key.environment, environment != keyEnvironment {
-            throw failure("key \"\(keyID)\" is for env \"\(keyEnvironment.rawValue)\", not \"\(environment.rawValue)\"")
-        }
-        if let issuer, let keyIssuer = key.issuer, issuer != keyIssuer {
-            throw failure("iss \"\(issuer)\" differs from key \"\(keyID)\"'s iss \"\(keyIssuer)\"")
+        if let why = StatusListSigner.keyRefusal(key, algorithm: algorithm, issuer: issuer, options: options) {
+            throw failure(why)
         }
         guard signature.count == 64 else { throw failure("the signature is \(signature.count) bytes; expected 64") }
         guard SignedStatusList.verify(message: signedMessage, signature: signature, with: key) else {
             throw failure("the signature does not verify with key \"\(keyID)\"\(unused)")
         }
-        return (key, key.issuer, nil)
+        return (key, nil, nil)
     }
 }

@@ -22,15 +22,16 @@ public final class Verifier: Sendable {
     /// A verifier with a key set, a revocation list, the security steps (spec §4b: a step
     /// policy and what devices have done; ``SecuritySteps/none`` checks no steps) and the status
     /// lists (spec §4c; nil: none configured, so a token that names a list is
-    /// `status_unavailable` unless ``VerificationOptions/skipStatusLists``).
+    /// `status_unavailable` unless ``VerificationOptions/skipStatusLists``), above the
+    /// `statusListFloors` `fetch` recorded (spec §4c "No step back").
     public init(
         keys: KeySet, revocations: RevocationList = .empty, steps: SecuritySteps = .none,
         statusLists: StatusListSet? = nil, trustAnchors: TrustAnchors? = nil,
-        options: VerificationOptions = VerificationOptions()
+        statusListFloors: StatusListFloors = .none, options: VerificationOptions = VerificationOptions()
     ) {
         core = VerifierCore(
             keys: keys, revocations: revocations, steps: steps, statusLists: statusLists,
-            trustAnchors: trustAnchors, options: options)
+            trustAnchors: trustAnchors, statusFloors: statusListFloors, options: options)
         lanes = VerificationLanes(count: activeProcessorCount(), core: core)
     }
 

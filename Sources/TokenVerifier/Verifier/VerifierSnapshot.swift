@@ -29,7 +29,7 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
     init(
         keys: KeySet, revocations: RevocationList, steps: SecuritySteps, statusLists: StatusListSet?,
         signatureCache: SignatureCache?, options: VerificationOptions, keyIdentities: [KeyedHash.Digest]? = nil,
-        statusIndex: StatusListIndex? = nil, chains: ChainTrust? = nil
+        statusIndex: StatusListIndex? = nil, statusFloors: StatusListFloors = .none, chains: ChainTrust? = nil
     ) {
         self.keys = keys
         self.revocations = revocations
@@ -37,7 +37,10 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
         self.stepsActive = steps.isActive
         self.statusLists = statusLists
         self.statusIndex =
-            statusIndex ?? StatusListIndex(lists: statusLists, keys: keys, anchors: chains?.anchors, options: options)
+            statusIndex
+            ?? StatusListIndex(
+                lists: statusLists, keys: keys, anchors: chains?.anchors, revocations: revocations,
+                floors: statusFloors, options: options)
         self.signatureCache = signatureCache
         self.chains = chains
         self.keyIdentities =
@@ -45,21 +48,22 @@ package final class VerifierSnapshot: AtomicReference, Sendable {
     }
 
     /// This snapshot with the parts `update` names replaced (the same signature cache: entries of
-    /// unchanged keys stay warm). New keys or new lists make a new index of the lists in force:
-    /// each list is verified again with the new key set (no work for a key whose material is
-    /// unchanged), never inflated again.
+    /// unchanged keys stay warm). New keys, anchors, revocations or lists make a new index of the
+    /// lists in force above the old index's floors: each list's signer is checked again (no
+    /// signature work for a key whose material is unchanged), never inflated again.
     func applying(_ update: LiveStateUpdate, options: VerificationOptions) -> VerifierSnapshot {
         var steps = self.steps
         if update.stepPolicy != nil || update.deviceSteps != nil {
             steps = SecuritySteps(policy: update.stepPolicy ?? steps.policy, done: update.deviceSteps ?? steps.done)
         }
         let chains = update.trustAnchors.map { ChainTrust(anchors: $0, options: options) } ?? self.chains
-        let sameIndex = update.keys == nil && update.statusLists == nil && update.trustAnchors == nil
+        let sameIndex =
+            update.keys == nil && update.statusLists == nil && update.trustAnchors == nil && update.revocations == nil
         return VerifierSnapshot(
             keys: update.keys ?? keys, revocations: update.revocations ?? revocations, steps: steps,
             statusLists: update.statusLists ?? statusLists, signatureCache: signatureCache, options: options,
             keyIdentities: update.keys == nil ? keyIdentities : nil, statusIndex: sameIndex ? statusIndex : nil,
-            chains: chains)
+            statusFloors: statusIndex.floors, chains: chains)
     }
 
     /// The signature cache key of a token (its digest) checked with the key at `keyIndex`.
@@ -77,7 +81,7 @@ final class VerifierCore: Sendable {
 
     init(
         keys: KeySet, revocations: RevocationList, steps: SecuritySteps, statusLists: StatusListSet?,
-        trustAnchors: TrustAnchors? = nil, options: VerificationOptions
+        trustAnchors: TrustAnchors? = nil, statusFloors: StatusListFloors = .none, options: VerificationOptions
     ) {
         self.options = options
         let cache = options.signatureCacheSlots > 0 ? SignatureCache(slots: options.signatureCacheSlots) : nil
@@ -85,7 +89,7 @@ final class VerifierCore: Sendable {
         current = ManagedAtomic(
             VerifierSnapshot(
                 keys: keys, revocations: revocations, steps: steps, statusLists: statusLists,
-                signatureCache: cache, options: options,
+                signatureCache: cache, options: options, statusFloors: statusFloors,
                 chains: trustAnchors.map { ChainTrust(anchors: $0, options: options) }))
     }
 
