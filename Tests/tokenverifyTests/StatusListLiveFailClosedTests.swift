@@ -202,4 +202,61 @@ import Glibc
         live.closeInput()
         #expect(live.finish().status == 0)
     }
+
+    /// Finding 12: a watched file rewritten with another URI's list, then with an older generation
+    /// (or one with the same `iat` and other entries), never brings an older answer back.
+    @Test(arguments: [1_799_980_000, 1_799_990_000] as [Int64])
+    func aFileRewrittenTwiceNeverStepsBack(issuedAt: Int64) throws {
+        let folders = try folders()
+        let space = folders.space
+        try install(jwks(space.ed, keyA), as: "keys.jwks", in: folders.keys)
+        try install(try list(keyA, revoked: true, issuedAt: 1_799_990_000), as: "sl.jwt", in: folders.lists)
+        let live = try start(folders)
+        let token = token(space)
+        #expect(answer(live, token).contains("status_invalid"))
+        let other = try StatusListIssuer(key: keyA).sign(
+            uri: "https://op.example/sl/other", bits: 1, size: 64, statuses: [:], format: .jws, issuedAt: 1_799_000_000)
+        var seen = live.errorLines(from: 0).count
+        try install(other, as: "sl.jwt", in: folders.lists)
+        #expect(waitForError(live, "status lists reloaded", from: seen))
+        seen = live.errorLines(from: 0).count
+        try install(try list(keyA, revoked: false, issuedAt: issuedAt), as: "sl.jwt", in: folders.lists)
+        #expect(waitForError(live, "status lists reloaded", from: seen))
+        let got = answer(live, token)
+        #expect(got.contains("status_unavailable"), "\(got)")
+        live.closeInput()
+        #expect(live.finish().status == 0)
+    }
+
+    /// Finding 13: a list whose key comes back naming another `iss` keeps shadowing its issuer's
+    /// older generations when its file is touched (loaded again under the new issuer).
+    @Test func aKeyThatReturnsUnderAnotherIssuerKeepsShadowingAfterATouch() throws {
+        let folders = try folders()
+        let space = folders.space
+        let tokenKey = SigningKey.generate(algorithm: .ed25519, keyID: "token-a", issuer: "operator-a")
+        let old = SigningKey.generate(algorithm: .ed25519, keyID: "list-old", issuer: "operator-a")
+        let secret = [UInt8](repeating: 7, count: 32)
+        let moving = try SigningKey.derive(
+            algorithm: .ed25519, keyID: "list-moving", secret: secret, issuer: "operator-a")
+        let moved = try SigningKey.derive(
+            algorithm: .ed25519, keyID: "list-moving", secret: secret, issuer: "operator-b")
+        try install(jwks(tokenKey, old, moving), as: "keys.jwks", in: folders.keys)
+        try install(try list(old, revoked: false, issuedAt: 1_799_900_000), as: "a.jwt", in: folders.lists)
+        let revoking = try list(moving, revoked: true, issuedAt: 1_799_950_000)
+        try install(revoking, as: "b.jwt", in: folders.lists)
+        let live = try start(folders)
+        let token = token(space, key: tokenKey)
+        #expect(answer(live, token).contains("status_invalid"))
+        var seen = live.errorLines(from: 0).count
+        try install(jwks(tokenKey, old, moved), as: "keys.jwks", in: folders.keys)
+        #expect(waitForError(live, "status lists reloaded", from: seen))
+        #expect(answer(live, token).contains("status_unavailable"))
+        seen = live.errorLines(from: 0).count
+        try install(revoking, as: "b.jwt", in: folders.lists)
+        #expect(waitForError(live, "status lists reloaded", from: seen))
+        let got = answer(live, token)
+        #expect(got.contains("status_unavailable"), "the older generation never answers again: \(got)")
+        live.closeInput()
+        #expect(live.finish().status == 0)
+    }
 }

@@ -5,9 +5,13 @@ import TokenConcurrency
 import TokenTools
 import TokenVerifier
 
-/// Runs the built `tokenverify` binary.
+/// Runs the built `tokenverify` binary (or the one `TOKENVERIFY_BINARY` names: to run a suite
+/// against another build, such as one without a fix, and see its tests fail).
 enum Tool {
     static let binary: URL = {
+        if let chosen = ProcessInfo.processInfo.environment["TOKENVERIFY_BINARY"] {
+            return URL(fileURLWithPath: chosen)
+        }
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
                 "tokenverify"),
