@@ -124,4 +124,32 @@ import TokenVerifier
             containing: "its chain no longer verifies it under the trust anchors in force")
         #expect(notice?.contains("sl.\(format)") == true, "\(notice ?? "no notice")")
     }
+
+    /// The `x5t#S256` of the certificate in `pem` (as `keys list` shows it).
+    func thumbprint(_ chain: ChainFixture, _ pem: String) throws -> String {
+        let listed = try Tool.run(["keys", "list", "--trust-anchors", chain.path(pem), "--json"])
+        let match = try #require(listed.stdout.firstMatch(of: #/"x5t#S256":"([A-Za-z0-9_-]{43})"/#))
+        return String(match.output.1)
+    }
+
+    /// Finding 7: a list signed by a leaf under a CA revoked by `x5t#S256` is out of force (from
+    /// the revocation's `since` on), as a token signed under that CA is `revoked_key`.
+    @Test(arguments: ["jws", "cwt"])
+    func aListUnderARevokedCAIsOutOfForce(_ format: String) throws {
+        let chain = try ChainFixture(("ES256", "ES256", "EdDSA"))
+        try prepare(chain, format: format)
+        let revoked = try thumbprint(chain, "inter.pem")
+        try chain.space.write("revocations.jsonl", #"{"x5t#S256":"\#(revoked)","since":1799500000}"# + "\n")
+        let kidToken = try token(chain, format: format, index: 0, chained: false)
+        let requests = [1_799_400_000, 1_800_000_000].map { #"{"token":"\#(kidToken)","at":\#($0)}"# }
+        let run = try Tool.run(
+            verifyArguments(chain) + ["--revocations", chain.path("revocations.jsonl")],
+            input: requests.joined(separator: "\n") + "\n")
+        let answers = run.stdout.split(separator: "\n").map(String.init)
+        try #require(answers.count == 2, "\(run.stderr)")
+        #expect(answers[0].contains("\"valid\":true"), "before since: \(answers[0])")
+        #expect(
+            answers[1].contains("status_unavailable") && answers[1].contains("(intermediate 1) is revoked"),
+            "\(answers[1])")
+    }
 }
