@@ -60,4 +60,3 @@ import TokenVerifier
         #expect(warnings.withLock { $0 }.contains { $0.contains("status lists reloaded (key set changed): 1 list") })
     }
 }
-

@@ -15,7 +15,9 @@ import TokenVerifier
     let retired = SigningKey.generate(algorithm: .es256, keyID: "list-retired", issuer: "operator-a")
 
     /// A list of `key` in which entry 3 is INVALID (`revoked`) or VALID.
-    func list(_ key: SigningKey, revoked: Bool, issuedAt: Int64, uri: String = uri, issuer: String? = nil) throws
+    func list(
+        _ key: SigningKey, revoked: Bool, issuedAt: Int64, uri: String = uri, issuer: String? = nil
+    ) throws
         -> String
     {
         try StatusListIssuer(key: key).sign(
@@ -24,7 +26,9 @@ import TokenVerifier
     }
 
     /// A token of `key` for entry 3 of the list, as a request checked at `at`.
-    func request(_ space: Workspace, _ key: SigningKey, issuer: String = "operator-a", at: Int = 1_800_000_000)
+    func request(
+        _ space: Workspace, _ key: SigningKey, issuer: String = "operator-a", at: Int = 1_800_000_000
+    )
         -> String
     {
         let token = space.token(
@@ -93,9 +97,12 @@ import TokenVerifier
     /// never answers for a PROD token; the PROD list does.
     @Test func listsOfTwoEnvironmentsNeverMix() throws {
         let space = try Workspace()
-        let token = SigningKey.generate(algorithm: .ed25519, keyID: "tok", environment: .production, issuer: "operator-a")
-        let prod = SigningKey.generate(algorithm: .ed25519, keyID: "prod", environment: .production, issuer: "operator-a")
-        let int = SigningKey.generate(algorithm: .ed25519, keyID: "int", environment: .integration, issuer: "operator-a")
+        let token = SigningKey.generate(
+            algorithm: .ed25519, keyID: "tok", environment: .production, issuer: "operator-a")
+        let prod = SigningKey.generate(
+            algorithm: .ed25519, keyID: "prod", environment: .production, issuer: "operator-a")
+        let int = SigningKey.generate(
+            algorithm: .ed25519, keyID: "int", environment: .integration, issuer: "operator-a")
         let lists = [
             ("prod.jwt", try list(prod, revoked: true, issuedAt: 1_799_900_000)),
             ("int.jwt", try list(int, revoked: false, issuedAt: 1_799_950_000)),

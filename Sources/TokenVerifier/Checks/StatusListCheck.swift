@@ -112,7 +112,8 @@ struct StatusListCheck: TokenCheck {
     ) -> String {
         let environment = findings.keyFacts(input)?.environment.map { ", its signer's env \($0.rawValue)" } ?? ""
         if let chain = findings.chainKey {
-            return "its iss \"\(token.string(token.issuer))\", bound to the chain's \(chain.leafDescription)\(environment)"
+            return
+                "its iss \"\(token.string(token.issuer))\", bound to the chain's \(chain.leafDescription)\(environment)"
         }
         guard let keyIndex = findings.keyIndex else { return "its key is unknown" }
         guard let issuer = input.state.keys.keys[keyIndex].issuer else {

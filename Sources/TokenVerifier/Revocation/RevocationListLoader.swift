@@ -94,7 +94,8 @@ extension RevocationList {
             } else if name.equals("since") {
                 since = try time(&reader, "since")
             } else {
-                throw reader.unknownMember(name, allowed: "jti, sub, aud, kid, x5t#S256, spki#S256, issued_before, since")
+                throw reader.unknownMember(
+                    name, allowed: "jti, sub, aud, kid, x5t#S256, spki#S256, issued_before, since")
             }
         }
         try reader.finish()

@@ -117,7 +117,8 @@ struct StatusListIndex: Sendable {
         for index in candidates where groups[index].uri.withUnsafeBufferPointer({ bytesEqual($0, uri) }) {
             sameURI += 1
             let group = groups[index]
-            guard group.answers(issuer: issuer, keyNamesNoIssuer: keyNamesNoIssuer, environment: environment) || !keyKnown
+            guard
+                group.answers(issuer: issuer, keyNamesNoIssuer: keyNamesNoIssuer, environment: environment) || !keyKnown
             else { continue }
             answering += 1
             first = min(first, group.generations[0].issuedAt)

@@ -93,7 +93,8 @@ struct StatusListGenerations: Sendable {
     /// names none; the same environment, or none.
     @inline(__always)
     func answers(
-        issuer tokenIssuer: UnsafeBufferPointer<UInt8>?, keyNamesNoIssuer: Bool, environment tokenEnvironment: Environment?
+        issuer tokenIssuer: UnsafeBufferPointer<UInt8>?, keyNamesNoIssuer: Bool,
+        environment tokenEnvironment: Environment?
     ) -> Bool {
         guard environment == nil || environment == tokenEnvironment else { return false }
         guard let issuer else { return keyNamesNoIssuer || tokenIssuer == nil }

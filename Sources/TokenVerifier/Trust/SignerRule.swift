@@ -69,7 +69,8 @@ enum SignerRule {
             if let since = revocations.revokedSince(.key, keyID, issuedAt: issuedAt) {
                 guard body(since, { "key \"\(String(decoding: keyID, as: UTF8.self))\" is revoked" }) else { return }
             }
-            if let keyThumbprint, let since = revocations.revokedSince(.keyThumbprint, keyThumbprint, issuedAt: issuedAt)
+            if let keyThumbprint,
+                let since = revocations.revokedSince(.keyThumbprint, keyThumbprint, issuedAt: issuedAt)
             {
                 let detail = {
                     "key \"\(String(decoding: keyID, as: UTF8.self))\" is revoked (spki#S256 \(String(decoding: keyThumbprint, as: UTF8.self)))"
@@ -93,14 +94,17 @@ enum SignerRule {
         guard byCertificate || byKey else { return }
         let certificates = chain.certificates
         for (position, certificate) in certificates.enumerated() {
-            let role = position == 0 ? "leaf" : position == certificates.count - 1 ? "anchor" : "intermediate \(position)"
+            let role =
+                position == 0 ? "leaf" : position == certificates.count - 1 ? "anchor" : "intermediate \(position)"
             let carried = String(decoding: certificate.thumbprints[0], as: UTF8.self)
             for thumbprint in certificate.thumbprints where byCertificate {
                 let since = thumbprint.withUnsafeBufferPointer {
                     revocations.revokedSince(.certificate, $0, issuedAt: issuedAt)
                 }
                 guard let since else { continue }
-                guard body(since, { "the chain's certificate x5t#S256 \(carried) (\(role)) is revoked" }) else { return }
+                guard body(since, { "the chain's certificate x5t#S256 \(carried) (\(role)) is revoked" }) else {
+                    return
+                }
             }
             guard byKey else { continue }
             let since = certificate.keyThumbprint.withUnsafeBufferPointer {
@@ -108,7 +112,9 @@ enum SignerRule {
             }
             guard let since else { continue }
             let key = String(decoding: certificate.keyThumbprint, as: UTF8.self)
-            let detail = { "the key of the chain's certificate x5t#S256 \(carried) (\(role)) is revoked (spki#S256 \(key))" }
+            let detail = {
+                "the key of the chain's certificate x5t#S256 \(carried) (\(role)) is revoked (spki#S256 \(key))"
+            }
             guard body(since, detail) else { return }
         }
     }

@@ -82,12 +82,14 @@ extension StatusListToken {
             switch ChainedStatusList.verify(parts, anchors: anchors, options: options) {
             case .success(let verified): key = verified
             case .failure(let refusal):
-                return .failure(.init("its chain no longer verifies it under the trust anchors in force: \(refusal.why)"))
+                return .failure(
+                    .init("its chain no longer verifies it under the trust anchors in force: \(refusal.why)"))
             }
         }
         let revoked = SignerRule.earliestRevocation(of: .chain(key), in: revocations, issuedAt: issuedAt)
         return .success(
-            StatusListSignerVerdict(issuer: issuer, environment: key.key.environment, by: "its chain", revoked: revoked))
+            StatusListSignerVerdict(issuer: issuer, environment: key.key.environment, by: "its chain", revoked: revoked)
+        )
     }
 
     /// The key of `keys` that verifies the list now: its key is there with the same material (no
