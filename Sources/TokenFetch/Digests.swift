@@ -29,7 +29,8 @@ struct SHA256Digest {
 /// What makes two Status List Tokens of one `iat` copies of each other (as
 /// ``StatusListToken/hasSameEntries(as:)`` compares them): bits, `exp` and every entry, as one
 /// SHA-256, so that the state file can tell a copy once the list's file is gone. Reads each
-/// entry once (about 4 ns an entry in a release build: 4 ms for a list of a million).
+/// entry once through `status(at:)`, holding 64 KiB at a time: in a debug build 0.87 s for a
+/// list of 8 million 1-bit entries (about 110 ns an entry; loading that list took 0.42 s).
 enum EntriesDigest {
     static func hex(of list: StatusListToken) -> String {
         var digest = SHA256Digest()
