@@ -143,7 +143,7 @@ extension Fetcher {
         let inFile = existing.flatMap { bytes in
             inPlace.map { ($0.issuedAt, $0.list) } ?? StatusListInspection.issuedAt(of: bytes).map { ($0, nil) }
         }
-        let floor = NoRollback.floor(file: inFile, recorded: (entry?.issuedAt, entry?.entries))
+        let floor = NoRollback.floor(file: inFile, recorded: (entry?.issuedAt, entry?.entriesDigest))
         try NoRollback.checkFloor(summary, entries: entries, floor: floor)
         return Checked(detail: summary.description, summary: summary, entries: entries)
     }
@@ -182,7 +182,7 @@ extension Fetcher {
         if let summary = checked.summary {
             entry.issuedAt = summary.issuedAt
             entry.issuer = .init(iss: summary.issuer)
-            entry.entries = checked.entries
+            entry.entriesDigest = checked.entries
         }
         if let keyIDs = checked.keyIDs, let before = checked.history {
             let history = before.after(writing: keyIDs)

@@ -24,7 +24,7 @@ struct FetchState: Codable {
         var issuer: RecordedIssuer?
         /// Hex SHA-256 of the entries of the list last written (``EntriesDigest``): a list of the
         /// same `iat` is a copy only when its entries have this digest.
-        var entries: String?
+        var entriesDigest: String?
         /// The `kid`s of the key set last written (a key set URL).
         var keyIDs: [String]?
         /// The `kid`s the URL's key sets dropped, oldest first, at most ``KeyIDHistory/removedLimit``.
