@@ -16,10 +16,12 @@ public struct StatusListSummary: Sendable {
     public var description: String
     /// The list itself, when the loader keeps it (to tell a copy from other entries of one `iat`).
     public var list: StatusListToken?
+    /// The issuer it answers for (trust rule B: its key's `iss`, else its own; nil: none named).
+    public var issuer: String?
 
     public init(
         uri: String, issuedAt: Double, expiresAt: Double?, timeToLive: Double?, description: String,
-        list: StatusListToken? = nil
+        list: StatusListToken? = nil, issuer: String? = nil
     ) {
         self.uri = uri
         self.issuedAt = issuedAt
@@ -27,6 +29,7 @@ public struct StatusListSummary: Sendable {
         self.timeToLive = timeToLive
         self.description = description
         self.list = list
+        self.issuer = issuer
     }
 }
 
@@ -50,19 +53,20 @@ public func standardStatusListLoader(
         return StatusListSummary(
             uri: list.uri, issuedAt: list.issuedAt, expiresAt: list.expiresAt,
             timeToLive: list.timeToLive,
-            description: "status list, \(entries) of \(list.bits) bit\(list.bits == 1 ? "" : "s")", list: list)
+            description: "status list, \(entries) of \(list.bits) bit\(list.bits == 1 ? "" : "s")", list: list,
+            issuer: listIssuer(of: list))
     }
 }
 
 /// The checks a download passes before it replaces a file: the loaders `verify` uses.
 enum DownloadChecks {
     /// A key set as `verify` loads it at start-up (spec §3), which must also load beside the
-    /// other key files of `folder` (no `kid` in two files). Returns the number of keys and the
-    /// loader's warnings.
+    /// other key files of `folder` (no `kid` in two files). Returns the `kid`s, in the set's
+    /// order, and the loader's warnings.
     static func keySet(
         _ bytes: [UInt8], url: String, folder: String,
         replacing name: String
-    ) throws(FetchError) -> (count: Int, warnings: [String]) {
+    ) throws(FetchError) -> (keyIDs: [String], warnings: [String]) {
         let loaded: (KeySet, warnings: [String])
         do {
             loaded = try KeySet.parse(bytes, file: url)
@@ -79,7 +83,7 @@ enum DownloadChecks {
                 throw FetchError("key \"\(key.keyID)\" is also in \(file): verify would refuse the folder")
             }
         }
-        return (loaded.0.keys.count, loaded.warnings)
+        return (loaded.0.keys.map(\.keyID), loaded.warnings)
     }
 
     /// The key set status lists are checked against: every key file in `folder`, as

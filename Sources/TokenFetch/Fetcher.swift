@@ -20,10 +20,14 @@ public struct FetchConfiguration: Sendable {
     public var statusListLoader: StatusListLoader
     /// Seconds a list's `iat` may lie in the future before it is refused (spec §7, "No rollback").
     public var leeway: Double
+    /// `kid`s a key set may bring back although an earlier key set of its URL dropped them
+    /// (`--readmit-kid`): each once, until a key set holding it is written.
+    public var readmitKeyIDs: Set<String>
 
     public init(
         directory: String, caFile: String? = nil, timeout: Double = 30, maxBodyBytes: Int = 256 << 20,
-        statusListLoader: @escaping StatusListLoader = standardStatusListLoader(), leeway: Double = 60
+        statusListLoader: @escaping StatusListLoader = standardStatusListLoader(), leeway: Double = 60,
+        readmitKeyIDs: Set<String> = []
     ) {
         self.directory = directory
         self.caFile = caFile
@@ -31,6 +35,7 @@ public struct FetchConfiguration: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.statusListLoader = statusListLoader
         self.leeway = leeway
+        self.readmitKeyIDs = readmitKeyIDs
     }
 }
 
@@ -58,6 +63,9 @@ public struct FetchReport: Sendable {
     public let statusList: StatusListSummary?
     /// A failure after the body arrived: the download failed the checks `verify` would make.
     public var refused = false
+    /// Why the file was kept rather than the download written: spec §7's rule, or `.invalid`
+    /// for a download that failed verify's checks; nil otherwise.
+    public var refusalReason: RefusalReason?
 
     public init(target: FetchTarget, outcome: Outcome, statusList: StatusListSummary?) {
         self.target = target
@@ -86,11 +94,13 @@ public struct FetchReport: Sendable {
 public final class Fetcher {
     /// How it downloads.
     public let configuration: FetchConfiguration
-    private let client: HTTPSClient
-    private var state: FetchState
+    let client: HTTPSClient
+    var state: FetchState
     private let lockDescriptor: Int32
     /// Warnings of the loaders (a private member in a key set) not yet taken.
-    private var warnings: [String] = []
+    var warnings: [String] = []
+    /// The `kid`s still readmitted (``FetchConfiguration/readmitKeyIDs`` less those written since).
+    var readmitted: Set<String>
 
     /// Creates the output folders, takes the directory's lock and removes temporary files a
     /// killed run left behind.
@@ -120,7 +130,13 @@ public final class Fetcher {
             close(lockDescriptor)
             throw error
         }
-        state = FetchState.load(directory: directory)
+        do {
+            state = try FetchState.load(directory: directory)
+        } catch {
+            close(lockDescriptor)
+            throw FetchUsageError("--out: \(error.description)")
+        }
+        readmitted = configuration.readmitKeyIDs
         TemporaryFile.removeLeftovers(in: directory)
         for kind in [FetchTarget.Kind.keys, .statusList] {
             TemporaryFile.removeLeftovers(in: folder(kind))
@@ -168,122 +184,5 @@ public final class Fetcher {
         return reports
     }
 
-    private func folder(_ kind: FetchTarget.Kind) -> String { "\(configuration.directory)/\(kind.folder)" }
-
-    /// Fetches one target; status lists are checked against `listKeys`.
-    private func fetch(_ target: FetchTarget, listKeys: Result<KeySet, FetchError>?) -> FetchReport {
-        let folder = folder(target.kind)
-        let destination = "\(folder)/\(target.fileName)"
-        let existing = FileManager.default.contents(atPath: destination).map(Array.init)
-        let validators = existing == nil ? nil : state.entries[target.url]?.validators
-        func report(_ outcome: FetchReport.Outcome, _ summary: StatusListSummary? = nil) -> FetchReport {
-            FetchReport(
-                target: target, outcome: outcome,
-                statusList: summary ?? existing.flatMap { currentList($0, target, listKeys) })
-        }
-        var checking = false
-        do throws(FetchError) {
-            let file = try TemporaryFile(in: folder, for: target.fileName)
-            defer { file.discard() }
-            let response: HTTPSResponse
-            do {
-                response = try client.get(target.url, validators: validators, into: file.fd)
-            } catch {
-                switch error {
-                case .stopped: return report(.stopped)
-                case .failed(let why): throw FetchError(why)
-                }
-            }
-            if response.status == 304 {
-                guard validators?.isEmpty == false else {
-                    throw FetchError("HTTP 304 to a request that was not conditional")
-                }
-                // A 304 may repeat only some validators: the others stay as they were.
-                let kept = Validators(
-                    etag: response.validators.etag ?? validators?.etag,
-                    lastModified: response.validators.lastModified ?? validators?.lastModified,
-                    url: response.validators.url)
-                try remember(target, validators: kept)
-                return report(.unchanged("304 Not Modified"))
-            }
-            guard response.status == 200 else { throw FetchError("HTTP \(response.status)") }
-            checking = true
-            let bytes = try file.contents(count: response.bodyBytes)
-            if bytes.isEmpty { throw FetchError("an empty body") }
-            let detail: String
-            var summary: StatusListSummary?
-            switch target.kind {
-            case .keys:
-                let checked = try DownloadChecks.keySet(
-                    bytes, url: target.url, folder: folder,
-                    replacing: target.fileName)
-                warnings += checked.warnings
-                detail = checked.count == 1 ? "1 key" : "\(checked.count) keys"
-            case .statusList:
-                let keys: KeySet
-                switch listKeys ?? DownloadChecks.keysForStatusLists(folder: self.folder(.keys)) {
-                case .success(let loaded): keys = loaded
-                case .failure(let error): throw error
-                }
-                let list = try DownloadChecks.statusList(
-                    bytes, url: target.url, keys: keys,
-                    loader: configuration.statusListLoader)
-                summary = list
-                detail = list.description
-            }
-            if bytes == existing {
-                try remember(target, validators: response.validators, issuedAt: summary?.issuedAt)
-                return report(.unchanged("the same bytes"), summary)
-            }
-            if let summary {
-                try NoRollback.check(
-                    summary, inPlace: inPlace(existing, target, listKeys), now: Date().timeIntervalSince1970,
-                    leeway: configuration.leeway)
-            }
-            try file.commit(as: destination)
-            try remember(target, validators: response.validators, issuedAt: summary?.issuedAt)
-            return report(.updated(detail), summary)
-        } catch {
-            if error.isRefusal { return report(.refused(error.description)) }
-            var failed = report(.failed(error.description))
-            failed.refused = checking
-            return failed
-        }
-    }
-
-    /// The list in a target's file, for the no-rollback rule: loaded as verify would, or, when
-    /// it no longer loads (its key left the fetched key set), the later of the `iat` this fetcher
-    /// recorded when it wrote it and the `iat` the file holds. Nil where there is no file.
-    private func inPlace(
-        _ existing: [UInt8]?, _ target: FetchTarget, _ keys: Result<KeySet, FetchError>?
-    ) -> NoRollback.InPlace? {
-        guard let existing else { return nil }
-        if let current = currentList(existing, target, keys) {
-            return NoRollback.InPlace(issuedAt: current.issuedAt, list: current.list)
-        }
-        let known = [state.entries[target.url]?.issuedAt, StatusListInspection.issuedAt(of: existing)].compactMap { $0 }
-        return known.max().map { NoRollback.InPlace(issuedAt: $0, list: nil) }
-    }
-
-    /// The status list in a target's current file, for scheduling (nil when it cannot be read).
-    private func currentList(
-        _ bytes: [UInt8], _ target: FetchTarget,
-        _ keys: Result<KeySet, FetchError>?
-    ) -> StatusListSummary? {
-        guard target.kind == .statusList, case .success(let keys)? = keys else { return nil }
-        return try? DownloadChecks.statusList(
-            bytes, url: target.url, keys: keys,
-            loader: configuration.statusListLoader)
-    }
-
-    /// Records a good response's validators (and the `iat` of the list its file holds).
-    private func remember(
-        _ target: FetchTarget, validators: Validators, issuedAt: Double? = nil
-    ) throws(FetchError) {
-        state.entries[target.url] = FetchState.Entry(
-            file: "\(target.kind.folder)/\(target.fileName)",
-            validators: validators.withoutControlCharacters, checkedAt: Date().timeIntervalSince1970,
-            issuedAt: issuedAt ?? state.entries[target.url]?.issuedAt)
-        try state.save(directory: configuration.directory)
-    }
+    func folder(_ kind: FetchTarget.Kind) -> String { "\(configuration.directory)/\(kind.folder)" }
 }

@@ -2,8 +2,9 @@ import Prometheus
 import TokenConcurrency
 import TokenFetch
 
-/// `fetch --watch --metrics-file` (spec §6b): requests by URL and outcome, each URL's last
-/// success and next fetch, and each status list's `iat` and `exp`, as the Prometheus text format.
+/// `fetch --watch --metrics-file` (spec §6b): requests by URL and outcome, refusals by URL and
+/// reason, each URL's last success and next fetch, and each status list's `iat` and `exp`, as the
+/// Prometheus text format.
 /// The watch loop records (``record(_:)``, ``scheduled(_:at:)``); ``render()`` runs on the
 /// metrics writer's queue. Both take one lock, once per request.
 public final class FetchMetrics: @unchecked Sendable {
@@ -12,6 +13,7 @@ public final class FetchMetrics: @unchecked Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let lock = LockedValue(())
     private var requests: [String: Counter] = [:]
+    private var refusals: [String: Counter] = [:]
     private var lastSuccess: [String: Gauge] = [:]
     private var next: [String: Gauge] = [:]
     private var failing: [String: Gauge] = [:]
@@ -39,6 +41,13 @@ public final class FetchMetrics: @unchecked Sendable {
                     "tokenverify_fetch_requests_total", "Requests, by URL and outcome.",
                     labels + [("outcome", outcome)])
             }
+            for reason in Self.reasons(target.kind) {
+                refusals["\(target.url)\u{0}\(reason.rawValue)"] = r.counter(
+                    "tokenverify_fetch_refusals_total",
+                    "Downloads refused (the file kept), by URL and reason: invalid (verify's checks), rollback, "
+                        + "expired, future, other_issuer (status lists), retired_key (key sets).",
+                    labels + [("reason", reason.rawValue)])
+            }
             lastSuccess[target.url] = r.gauge(
                 "tokenverify_fetch_last_success_timestamp_seconds",
                 "When the URL was last fetched or found unchanged (0: not yet).", labels)
@@ -51,6 +60,11 @@ public final class FetchMetrics: @unchecked Sendable {
     }
 
     static func kind(_ target: FetchTarget) -> String { target.kind == .keys ? "keys" : "status_list" }
+
+    /// The refusal reasons a URL of `kind` can give (the `reason` label's values).
+    static func reasons(_ kind: FetchTarget.Kind) -> [RefusalReason] {
+        kind == .keys ? [.invalid, .retiredKey] : [.invalid, .rollback, .expired, .future, .otherIssuer]
+    }
 
     /// The `outcome` label of a report (nil: stopped by a signal, not counted).
     public static func outcome(of report: FetchReport) -> String? {
@@ -69,6 +83,7 @@ public final class FetchMetrics: @unchecked Sendable {
         let url = report.target.url
         lock.withLock { _ in
             requests["\(url)\u{0}\(outcome)"]?.increment()
+            if let reason = report.refusalReason { refusals["\(url)\u{0}\(reason.rawValue)"]?.increment() }
             let succeeded = outcome == "fetched" || outcome == "not_modified"
             failing[url]?.set(to: succeeded ? 0 : 1)
             if succeeded { lastSuccess[url]?.set(now) }

@@ -29,6 +29,13 @@ extension TokenVerify {
                 are neither kept nor sent, and go only to the URL that gave them; nothing is written through \
                 a symbolic link; files are created with the umask.
 
+                One issuer per URL, no key brought back: a status list of another issuer than the list \
+                first written for its URL is refused (directly or through a redirect); the iat recorded in \
+                DIR/.fetch-state.json stays the floor when a list's file is removed; a 304 keeps a file only \
+                while it holds the bytes fetch wrote (else it is fetched in full); a key set that brings back \
+                a kid an earlier key set of its URL dropped is refused, unless --readmit-kid names it. A \
+                state file that does not parse stops fetch (exit 2).
+
                 Requests are conditional (If-None-Match, If-Modified-Since; the validators are kept in \
                 DIR/.fetch-state.json) and follow at most 5 redirects, each to an https URL. Trusted: the \
                 system's certificates and those of --ca-file.
@@ -111,6 +118,14 @@ extension TokenVerify {
                 valueName: "[env=]path"))
         var trustAnchors: [String] = []
 
+        @Option(
+            name: .customLong("readmit-kid"),
+            help: ArgumentHelp(
+                "A kid a key set may bring back although an earlier key set of its URL dropped it (refused otherwise). "
+                    + "Repeatable; for this run, until a key set holding it is written.",
+                valueName: "kid"))
+        var readmitKid: [String] = []
+
         /// With --watch: `--metrics-file`, `--metrics-interval`.
         @OptionGroup var metricsOptions: MetricsFileOptions
 
@@ -130,6 +145,8 @@ extension TokenVerify {
             if minInterval > maxInterval { throw ValidationError("--min-interval must not exceed --max-interval") }
             if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }
             if out.isEmpty { throw ValidationError("--out must name a directory") }
+            if readmitKid.contains(where: \.isEmpty) { throw ValidationError("--readmit-kid must name a kid") }
+            if !readmitKid.isEmpty && keys.isEmpty { throw ValidationError("--readmit-kid needs --keys") }
             try MetricsOptionRules.validate(file: metricsOptions.metricsFile, interval: metricsOptions.metricsInterval)
             if metricsOptions.metricsFile != nil && !watch { throw ValidationError("--metrics-file needs --watch") }
         }
@@ -166,7 +183,7 @@ extension TokenVerify {
                         directory: out, caFile: caFile, timeout: timeout,
                         statusListLoader: standardStatusListLoader(
                             maxInflatedBytes: maxStatusListBytes, anchors: anchors),
-                        leeway: leeway))
+                        leeway: leeway, readmitKeyIDs: Set(readmitKid)))
             } catch {
                 ConfigurationError(description: error.description).exit()
             }

@@ -192,4 +192,45 @@ import TokenVerifier
         #expect(result.status == 0)
         #expect(result.stderr.contains("\(publisher.url("keys.jwks")) failed: HTTP 503;"), "\(result.stderr)")
     }
+
+    /// A replayed key set that brings back a dropped kid: refused (exit 1, the file kept), counted
+    /// by reason in `--metrics-file`, and let back on purpose with `--readmit-kid`. A state file that
+    /// does not parse stops fetch (exit 2) naming it. Before these rules the key set was written.
+    @Test func aReplayedKeySetIsRefusedCountedAndReadmittedOnPurpose() throws {
+        let publisher = try HTTPSPublisher()
+        let workspace = try Workspace()
+        let out = publisher.directory.appendingPathComponent("out").path
+        let url = publisher.url("keys.jwks")
+        let arguments = ["fetch", "--keys", url, "--out", out, "--ca-file", publisher.caFile]
+        let both = "{\"keys\":[\(workspace.ed.publicJWK),\(workspace.es.publicJWK)]}"
+        try publisher.publish("keys.jwks", both)
+        #expect(try Tool.run(arguments).status == 0)
+        try publisher.publish("keys.jwks", "{\"keys\":[\(workspace.es.publicJWK)]}")
+        #expect(try Tool.run(arguments).status == 0)
+        try publisher.publish("keys.jwks", both)
+        let replay = try Tool.run(arguments)
+        #expect(replay.status == 1)
+        #expect(
+            replay.stderr.contains("\(url) refused: the key set brings back key \"\(workspace.ed.keyID)\""),
+            "\(replay.stderr)")
+
+        let metrics = publisher.directory.appendingPathComponent("fetch.prom").path
+        let watch = try LiveTool(arguments + ["--watch", "--metrics-file", metrics])
+        #expect(watch.waitForErrorLine(containing: "\(url) refused:") != nil)
+        watch.process.terminate()
+        #expect(watch.finish().status == 0)
+        let text = try String(contentsOfFile: metrics, encoding: .utf8)
+        let counted = text.split(separator: "\n").filter {
+            $0.hasPrefix("tokenverify_fetch_refusals_total{") && $0.contains("reason=\"retired_key\"")
+        }
+        #expect(counted.count == 1 && counted.first?.hasSuffix(" 1") == true, "\(text)")
+
+        let readmitted = try Tool.run(arguments + ["--readmit-kid", workspace.ed.keyID])
+        #expect(readmitted.status == 0 && readmitted.stderr.contains("\(url): wrote keys/"), "\(readmitted.stderr)")
+
+        let state = "\(out)/.fetch-state.json"
+        try "{".write(toFile: state, atomically: true, encoding: .utf8)
+        let stopped = try Tool.run(arguments)
+        #expect(stopped.status == 2 && stopped.stderr.contains("\(state) does not parse"), "\(stopped.stderr)")
+    }
 }
