@@ -22,6 +22,9 @@ public struct LiveStateFiles: Sendable {
     public var trustAnchors: [TrustAnchorPath]
     /// The largest inflated status list accepted, in bytes.
     public var maxStatusListBytes: Int
+    /// The floors of the status lists at start-up: the `iat`s `fetch` recorded for the folders
+    /// followed (spec §4c "No step back").
+    public var statusListFloors: StatusListFloors = .none
     /// Where warnings go (a line each).
     public var warn: @Sendable (String) -> Void
     private let statusListFiles: StatusListFiles?
@@ -76,7 +79,7 @@ public struct LiveStateFiles: Sendable {
         }
         let verifier = Verifier(
             keys: keySet, revocations: list ?? .empty, steps: SecuritySteps(policy: policy, done: done ?? .empty),
-            statusLists: lists, trustAnchors: anchors, options: options)
+            statusLists: lists, trustAnchors: anchors, statusListFloors: statusListFloors, options: options)
         for notice in verifier.statusListNotices { warn("tokenverify: \(notice)") }
         return verifier
     }

@@ -3,6 +3,7 @@ import Dispatch
 import LineProtocol
 import LiveState
 import TokenConcurrency
+import TokenFetch
 import TokenStream
 import TokenTools
 import TokenVerifier
@@ -219,6 +220,16 @@ extension TokenVerify {
             _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
         }
 
+        /// The floors `fetch` recorded for the status list folders followed (spec §4c "No step
+        /// back"); a bad state file stops start-up naming it.
+        static func fetchedFloors(_ paths: [String]) -> StatusListFloors {
+            do {
+                return StatusListFloors(recorded: try paths.flatMap { try statusListFloors(followedFolder: $0) })
+            } catch {
+                ConfigurationError(description: "\(error)").exit()
+            }
+        }
+
         func run() throws {
             checkInputs()
             reporting.checkFiles()
@@ -231,11 +242,12 @@ extension TokenVerify {
                     "tokenverify: warning: --es256-table-memory and --ed25519-table-memory are deprecated: use --table-memory KIND=BYTES"
                 )
             }
-            let liveState = LiveStateFiles(
+            var liveState = LiveStateFiles(
                 keys: keys, revocations: revocations, stepPolicy: stepPolicy, deviceSteps: deviceSteps,
                 statusLists: statusLists.isEmpty ? nil : statusLists,
                 trustAnchors: trustAnchors.map(TrustAnchorPath.init(argument:)),
                 maxStatusListBytes: maxStatusListBytes, options: options, warn: { printError($0) })
+            liveState.statusListFloors = Self.fetchedFloors(statusLists)
             let verifier: Verifier
             let loadStart = DispatchTime.now().uptimeNanoseconds
             var groupSeconds: [String: Double] = [:]

@@ -122,4 +122,23 @@ import TokenVerifier
         #expect(answers[0].contains("status_invalid"), "\(answers[0])")
         #expect(answers[1].contains("status_unavailable"), "another issuer's token: \(answers[1])")
     }
+
+    /// After a restart, the `iat` fetch recorded for a followed `DIR/status-lists` is the floor: a
+    /// list file put back older answers nothing; a state file that does not parse stops start-up.
+    @Test func fetchsRecordedIatIsTheFloorAfterARestart() throws {
+        let space = try Workspace()
+        try FileManager.default.createDirectory(
+            atPath: space.path("out/status-lists"), withIntermediateDirectories: true)
+        try space.write("keys.jwks", "{\"keys\":[\(tokenKey.publicJWK),\(good.publicJWK)]}")
+        try space.write("out/status-lists/sl", try list(good, revoked: false, issuedAt: 1_799_900_000))
+        let entry =
+            #"{"file":"status-lists/sl","validators":{},"checkedAt":1799950000,"issuedAt":1799950000,"issuer":{"iss":"operator-a"}}"#
+        try space.write("out/.fetch-state.json", #"{"entries":{"\#(Self.uri)":\#(entry)}}"#)
+        let arguments = space.verifyArguments + ["--status-lists", space.path("out/status-lists")]
+        let run = try Tool.run(arguments, input: request(space, tokenKey) + "\n")
+        #expect(run.stdout.contains("status_unavailable") && run.stdout.contains("fetch's record"), "\(run.stdout)")
+        try space.write("out/.fetch-state.json", "{not json")
+        let bad = try Tool.run(arguments, input: "")
+        #expect(bad.status == 2 && bad.stderr.contains(".fetch-state.json"), "\(bad.stderr)")
+    }
 }
