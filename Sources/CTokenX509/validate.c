@@ -107,7 +107,8 @@ static int issuer_candidates(X509_STORE_CTX *ctx, STACK_OF(X509) *given, X509 *x
         X509 *candidate = sk_X509_value(given, i);
         if (X509_check_issued(candidate, x) != X509_V_OK) continue;
         int known = 0;
-        for (int j = 0; j < sk_X509_num(stored) && !known; j++) known = X509_cmp(sk_X509_value(stored, j), candidate) == 0;
+        for (int j = 0; j < sk_X509_num(stored) && !known; j++)
+            known = X509_cmp(sk_X509_value(stored, j), candidate) == 0;
         if (!known) count++;
     }
     sk_X509_pop_free(stored, X509_free);
