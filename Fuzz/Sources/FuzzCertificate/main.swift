@@ -62,7 +62,7 @@ runFuzzer { bytes in
     precondition(identity.thumbprints[0] == Base64URL.encode(sha256(input.certificate)), "names it as carried")
     // Its twins, made from it as OpenSSL decoded it: each that validates has the same identity.
     guard let certificate = Certificate(der: input.certificate) else { preconditionFailure("it decodes") }
-    for twin in certificate.twins(issuedBy: nil) {
+    for twin in certificate.twins(of: input.certificate, issuedBy: nil) {
         var twinChain = chain
         twinChain[position] = twin
         guard case .trusted(let twinPath) = anchors.validate(twinChain, at: second) else { continue }

@@ -65,14 +65,17 @@ void *tv_x509_cert_new_der(const uint8_t *der, size_t length, int *status);
 /// TV_X509_DECODE_OK when the bytes are one certificate's DER, else why not.
 int tv_x509_der_status(const uint8_t *der, size_t length);
 
-/// The ECDSA twin of a certificate: its DER with the signature (r, s) replaced by (r, n - s),
-/// which verifies as well. `issuer` is the certificate that issued it (its key's order is n), or
-/// NULL when not known: a self-issued certificate's own key is then used, else `candidate` picks
-/// one of the orders of P-256, P-384 and P-521 in turn. Returns the twin's length (which may exceed
-/// `capacity`: nothing written then), 0 when this candidate makes no twin (the issuer's key is not
-/// EC, r or s is not below n), or -1 when there is no (further) candidate: the signature is not
-/// ECDSA, or `candidate` is past the last.
-long tv_x509_cert_twin(const void *cert, const void *issuer, int candidate, uint8_t *buffer, size_t capacity);
+/// The ECDSA twin of a certificate whose DER is `der`: the same bytes with the signature (r, s)
+/// replaced by (r, n - s), which verifies as well (the outer SEQUENCE rebuilt around the unchanged
+/// tbsCertificate and signatureAlgorithm). `issuer` is the certificate that issued it (its key's
+/// order is n), or NULL when not known: a self-issued certificate's own key is then used, else
+/// `candidate` picks the order of P-256, P-384 and P-521 in turn. Returns the twin's length (which
+/// may exceed `capacity`: nothing written then), 0 when this candidate makes no twin (the issuer's
+/// key is not EC, r or s is not below n), or -1 when there is no (further) candidate: the
+/// signature is not ECDSA, or `candidate` is past the last.
+long tv_x509_cert_twin(
+    const void *cert, const uint8_t *der, size_t length, const void *issuer, int candidate, uint8_t *buffer,
+    size_t capacity);
 
 /// The certificate's SubjectPublicKeyInfo as DER, an EC point uncompressed: writes at most
 /// `capacity` bytes and returns the full length (-1 on failure).

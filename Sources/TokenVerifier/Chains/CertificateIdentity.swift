@@ -17,7 +17,8 @@ extension CertificateIdentity {
         handles.indices.map { index in
             let certificate = Certificate(borrowing: handles[index])
             let issuer = index + 1 < handles.count ? handles[index + 1] : nil
-            let encodings = [certificate.der] + certificate.twins(issuedBy: issuer)
+            let der = certificate.der
+            let encodings = [der] + certificate.twins(of: der, issuedBy: issuer)
             return CertificateIdentity(
                 thumbprints: encodings.map { Base64URL.encode(sha256($0)) },
                 keyThumbprint: Base64URL.encode(sha256(certificate.subjectPublicKeyInfo)))
@@ -45,19 +46,23 @@ extension Certificate {
     /// The DER of this certificate's ECDSA twins (its signature (r, s) as (r, n − s)): one for the
     /// order of `issuer`'s key, or when the issuer is not known, of its own key if self-issued, else
     /// one for each of P-256, P-384 and P-521. None for a signature that is not ECDSA.
-    func twins(issuedBy issuer: UnsafeRawPointer?) -> [[UInt8]] {
+    /// `der` is this certificate's DER.
+    func twins(of der: [UInt8], issuedBy issuer: UnsafeRawPointer?) -> [[UInt8]] {
         var twins: [[UInt8]] = []
         var candidate: Int32 = 0
         var buffer = [UInt8](repeating: 0, count: der.count + 16)
-        while true {
-            var length = buffer.withUnsafeMutableBufferPointer {
-                tv_x509_cert_twin(handle, issuer, candidate, $0.baseAddress, $0.count)
+        func twin() -> Int {
+            der.withUnsafeBufferPointer { der in
+                buffer.withUnsafeMutableBufferPointer {
+                    tv_x509_cert_twin(handle, der.baseAddress, der.count, issuer, candidate, $0.baseAddress, $0.count)
+                }
             }
+        }
+        while true {
+            var length = twin()
             if length > buffer.count {
                 buffer = [UInt8](repeating: 0, count: length)
-                length = buffer.withUnsafeMutableBufferPointer {
-                    tv_x509_cert_twin(handle, issuer, candidate, $0.baseAddress, $0.count)
-                }
+                length = twin()
             }
             guard length >= 0 else { return twins }
             if length > 0 && length <= buffer.count { twins.append(Array(buffer[0..<length])) }
