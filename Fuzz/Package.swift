@@ -41,6 +41,12 @@ let package = Package(
             ],
             exclude: ["anchors.pem"]),
         .executableTarget(
+            name: "FuzzCertificate",
+            dependencies: [
+                "FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify"),
+                .product(name: "TokenVerifierTesting", package: "tokenverify"),
+            ]),
+        .executableTarget(
             name: "FuzzRevocations",
             dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
     ]

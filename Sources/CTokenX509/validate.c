@@ -4,12 +4,14 @@
 #include <openssl/err.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 #include <stdlib.h>
 
 void *tv_x509_store_new(void) { return X509_STORE_new(); }
 
 int tv_x509_store_add(void *store, const uint8_t *der, size_t length) {
-    X509 *cert = tv_x509_cert_new(der, length);
+    int status = 0;
+    X509 *cert = tv_x509_cert_new_der(der, length, &status);
     if (cert == NULL) return 0;
     int ok = X509_STORE_add_cert((X509_STORE *)store, cert);
     X509_free(cert);
@@ -23,6 +25,7 @@ typedef struct {
     int category;
     int error;
     int failing_index;
+    int forced;
     X509 *failing;
     STACK_OF(X509) *path;
 } result_t;
@@ -93,6 +96,39 @@ static void set_failing(result_t *r, X509_STORE_CTX *ctx, STACK_OF(X509) *given)
     r->failing_index = index_in(given, cert);
 }
 
+// The candidates for the issuer of `x`: anchors and given certificates (a given one equal to an
+// anchor counted once) that X509_check_issued accepts.
+static int issuer_candidates(X509_STORE_CTX *ctx, STACK_OF(X509) *given, X509 *x) {
+    int count = 0;
+    STACK_OF(X509) *stored = X509_STORE_CTX_get1_certs(ctx, X509_get_issuer_name(x));
+    for (int i = 0; i < sk_X509_num(stored); i++)
+        if (X509_check_issued(sk_X509_value(stored, i), x) == X509_V_OK) count++;
+    for (int i = 0; i < sk_X509_num(given); i++) {
+        X509 *candidate = sk_X509_value(given, i);
+        if (X509_check_issued(candidate, x) != X509_V_OK) continue;
+        int known = 0;
+        for (int j = 0; j < sk_X509_num(stored) && !known; j++)
+            known = X509_cmp(sk_X509_value(stored, j), candidate) == 0;
+        if (!known) count++;
+    }
+    sk_X509_pop_free(stored, X509_free);
+    return count;
+}
+
+// Whether the path OpenSSL built (or began to build) left it no choice (tv_x509_result_forced).
+static int path_forced(X509_STORE_CTX *ctx, STACK_OF(X509) *given) {
+    STACK_OF(X509) *built = X509_STORE_CTX_get0_chain(ctx);
+    int count = sk_X509_num(built);
+    if (count <= 0) return 0;
+    for (int i = 0; i < count; i++) {
+        X509 *x = sk_X509_value(built, i);
+        int candidates = issuer_candidates(ctx, given, x);
+        int expected = i < count - 1 || X509_check_issued(x, x) == X509_V_OK ? 1 : 0;
+        if (candidates != expected) return 0;
+    }
+    return 1;
+}
+
 static result_t *run(X509_STORE *store, STACK_OF(X509) *given, int64_t time) {
     X509_STORE_CTX *ctx = X509_STORE_CTX_new();
     if (ctx == NULL) return NULL;
@@ -112,6 +148,7 @@ static result_t *run(X509_STORE *store, STACK_OF(X509) *given, int64_t time) {
     if (ok != 1 && error == X509_V_OK) error = X509_V_ERR_UNSPECIFIED;
     r = result_new(category_of(error), error, -1);
     if (r == NULL) goto done;
+    r->forced = path_forced(ctx, given);
     if (error == X509_V_OK) {
         r->path = X509_STORE_CTX_get1_chain(ctx);
         if (r->path == NULL) r->category = TV_X509_OTHER, r->error = X509_V_ERR_OUT_OF_MEM;
@@ -132,10 +169,12 @@ void *tv_x509_validate(void *store, const uint8_t *const *ders, const size_t *le
     if (given == NULL) return NULL;
     result_t *r = NULL;
     for (size_t i = 0; i < count; i++) {
-        X509 *cert = tv_x509_cert_new(ders[i], lengths[i]);
+        int status = 0;
+        X509 *cert = tv_x509_cert_new_der(ders[i], lengths[i], &status);
         if (cert == NULL || !sk_X509_push(given, cert)) {
             X509_free(cert);
-            r = result_new(TV_X509_NOT_DER, X509_V_ERR_UNSPECIFIED, (int)i);
+            int category = status == TV_X509_DECODE_NOT_DER ? TV_X509_NOT_STRICT_DER : TV_X509_NOT_DER;
+            r = result_new(category, X509_V_ERR_UNSPECIFIED, (int)i);
             goto done;
         }
     }
@@ -161,6 +200,7 @@ const char *tv_x509_result_error_text(const void *result) {
 }
 const void *tv_x509_result_failing_cert(const void *result) { return ((const result_t *)result)->failing; }
 int tv_x509_result_failing_index(const void *result) { return ((const result_t *)result)->failing_index; }
+int tv_x509_result_forced(const void *result) { return ((const result_t *)result)->forced; }
 int tv_x509_result_path_count(const void *result) {
     const result_t *r = result;
     return r->path == NULL ? 0 : sk_X509_num(r->path);

@@ -32,7 +32,12 @@ enum {
     TV_X509_OTHER = 10,
     TV_X509_NO_CERTSIGN = 11,
     TV_X509_TIME_UNCOMPARABLE = 12,
+    /// A certificate whose bytes decode but are not DER (OpenSSL's re-encoding differs).
+    TV_X509_NOT_STRICT_DER = 13,
 };
+
+/// What bytes are as a certificate (tv_x509_der_status).
+enum { TV_X509_DECODE_OK = 0, TV_X509_DECODE_NOT_CERTIFICATE = 1, TV_X509_DECODE_NOT_DER = 2 };
 
 /// The key of a certificate (tv_x509_cert_key).
 enum {
@@ -53,6 +58,28 @@ enum { TV_X509_SAN_OTHER = 0, TV_X509_SAN_URI = 1, TV_X509_SAN_DNS = 2 };
 void *tv_x509_cert_new(const uint8_t *der, size_t length);
 void tv_x509_cert_free(void *cert);
 
+/// A certificate decoded from exactly `length` bytes that are its DER: equal to OpenSSL's
+/// re-encoding of it, the tbsCertificate included. NULL otherwise, with `status` saying why
+/// (TV_X509_DECODE_NOT_CERTIFICATE or TV_X509_DECODE_NOT_DER).
+void *tv_x509_cert_new_der(const uint8_t *der, size_t length, int *status);
+/// TV_X509_DECODE_OK when the bytes are one certificate's DER, else why not.
+int tv_x509_der_status(const uint8_t *der, size_t length);
+
+/// The ECDSA twin of a certificate whose DER is `der`: the same bytes with the signature (r, s)
+/// replaced by (r, n - s), which verifies as well (the outer SEQUENCE rebuilt around the unchanged
+/// tbsCertificate and signatureAlgorithm). `issuer` is the certificate that issued it (its key's
+/// order is n), or NULL when not known: a self-issued certificate's own key is then used, else
+/// `candidate` picks the order of P-256, P-384 and P-521 in turn. Returns the twin's length (which
+/// may exceed `capacity`: nothing written then), 0 when this candidate makes no twin (the issuer's
+/// key is not EC, r or s is not below n), or -1 when there is no (further) candidate: the
+/// signature is not ECDSA, or `candidate` is past the last.
+long tv_x509_cert_twin(
+    const void *cert, const uint8_t *der, size_t length, const void *issuer, int candidate, uint8_t *buffer,
+    size_t capacity);
+
+/// The certificate's SubjectPublicKeyInfo as DER, an EC point uncompressed: writes at most
+/// `capacity` bytes and returns the full length (-1 on failure).
+long tv_x509_cert_spki(const void *cert, uint8_t *buffer, size_t capacity);
 /// The subject or issuer name in RFC 2253 form (non-ASCII and control bytes escaped), written
 /// NUL-terminated into `buffer`; the length it needs (without the NUL), or -1 on failure.
 long tv_x509_cert_subject(const void *cert, char *buffer, size_t capacity);
@@ -85,7 +112,7 @@ void tv_x509_sha256(const uint8_t *data, size_t length, uint8_t out[32]);
 
 /// An empty anchor store, or NULL when out of memory.
 void *tv_x509_store_new(void);
-/// Adds a certificate (DER) as a trust anchor; 1 on success, 0 when the bytes are no certificate.
+/// Adds a certificate as a trust anchor; 1 on success, 0 when the bytes are not one certificate's DER.
 int tv_x509_store_add(void *store, const uint8_t *der, size_t length);
 void tv_x509_store_free(void *store);
 
@@ -107,6 +134,11 @@ const char *tv_x509_result_error_text(const void *result);
 const void *tv_x509_result_failing_cert(const void *result);
 /// Index of the failing certificate in the given chain, or -1 when it is not one of them (an anchor).
 int tv_x509_result_failing_index(const void *result);
+/// 1 when OpenSSL had one choice only at every step of the path it built (each certificate's
+/// issuer the only candidate among the anchors and the chain's certificates, the top self-issued
+/// or with none): the verdict then depends on the time only through the validity of that path.
+/// 0 when some step had two or more candidates (OpenSSL prefers one valid at the time).
+int tv_x509_result_forced(const void *result);
 /// The validated path (leaf first, anchor last); 0 certificates on failure.
 int tv_x509_result_path_count(const void *result);
 const void *tv_x509_result_path_cert(const void *result, int index);

@@ -6,9 +6,11 @@ import Atomics
 /// those with the last bit flipped), each an atomic reference, so that readers take no lock and
 /// memory stays bounded by the slot count whatever the number of distinct chains.
 ///
-/// An entry holds a trusted chain (with the interval its path validates in: outside it the chain
-/// is validated again) or a failure that does not depend on the time (bad signature, unknown
-/// issuer, …; a validity failure is never kept).
+/// An entry holds a trusted chain (with the interval in which its verdict holds: outside it the
+/// chain is validated again) or a failure, with the whole second it holds for (every failure of
+/// path validation) or none (a refusal of the bytes themselves, which holds at any time). So an
+/// entry answers a line exactly as a fresh validation at the line's time would, whatever the
+/// order of the lines (issue 55 G).
 final class ChainCache: Sendable {
     /// One cached outcome.
     final class Entry: AtomicReference, Sendable {
@@ -23,7 +25,8 @@ final class ChainCache: Sendable {
 
     enum Outcome: Sendable {
         case trusted(ChainKey)
-        case untrusted(String)
+        /// Why not, and the second (NumericDate, whole) it holds for; nil: at any time.
+        case untrusted(String, second: Int64?)
     }
 
     private let slots: [ManagedAtomic<Entry?>]

@@ -6,10 +6,11 @@ struct ChainFailure: Error, Sendable, Equatable, CustomStringConvertible {
     let thumbprint: String
     /// Why, as `expired at 2026-11-20T08:00:00Z (notAfter 2026-11-19T00:00:00Z)`.
     let why: String
-    /// True only for validity failures (expired, not yet valid, a validity OpenSSL cannot compare
-    /// with the time) and for a verdict another environment's anchors might change at another
-    /// time: every other failure holds at any time for the same anchors, so a caller may keep it
-    /// per anchor set.
+    /// True for every failure of path validation (OpenSSL's choice among candidate issuers, and
+    /// which of its checks fails first, may differ at another time): it holds for the second it
+    /// was computed at. False only for refusals of the chain's bytes themselves (no certificate,
+    /// more than 8, not a certificate's DER, a leaf that cannot sign tokens), which hold at any
+    /// time for the same anchors, so a caller may keep them per anchor set.
     let dependsOnTime: Bool
 
     var description: String { "certificate \"\(subject)\" (x5t#S256 \(thumbprint)) \(why)" }

@@ -12,8 +12,11 @@ final class ChainKey: @unchecked Sendable {
     let facts: KeyFacts
     /// The validated path, leaf first, anchor last.
     let chain: TrustedChain
-    /// Each certificate's `x5t#S256` (base64url SHA-256 of its DER), leaf first, as UTF-8.
+    /// Each certificate's `x5t#S256` (base64url SHA-256 of its DER as carried), leaf first, as UTF-8.
     let thumbprints: [[UInt8]]
+    /// Each certificate of the path as revocations name it (every encoding's `x5t#S256`, and its
+    /// key's `spki#S256`), leaf first, anchor last: computed once, when the chain was validated.
+    let certificates: [CertificateIdentity]
     /// The signature cache's identity of the key material (as a key set's keys have one).
     let identity: KeyedHash.Digest?
     /// The leaf's subjectAltName URIs and dNSNames, UTF-8 (check 8 compares `iss` with them).
@@ -34,6 +37,7 @@ final class ChainKey: @unchecked Sendable {
         case .p256(let x, let y): (type, publicKey) = (.p256, x + y)
         }
         thumbprints = chain.thumbprints.map { Base64URL.encode($0) }
+        certificates = chain.certificates
         let keyID = String(decoding: thumbprints.first ?? [], as: UTF8.self)
         key = VerificationKey(
             keyID: keyID, type: type, algorithm: nil, environment: chain.environment, issuer: nil,
@@ -67,15 +71,32 @@ final class ChainKey: @unchecked Sendable {
 
     /// Whether `issuer` (a token's `iss`, UTF-8) names the leaf: one of its subjectAltName URIs or
     /// dNSNames, or an `https` URL whose host is one of its dNSNames (DNS names compared without
-    /// regard to ASCII case). Compared byte for byte: nothing allocated per token.
+    /// regard to ASCII case). An empty name or an empty `iss` never binds. Compared byte for byte:
+    /// nothing allocated per token.
     func names(_ issuer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !issuer.isEmpty else { return false }
         if uris.contains(where: { $0.elementsEqual(issuer) }) { return true }
         if dnsNames.contains(where: { Self.sameHost($0, issuer[...]) }) { return true }
-        guard issuer.count > Self.https.count, issuer.starts(with: Self.https) else { return false }
-        let rest = issuer[Self.https.count...]
-        let end = rest.firstIndex { $0 == 0x2F || $0 == 0x3A || $0 == 0x3F || $0 == 0x23 } ?? rest.endIndex  // / : ? #
-        let host = rest[..<end]
-        return !host.isEmpty && dnsNames.contains { Self.sameHost($0, host) }
+        guard let host = Self.httpsHost(issuer) else { return false }
+        return dnsNames.contains { Self.sameHost($0, host) }
+    }
+
+    /// The host of an `https` URL as RFC 3986 reads it, when it may name a dNSName: the authority
+    /// ends at the first "/", "?" or "#"; one with userinfo ("@") gives none, as does an IPv6 or
+    /// other bracketed literal; an optional ":port" of digits only is dropped; an empty host is none.
+    static func httpsHost(_ issuer: UnsafeBufferPointer<UInt8>) -> Slice<UnsafeBufferPointer<UInt8>>? {
+        guard issuer.count > https.count, issuer.starts(with: https) else { return nil }
+        let rest = issuer[https.count...]
+        let end = rest.firstIndex { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 } ?? rest.endIndex  // / ? #
+        let authority = rest[..<end]
+        guard !authority.contains(0x40), authority.first != 0x5B else { return nil }  // @ [
+        var host = authority
+        if let colon = authority.firstIndex(of: 0x3A) {  // :
+            let port = authority[(colon + 1)...]
+            guard port.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            host = authority[..<colon]
+        }
+        return host.isEmpty ? nil : host
     }
 
     /// ``names(_:)`` of a String.
@@ -86,8 +107,9 @@ final class ChainKey: @unchecked Sendable {
 
     private static let https = Array("https://".utf8)
 
-    /// Whether a dNSName and a host are the same without regard to ASCII case.
+    /// Whether a dNSName and a host are the same without regard to ASCII case (an empty name is none).
     private static func sameHost(_ name: [UInt8], _ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        guard !name.isEmpty else { return false }
         func folded(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
         return name.count == host.count && zip(name, host).allSatisfy { folded($0) == folded($1) }
     }

@@ -2,11 +2,13 @@ import CTokenX509
 
 /// Reading a validation result of CTokenX509: the trusted path's fields, or the failure.
 extension TrustAnchors {
-    /// The validated path (leaf first, anchor last) as a TrustedChain, after the profile's leaf checks.
+    /// The validated path (leaf first, anchor last) as a TrustedChain: its joint validity, the
+    /// leaf's key and names, and each certificate's identity.
     static func trustedPath(
-        of result: UnsafeMutableRawPointer, environment: Environment?, profile: ChainProfile
+        of result: UnsafeMutableRawPointer, environment: Environment?
     ) -> Result<TrustedChain, StoreFailure> {
         let count = tv_x509_result_path_count(result)
+        var handles: [UnsafeRawPointer] = []
         var thumbprints: [[UInt8]] = []
         var notBefore = Int64.min
         var notAfter = Int64.max
@@ -19,39 +21,29 @@ extension TrustAnchors {
                         failure: ChainFailure(
                             subject: certificate.subject, der: certificate.der, why: "has an unreadable validity")))
             }
+            handles.append(handle)
             thumbprints.append(sha256(certificate.der))
             notBefore = max(notBefore, validity.notBefore)
             // OpenSSL takes a certificate as expired from its notAfter second on (X509_cmp_time
             // counts equal times as earlier), so the last second the path validates is one before.
             notAfter = min(notAfter, validity.notAfter - 1)
         }
-        guard count > 0, let leafHandle = tv_x509_result_path_cert(result, 0) else {
+        guard count > 0, handles.count == count else {
             return .failure(
                 StoreFailure(
                     failure: ChainFailure(subject: "(none)", thumbprint: "", why: "validated to an empty path")))
         }
-        let leaf = Certificate(borrowing: leafHandle)
-        let key = leaf.key
-        if profile == .token {
-            if let why = leafRefusal(key: key, digitalSignature: leaf.digitalSignature) {
-                return .failure(StoreFailure(failure: ChainFailure(subject: leaf.subject, der: leaf.der, why: why)))
-            }
-        }
+        let leaf = Certificate(borrowing: handles[0])
         let names = leaf.alternativeNames
         return .success(
             TrustedChain(
-                key: key.leaf ?? .ed25519([]), environment: environment, notBefore: notBefore, notAfter: notAfter,
-                uris: names.uris, dnsNames: names.dnsNames, thumbprints: thumbprints, leafSubject: leaf.subject))
+                key: leaf.key.leaf ?? .ed25519([]), environment: environment, notBefore: notBefore,
+                notAfter: notAfter, uris: names.uris, dnsNames: names.dnsNames, thumbprints: thumbprints,
+                leafSubject: leaf.subject, certificates: CertificateIdentity.of(path: handles)))
     }
 
-    /// Why a leaf cannot sign tokens, or nil when it can.
-    private static func leafRefusal(key: (leaf: LeafKey?, description: String), digitalSignature: Bool?) -> String? {
-        if key.leaf == nil { return "has a key that is not Ed25519 or P-256 (\(key.description))" }
-        if digitalSignature == false { return "has a keyUsage without digitalSignature" }
-        return nil
-    }
-
-    /// The failure of a result that did not validate, naming the certificate at fault.
+    /// The failure of a result that did not validate, naming the certificate at fault: it holds at
+    /// `time` (path validation's choices and the order of its checks may differ at another).
     static func failure(of result: UnsafeMutableRawPointer, chain: [[UInt8]], at time: Int64) -> StoreFailure {
         let category = Int(tv_x509_result_category(result))
         let index = Int(tv_x509_result_failing_index(result))
@@ -68,11 +60,9 @@ extension TrustAnchors {
         }
         let openSSL = String(cString: tv_x509_result_error_text(result))
         let why = reason(category, at: time, validity: validity, issuer: issuer, index: index, openSSL: openSSL)
-        let timed = [TV_X509_EXPIRED, TV_X509_NOT_YET_VALID, TV_X509_TIME_UNCOMPARABLE].map { Int($0) }.contains(
-            category)
         return StoreFailure(
-            failure: ChainFailure(subject: subject, der: der, why: why, dependsOnTime: timed),
-            unknownIssuer: category == Int(TV_X509_UNKNOWN_ISSUER))
+            failure: ChainFailure(subject: subject, der: der, why: why, dependsOnTime: true),
+            unknownIssuer: category == Int(TV_X509_UNKNOWN_ISSUER), forced: tv_x509_result_forced(result) == 1)
     }
 
     private static func reason(
@@ -94,6 +84,7 @@ extension TrustAnchors {
         case Int(TV_X509_BAD_SIGNATURE): return "has a bad signature"
         case Int(TV_X509_UNSUPPORTED_CRITICAL): return "has an unsupported critical extension"
         case Int(TV_X509_NOT_DER): return "is not DER (certificate \(index + 1) of the chain)"
+        case Int(TV_X509_NOT_STRICT_DER): return "is not DER-encoded (certificate \(index + 1) of the chain)"
         case Int(TV_X509_TOO_MANY): return "needs a path of more than \(maximumChainLength) certificates"
         default: return "is refused by RFC 5280 path validation: \(openSSL)"
         }
@@ -105,6 +96,6 @@ extension TrustedChain {
     func narrowed(to time: Int64) -> TrustedChain {
         TrustedChain(
             key: key, environment: environment, notBefore: time, notAfter: time, uris: uris, dnsNames: dnsNames,
-            thumbprints: thumbprints, leafSubject: leafSubject)
+            thumbprints: thumbprints, leafSubject: leafSubject, certificates: certificates)
     }
 }

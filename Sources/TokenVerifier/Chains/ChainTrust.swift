@@ -24,41 +24,60 @@ final class ChainTrust: Sendable {
             case .trusted(let key) where key.isValid(at: time):
                 if !key.tablesArmed.load(ordering: .relaxed) { cache.armTables(key) }
                 return .success(key)
-            case .untrusted(let why):
+            case .untrusted(let why, let second) where second.map { Self.time(time, isIn: $0) } ?? true:
                 return .failure(ChainRefusal(why))
-            case .trusted:
-                break  // outside the interval its path validates in: validated again at `time`
+            default:
+                break  // kept for another time: validated again at `time`
             }
+        }
+        guard let second = Self.second(of: time) else {
+            return .failure(
+                ChainRefusal("the time \(time) is outside ±(2^53 − 1) seconds: no chain is validated at it"))
         }
         cache.misses.wrappingIncrement(ordering: .relaxed)
         let certificates: [[UInt8]]
         switch ChainItems.decode(value, format: format) {
         case .success(let items): certificates = items
         case .failure(let error):
-            cache.insert(digest, .untrusted(error.description))
+            cache.insert(digest, .untrusted(error.description, second: nil))
             return .failure(ChainRefusal(error.description))
         }
-        return validate(certificates, at: time, digest: digest, signatureCache: signatureCache)
+        return validate(certificates, at: second, digest: digest, signatureCache: signatureCache)
     }
 
-    /// Validates `certificates` at `time` (a fraction of a second is judged as its whole second:
-    /// certificates' times are whole seconds).
+    /// The largest magnitude of a time a chain is validated at: beyond it a Double has no whole
+    /// seconds to tell apart (and beyond ±9.2e18 no Int64 holds it).
+    static let timeLimit = Double((1 << 53) - 1)
+
+    /// The whole second of `time` (a fraction is judged as its whole second: certificates' times
+    /// are whole seconds), or nil when it is not a number or outside ±(2^53 − 1).
+    static func second(of time: Double) -> Int64? {
+        guard time.isFinite, abs(time) <= timeLimit else { return nil }
+        return Int64(time.rounded(.down))
+    }
+
+    /// Whether `time` falls in the whole second `second`.
+    @inline(__always)
+    static func time(_ time: Double, isIn second: Int64) -> Bool {
+        Double(second) <= time && time < Double(second) + 1
+    }
+
+    /// Validates `certificates` at `second` and keeps the verdict for as long as it holds.
     private func validate(
-        _ certificates: [[UInt8]], at time: Double, digest: KeyedHash.Digest, signatureCache: SignatureCache?
+        _ certificates: [[UInt8]], at second: Int64, digest: KeyedHash.Digest, signatureCache: SignatureCache?
     ) -> Result<ChainKey, ChainRefusal> {
-        let second = Int64(time.rounded(.down))
         switch anchors.validate(certificates, at: second) {
         case .trusted(let chain):
             guard let objects = leafKeys.objects(for: chain.key) else {
                 let why = "the leaf's public key is not a valid Ed25519 or P-256 key"
-                cache.insert(digest, .untrusted(why))
+                cache.insert(digest, .untrusted(why, second: nil))
                 return .failure(ChainRefusal(why))
             }
             let key = ChainKey(chain, objects: objects, signatureCache: signatureCache)
             cache.insert(digest, .trusted(key))
             return .success(key)
         case .untrusted(let failure):
-            if !failure.dependsOnTime { cache.insert(digest, .untrusted(failure.description)) }
+            cache.insert(digest, .untrusted(failure.description, second: failure.dependsOnTime ? second : nil))
             return .failure(ChainRefusal(failure.description))
         }
     }

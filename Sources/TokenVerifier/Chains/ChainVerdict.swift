@@ -32,6 +32,8 @@ struct TrustedChain: Sendable, Equatable {
     let thumbprints: [[UInt8]]
     /// The leaf's subject in RFC 2253 form.
     let leafSubject: String
+    /// Each certificate of the validated path as revocations name it, leaf first, anchor last.
+    let certificates: [CertificateIdentity]
 }
 
 /// The outcome of validating a chain.

@@ -72,7 +72,9 @@ public final class TrustAnchors: Sendable {
         mutating func add(pem: [UInt8], environment: Environment?, file: String) throws(TrustAnchorError) {
             lastFile = file
             for der in try PEMCertificates.parse(pem, file: file) {
-                guard let certificate = Certificate(der: der), let summary = CertificateSummary(certificate, der: der)
+                // Only DER: an anchor's identity is its DER (spec §3b).
+                guard Certificate.encodingFault(der) == nil, let certificate = Certificate(der: der),
+                    let summary = CertificateSummary(certificate, der: der)
                 else { throw TrustAnchorError(file: file, reason: .notDER) }
                 if let earlier = seen[summary.thumbprint] {
                     guard earlier.environment == environment else {
