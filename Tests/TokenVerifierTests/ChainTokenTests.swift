@@ -173,6 +173,36 @@ final class ChainTokenTests: XCTestCase {
         XCTAssertEqual(verify(sinceVerifier, try fixture.jws(), at: 1_856_000_000).reason, .revokedKey)
     }
 
+    /// Finding 1: revoking a certificate by `x5t#S256` revokes it however its ECDSA signature is
+    /// encoded ((r, s) or (r, n − s)), whichever encoding the revocation or the token holds; the
+    /// key's `spki#S256` revokes it too.
+    func testRevocationSurvivesReEncodingOfTheSignature() throws {
+        let fixture = try ChainFixture()
+        let twinIntermediate = try TokenTools.Certificate(der: CertificateEncodings.twin(fixture.intermediate.der))
+        let twinLeaf = try TokenTools.Certificate(der: CertificateEncodings.twin(fixture.leaf.der))
+        let twinChain = [twinLeaf, twinIntermediate]
+        let carried = Base64URL.encodeString(sha256(fixture.intermediate.der))
+        let twin = Base64URL.encodeString(sha256(twinIntermediate.der))
+        guard case .trusted(let path) = try fixture.anchors().validate(fixture.chain.map(\.der), at: 1_850_000_000)
+        else {
+            return XCTFail("the fixture's chain validates")
+        }
+        let key = path.certificates[1].keyThumbprint
+        let selectors: [(RevocationEntry.Selector, [TokenTools.Certificate]?)] = [
+            (.certificate(carried), twinChain), (.certificate(twin), nil),
+            (.keyThumbprint(String(decoding: key, as: UTF8.self)), twinChain),
+        ]
+        for (selector, chain) in selectors {
+            let verifier = try verifier(fixture, revocations: RevocationList(entries: [RevocationEntry(selector)]))
+            for format in Self.formats {
+                let result = verify(verifier, try fixture.token(format, chain: chain))
+                XCTAssertEqual(result.reason, .revokedKey, "\(selector) \(format): \(result.detail ?? "valid")")
+            }
+        }
+        let clean = try verifier(fixture)
+        XCTAssertTrue(verify(clean, try fixture.token(.jws, chain: twinChain)).isValid, "the twin chain validates")
+    }
+
     func testTheRevocationSelectorIsCheckedWhenLoaded() throws {
         XCTAssertThrowsError(try RevocationList.parse(Array("{\"x5t#S256\":\"short\"}\n".utf8)))
         XCTAssertThrowsError(
