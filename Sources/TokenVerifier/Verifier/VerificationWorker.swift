@@ -127,10 +127,16 @@ public final class VerificationWorker {
         into prepared: inout Prepared
     ) {
         let options = core.options
+        let time = context.checkTime ?? options.checkTime ?? currentNumericDate()
+        // Check 1 for a check time given through the API (the line protocol refuses one when it
+        // parses the request): a time outside the range is an answer, never a trap further on.
+        guard NumericDate.isRepresentable(time) else {
+            prepared.failures.add(.malformedRequest, NumericDate.rangeProblem(time, what: "the check time")!)
+            return
+        }
         guard let parsed = parse(token, cache: snapshot.signatureCache, &prepared) else { return }
         let input = CheckInput(
-            compact: token, state: snapshot, core: core,
-            time: context.checkTime ?? options.checkTime ?? currentNumericDate(),
+            compact: token, state: snapshot, core: core, time: time,
             context: context, signatureCacheKey: nil, crypto: self)
         var findings = CheckFindings()
         StandardChecks.beforeSignature.check(parsed, input, &findings, &prepared.failures)
