@@ -4,7 +4,8 @@ import TokenVerifier
 /// Answers as Arrow columns, one row an answer: the record batches of `verify --output-format
 /// arrow`. The columns are the answer line's members (spec §6), null where a line lacks one:
 /// `line`, `id` (its JSON text), `valid`, `reason`, `detail`, `jti`, `sub`, `aud` (the string, or
-/// an array as its JSON text), `kid`, `alg`, `exp`, `role`, `format` (`cwt` for a CWT), and with
+/// an array as its JSON text), `kid` (null for a token its chain verified, whose answer line names
+/// the leaf's `x5t#S256` instead), `alg`, `exp`, `role`, `format` (`cwt` for a CWT), and with
 /// audit `reasons` and `details`. A text holds the same characters as the answer line's string.
 package struct AnswerColumns {
     /// The columns' fields, in order.
@@ -79,7 +80,8 @@ package struct AnswerColumns {
             id.appendNull()
         }
         // Through optional chaining the token is read in place; `if let` would copy it.
-        if result.withAnswerTexts({ appendValid($0, format: result.format) }) != nil { return }
+        let byChain = result.chainLeafThumbprint != nil
+        if result.withAnswerTexts({ appendValid($0, format: result.format, byChain: byChain) }) != nil { return }
         valid.append(false)
         reason.append(result.failures.first?.reason.rawValue ?? "")
         detail.append(result.failures.first?.detail ?? "")
@@ -97,7 +99,7 @@ package struct AnswerColumns {
         }
     }
 
-    private mutating func appendValid(_ texts: AnswerTexts, format: TokenFormat?) {
+    private mutating func appendValid(_ texts: AnswerTexts, format: TokenFormat?, byChain: Bool) {
         valid.append(true)
         reason.appendNull()
         detail.appendNull()
@@ -118,7 +120,13 @@ package struct AnswerColumns {
         } else {
             audience.append(texts.audience(0))
         }
-        if let keyID = texts.keyID { self.keyID.append(keyID) } else { keyID.append("") }
+        if byChain {
+            keyID.appendNull()
+        } else if let keyID = texts.keyID {
+            self.keyID.append(keyID)
+        } else {
+            keyID.append("")
+        }
         if let algorithm = texts.algorithm { self.algorithm.append(algorithm) } else { algorithm.append("") }
         expiresAt.append(texts.expiresAt)
         if let role = texts.role { self.role.append(role) } else { role.appendNull() }

@@ -5,7 +5,9 @@ extension JSONWriter {
     /// Appends the answer line of spec §6 for input line `line` and its newline, in one pass:
     /// `{"line":N,"id":…` (`id`: the request's JSON text, its white space dropped), then
     /// `"valid":true,"jti":…,"sub":…,"aud":…,"kid":…,"alg":…,"exp":…,"role":…` written from the
-    /// verdict's texts (``VerificationResult/withAnswerTexts(_:)``) for a valid token, `reason`
+    /// verdict's texts (``VerificationResult/withAnswerTexts(_:)``) for a valid token (with
+    /// `"x5t#S256":…`, the leaf's thumbprint, in the place of `kid` for a token its chain
+    /// verified, spec §3b), `reason`
     /// and `detail` (with `audit`, also `reasons` and `details`) for an invalid one;
     /// `"format":"cwt"` last for a CWT that could be parsed (spec §2b).
     mutating func appendAnswer(
@@ -13,7 +15,10 @@ extension JSONWriter {
     ) {
         let openingBound = 40 + (id?.count ?? 0)
         let written = result.withAnswerTexts { texts in
-            appendValidAnswer(texts, isCWT: result.format == .cwt, openingBound: openingBound) { out in
+            appendValidAnswer(
+                texts, chainLeafThumbprint: result.chainLeafThumbprint, isCWT: result.format == .cwt,
+                openingBound: openingBound
+            ) { out in
                 Self.writeOpening(line: line, id: id, to: &out)
             }
         }
@@ -33,15 +38,17 @@ extension JSONWriter {
     }
 
     /// A valid verdict's answer line: what `opening` writes (at most `openingBound` bytes), then
-    /// the members written from `texts` (and `"format":"cwt"` when `isCWT`), through one cursor,
-    /// in one append.
+    /// the members written from `texts` (`x5t#S256` in the place of `kid` when the token's chain
+    /// verified it, and `"format":"cwt"` when `isCWT`), through one cursor, in one append.
     mutating func appendValidAnswer(
-        _ texts: AnswerTexts, isCWT: Bool, openingBound: Int, opening: (inout ByteCursor) -> Void
+        _ texts: AnswerTexts, chainLeafThumbprint: String?, isCWT: Bool, openingBound: Int,
+        opening: (inout ByteCursor) -> Void
     ) {
         // Each text takes at most six bytes a byte (escaped) and its quotes and comma; the
-        // member names, the brackets, `exp` and the end take less than 160.
+        // member names, the brackets, `exp` and the end take less than 160; a thumbprint is 43
+        // base64url characters, never escaped.
         let sizes = texts.textSizes
-        let bound = 160 + openingBound + 6 * sizes.bytes + 3 * sizes.count
+        let bound = 160 + openingBound + 6 * sizes.bytes + 3 * sizes.count + (chainLeafThumbprint?.utf8.count ?? 0)
         append(upTo: bound) { out in
             opening(&out)
             out.raw(",\"valid\":true,\"jti\":")
@@ -59,8 +66,14 @@ extension JSONWriter {
             } else {
                 out.string(utf8: texts.audience(0))
             }
-            out.raw(",\"kid\":")
-            if let keyID = texts.keyID { out.string(utf8: keyID) } else { out.raw("\"\"") }
+            if let chainLeafThumbprint {
+                out.raw(",\"x5t#S256\":")
+                var thumbprint = chainLeafThumbprint
+                thumbprint.withUTF8 { out.string(utf8: $0) }
+            } else {
+                out.raw(",\"kid\":")
+                if let keyID = texts.keyID { out.string(utf8: keyID) } else { out.raw("\"\"") }
+            }
             out.raw(",\"alg\":")
             if let algorithm = texts.algorithm { out.string(utf8: algorithm) } else { out.raw("\"\"") }
             out.raw(",\"exp\":")

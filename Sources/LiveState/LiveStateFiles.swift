@@ -178,13 +178,33 @@ public struct TrustAnchorPath: Sendable, Equatable {
     }
 
     /// `ENV=PATH` with ENV an environment's name (`int`, `prod`), else the whole text as a path.
-    public init(argument: String) {
-        if let equals = argument.firstIndex(of: "="),
-            let environment = Environment(rawValue: String(argument[..<equals]))
-        {
+    /// A text whose part before the first `=` looks like a tag (letters, digits, `_` and `-`)
+    /// but names no environment is refused, naming the tag: `staging=roots.pem` is a mistake,
+    /// not a file of that name (write `./staging=roots.pem` for one).
+    public init(parsing argument: String) throws(UnknownEnvironmentTag) {
+        guard let equals = argument.firstIndex(of: "=") else {
+            self.init(path: argument)
+            return
+        }
+        let tag = String(argument[..<equals])
+        if let environment = Environment(rawValue: tag) {
             self.init(path: String(argument[argument.index(after: equals)...]), environment: environment)
+        } else if !tag.isEmpty, tag.utf8.allSatisfy(Self.isTagByte) {
+            throw UnknownEnvironmentTag(tag: tag)
         } else {
             self.init(path: argument)
+        }
+    }
+
+    private static func isTagByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x5F || byte == 0x2D
+    }
+
+    /// `--trust-anchors TAG=PATH` with a TAG that names no environment.
+    public struct UnknownEnvironmentTag: Error, CustomStringConvertible, Sendable {
+        public var tag: String
+        public var description: String {
+            "unknown environment tag \"\(tag)\" (\(Environment.allCases.map(\.rawValue).joined(separator: ", ")))"
         }
     }
 }

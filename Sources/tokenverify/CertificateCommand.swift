@@ -70,10 +70,7 @@ extension TokenVerify {
 
         func validate() throws {
             for (name, value) in [("--not-before", notBefore), ("--not-after", notAfter)] {
-                if let value, NumericDate.parse(value).map({ $0 == $0.rounded(.down) }) != true {
-                    throw ValidationError(
-                        "\(name) must be a whole NumericDate (seconds) or an RFC 3339 date-time, not \"\(value)\"")
-                }
+                try TimeOptionRules.validate(time: value, name, whole: true)
             }
             if let serial, CertificateRequest.parseSerial(serial) == nil {
                 throw ValidationError("--serial must be a decimal number or 0x followed by hexadecimal digits")
@@ -101,8 +98,9 @@ extension TokenVerify {
             } else {
                 signer = .selfSigned
             }
-            let start = Int64(notBefore.flatMap(NumericDate.parse) ?? Date().timeIntervalSince1970.rounded(.down))
-            let end = notAfter.flatMap(NumericDate.parse).map { Int64($0) } ?? start + 365 * 86_400
+            // Both within years 1 to 9999 (validate): whole seconds that fit an Int64.
+            let start = Int64(notBefore.map(TimeOptionRules.time) ?? Date().timeIntervalSince1970.rounded(.down))
+            let end = notAfter.map { Int64(TimeOptionRules.time($0)) } ?? start + 365 * 86_400
             do {
                 let request = CertificateRequest(
                     subject: try CertificateRequest.parseSubject(subject),
@@ -134,11 +132,9 @@ extension TokenVerify {
 /// Reads the file at `path` and makes something of its bytes; a file that cannot be read or
 /// made into one stops the command naming it (exit status 2).
 func readOrExit<T>(_ path: String, _ make: ([UInt8]) throws(CertificateProblem) -> T) -> T {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        ConfigurationError(description: "\(path): cannot read").exit()
-    }
+    let bytes = FileOptionRules.read(path)
     do {
-        return try make([UInt8](data))
+        return try make(bytes)
     } catch {
         ConfigurationError(description: "\(path): \(error.description)").exit()
     }

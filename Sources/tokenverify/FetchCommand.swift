@@ -137,11 +137,17 @@ extension TokenVerify {
                 ("--interval", interval), ("--min-interval", minInterval),
                 ("--max-interval", maxInterval), ("--timeout", timeout),
             ] {
-                if !(value > 0) || !value.isFinite {
-                    throw ValidationError("\(name) must be a positive number of seconds")
+                try TimeOptionRules.validate(duration: value, name, positive: true)
+            }
+            try TimeOptionRules.validate(duration: leeway, "--leeway", positive: false)
+            _ = try FileOptionRules.trustAnchorPaths(trustAnchors)
+            if let caFile {
+                do {
+                    _ = try readFileBytes(caFile, limit: FileLimit.keyFile)
+                } catch {
+                    throw ValidationError("--ca-file \(caFile): cannot be read: \(error.reason)")
                 }
             }
-            if !(leeway >= 0) || !leeway.isFinite { throw ValidationError("--leeway must be a number of seconds ≥ 0") }
             if minInterval > maxInterval { throw ValidationError("--min-interval must not exceed --max-interval") }
             if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }
             if out.isEmpty { throw ValidationError("--out must name a directory") }
@@ -172,7 +178,7 @@ extension TokenVerify {
             do {
                 anchors =
                     trustAnchors.isEmpty
-                    ? nil : try TrustAnchorPath.load(trustAnchors.map(TrustAnchorPath.init(argument:)))
+                    ? nil : try TrustAnchorPath.load(FileOptionRules.trustAnchorPaths(trustAnchors))
             } catch {
                 ConfigurationError(description: "\(error)").exit()
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenConcurrency
+import TokenEncoding
 import TokenGen
 import TokenTools
 import TokenVerifier
@@ -109,6 +110,14 @@ extension TokenVerify {
             }
             if !(1...65536).contains(chainLeaves) { throw ValidationError("--chain-leaves must be 1 to 65536") }
             if edAlg != "Ed25519" && edAlg != "EdDSA" { throw ValidationError("--ed-alg must be Ed25519 or EdDSA") }
+            // The set's certificates are valid a year on each side of --at, its tokens a month
+            // after it: all of it within the times the engine represents (spec §2).
+            let margin = 366 * 86_400.0
+            guard at >= NumericDate.earliest + margin, at <= NumericDate.latest - margin else {
+                throw ValidationError(
+                    "--at must be a NumericDate from \(Int64(NumericDate.earliest + margin)) to \(Int64(NumericDate.latest - margin)) (a year inside \(NumericDate.rangeText)), not \(at)"
+                )
+            }
         }
 
         private var spec: TokenSetSpec {
@@ -164,7 +173,7 @@ extension TokenVerify {
             let rate = summary.seconds > 0 ? Double(summary.lines) / summary.seconds : 0
             let steps = stepShare > 0 ? ", \(summary.stepRequired) step_required" : ""
             printError(
-                "tokenverify: wrote \(counted(summary.lines, "token", "tokens")) (\(summary.valid) valid at \(Int(at))\(steps)), \(counted(summary.revocations, "revocation", "revocations")) into \(out) in \(String(format: "%.1f", summary.seconds)) s: \(Int(rate)) tokens/s on \(counted(threads, "thread", "threads"))"
+                "tokenverify: wrote \(counted(summary.lines, "token", "tokens")) (\(summary.valid) valid at \(Int(at))\(steps)), \(counted(summary.revocations, "revocation", "revocations")) into \(out) in \(String(format: "%.1f", summary.seconds)) s: \(Int(saturating: rate)) tokens/s on \(counted(threads, "thread", "threads"))"
             )
             if let rawBefore {
                 let rawAfter = RawSigningRate(es256Share: spec.es256Share, threads: threads)
@@ -174,10 +183,10 @@ extension TokenVerify {
                 let signedPerCPU = Double(summary.signedTokens) / summary.cpuSeconds
                 func ratio(_ value: Double) -> String { String(format: "%.2f", value) }
                 printError(
-                    "tokenverify: raw signing rate for this mix (\(Int(spec.es256Share * 100))% ES256) on \(threads) threads: \(Int(raw))/s "
-                        + "(Ed25519 \(Int((rawBefore.ed25519.perSecond + rawAfter.ed25519.perSecond) / 2))/s, ES256 \(Int((rawBefore.es256.perSecond + rawAfter.es256.perSecond) / 2))/s, before and after); "
-                        + "gen signed \(Int(signedRate)) tokens/s = \(ratio(signedRate / raw)) of raw (\(ratio(rate / raw)) counting repeated lines); "
-                        + "per CPU second: gen \(Int(signedPerCPU)) signed, raw \(Int(rawPerCPU)) = \(ratio(signedPerCPU / rawPerCPU))"
+                    "tokenverify: raw signing rate for this mix (\(Int(spec.es256Share * 100))% ES256) on \(threads) threads: \(Int(saturating: raw))/s "
+                        + "(Ed25519 \(Int(saturating: (rawBefore.ed25519.perSecond + rawAfter.ed25519.perSecond) / 2))/s, ES256 \(Int(saturating: (rawBefore.es256.perSecond + rawAfter.es256.perSecond) / 2))/s, before and after); "
+                        + "gen signed \(Int(saturating: signedRate)) tokens/s = \(ratio(signedRate / raw)) of raw (\(ratio(rate / raw)) counting repeated lines); "
+                        + "per CPU second: gen \(Int(saturating: signedPerCPU)) signed, raw \(Int(saturating: rawPerCPU)) = \(ratio(signedPerCPU / rawPerCPU))"
                 )
             }
         }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TokenEncoding
 import TokenGen
 
 /// Checks `gen --out` before any work: a directory (created if missing) that this user may write
@@ -50,10 +51,10 @@ final class GenerationProgress {
         guard seconds - lastPrinted >= 1 || lines == total else { return }
         lastPrinted = seconds
         let rate = seconds > 0 ? Double(lines) / seconds : 0
-        let left = rate > 0 ? Int(Double(total - lines) / rate) : 0
+        let left = rate > 0 ? Int(saturating: Double(total - lines) / rate) : 0
         let percent = total > 0 ? lines * 100 / total : 100
         let text =
-            "\u{1B}[2K\rtokenverify gen: \(lines)/\(total) tokens (\(percent)%), \(Int(rate)) tokens/s, \(left / 60)m\(left % 60)s left"
+            "\u{1B}[2K\rtokenverify gen: \(lines)/\(total) tokens (\(percent)%), \(Int(saturating: rate)) tokens/s, \(left / 60)m\(left % 60)s left"
         _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     }
 

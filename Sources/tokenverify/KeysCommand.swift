@@ -92,6 +92,7 @@ extension TokenVerify.Keys {
             if files.isEmpty && trustAnchors.isEmpty {
                 throw ValidationError("name at least one key file or --trust-anchors")
             }
+            _ = try FileOptionRules.trustAnchorPaths(trustAnchors)
         }
 
         func run() throws {
@@ -103,7 +104,7 @@ extension TokenVerify.Keys {
         /// The anchors verify would load from `trustAnchors`, a line each (refused as verify
         /// refuses them).
         private func listAnchors() -> String {
-            let paths = trustAnchors.map(TrustAnchorPath.init(argument:)).flatMap { anchor in
+            let paths = ((try? FileOptionRules.trustAnchorPaths(trustAnchors)) ?? []).flatMap { anchor in
                 StatePaths.expand([anchor.path]).map { (path: $0, environment: anchor.environment) }
             }
             do {
@@ -113,8 +114,8 @@ extension TokenVerify.Keys {
             }
             var output = ""
             for (path, environment) in paths {
-                guard let bytes = FileManager.default.contents(atPath: path),
-                    let certificates = try? CertificateSummary.summaries(pem: Array(bytes), file: path)
+                guard let bytes = try? readFileBytes(path, limit: FileLimit.trustAnchors),
+                    let certificates = try? CertificateSummary.summaries(pem: bytes, file: path)
                 else { continue }
                 for certificate in certificates {
                     if json {
@@ -210,16 +211,6 @@ func readKeyFiles(_ files: [String]) -> [(file: String, bytes: [UInt8])] {
                     "\(file): \(earlier == file ? "given twice" : "the same file as \(earlier)"): give each key file once"
             ).exit()
         }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
-            ConfigurationError(description: "\(file): a directory, not a key file").exit()
-        }
-        guard let data = FileManager.default.contents(atPath: file) else {
-            ConfigurationError(
-                description:
-                    "\(file): cannot read key file (\(FileManager.default.fileExists(atPath: file) ? "permission denied" : "no such file"))"
-            ).exit()
-        }
-        return (file, [UInt8](data))
+        return (file, FileOptionRules.read(file, what: "key file"))
     }
 }

@@ -8,9 +8,7 @@ import TokenVerifier
 /// signing-keys.jwk). A file that is something else (a public key set, a public JWK, a PEM key)
 /// stops the command with what it is and what the command needs (exit status 2).
 func loadSigningKey(path: String, kid: String?, command: String = "sign") -> SigningKey {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        ConfigurationError(description: "\(path): cannot read the key file").exit()
-    }
+    let data = FileOptionRules.read(path, what: "the key file")
     let needs =
         "\(command) needs a private JWK (with \"d\"), as `tokenverify keygen --out NAME` writes into NAME.private.jwk"
     var bytes = [UInt8](data)

@@ -64,17 +64,17 @@ extension TokenVerify {
         func validate() throws {
             guard [1, 2, 4, 8].contains(bits) else { throw ValidationError("--bits must be 1, 2, 4 or 8") }
             guard size > 0, size <= 1 << 34 else { throw ValidationError("--size must be between 1 and 2^34 entries") }
-            if let ttl, ttl <= 0 { throw ValidationError("--ttl must be a positive number of seconds") }
+            if let ttl, ttl <= 0 || Double(ttl) > NumericDate.latest {
+                throw ValidationError(
+                    "--ttl must be a positive number of seconds, at most \(Int64(NumericDate.latest))")
+            }
             if chain != nil, iss == nil {
                 throw ValidationError(
                     "--chain needs --iss: a list signed under a certificate chain names its issuer, one of the leaf's URIs or DNS names (spec §3b)"
                 )
             }
             for (name, value) in [("--iat", iat), ("--exp", exp)] {
-                if let value, NumericDate.parse(value) == nil {
-                    throw ValidationError(
-                        "\(name) must be a NumericDate (seconds) or an RFC 3339 date-time, not \"\(value)\"")
-                }
+                try TimeOptionRules.validate(time: value, name)
             }
         }
 
@@ -97,11 +97,12 @@ extension TokenVerify {
                     statuses[index] = value
                 }
             }
-            let issued = iat.flatMap(NumericDate.parse) ?? Date().timeIntervalSince1970.rounded(.down)
+            // Within years 1 to 9999 (validate): whole seconds that fit an Int64.
+            let issued = iat.map(TimeOptionRules.time) ?? Date().timeIntervalSince1970.rounded(.down)
             do {
                 let token = try StatusListIssuer(key: signingKey, chain: tokenChain).sign(
                     uri: uri, bits: bits, size: size, statuses: statuses, format: format, issuedAt: Int64(issued),
-                    expiresAt: exp.flatMap(NumericDate.parse).map { Int64($0) }, timeToLive: ttl, issuer: iss)
+                    expiresAt: exp.map { Int64(TimeOptionRules.time($0)) }, timeToLive: ttl, issuer: iss)
                 print(token)
             } catch {
                 ConfigurationError(description: error.description).exit()

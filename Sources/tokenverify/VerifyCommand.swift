@@ -3,6 +3,7 @@ import Dispatch
 import LineProtocol
 import LiveState
 import TokenConcurrency
+import TokenEncoding
 import TokenFetch
 import TokenStream
 import TokenTools
@@ -171,22 +172,17 @@ extension TokenVerify {
                     "--output-format arrow answers lines of at most \(AnswerColumns.maxLineBytes) bytes (--max-line-bytes)"
                 )
             }
-            if !reloadInterval.isFinite || reloadInterval < 0 {
-                throw ValidationError("--reload-interval must be a non-negative number of seconds")
-            }
+            try TimeOptionRules.validate(duration: reloadInterval, "--reload-interval", positive: false)
             if cacheSlots < 0 { throw ValidationError("--cache-slots must not be negative") }
             _ = try tableMemoryByKind()
             if maxStatusListBytes < 1 { throw ValidationError("--max-status-list-bytes must be positive") }
             if skipStatusLists && !statusLists.isEmpty {
                 throw ValidationError("--skip-status-lists and --status-lists contradict each other: give one")
             }
-            if !leeway.isFinite || leeway < 0 {
-                throw ValidationError("--leeway must be a non-negative number of seconds")
-            }
+            try TimeOptionRules.validate(duration: leeway, "--leeway", positive: false)
             try reporting.validate()
-            if let at, NumericDate.parse(at) == nil {
-                throw ValidationError("--at must be a NumericDate (seconds) or an RFC 3339 date-time, not \"\(at)\"")
-            }
+            try TimeOptionRules.validate(time: at, "--at")
+            _ = try FileOptionRules.trustAnchorPaths(trustAnchors)
         }
 
         /// The table memory of `--table-memory KIND=BYTES` (and its hidden earlier spellings): a
@@ -214,7 +210,7 @@ extension TokenVerify {
         }
 
         @Sendable static func printProgress(_ summary: RunSummary, _ seconds: Double) {
-            let rate = seconds > 0 ? Int(Double(summary.answered) / seconds) : 0
+            let rate = seconds > 0 ? Int(saturating: Double(summary.answered) / seconds) : 0
             let text =
                 "\u{1B}[2K\rtokenverify: \(summary.answered) answered, \(summary.invalid) invalid, \(rate) tokens/s"
             _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
@@ -234,7 +230,7 @@ extension TokenVerify {
             checkInputs()
             reporting.checkFiles()
             let options = VerificationOptions(
-                environment: env, issuer: issuer, leeway: leeway, checkTime: at.flatMap(NumericDate.parse),
+                environment: env, issuer: issuer, leeway: leeway, checkTime: at.map(TimeOptionRules.time),
                 audit: audit, signatureCacheSlots: cacheSlots, tableMemory: (try? tableMemoryByKind()) ?? TableMemory(),
                 skipStatusLists: skipStatusLists)
             if es256TableMemory != nil || ed25519TableMemory != nil {
@@ -245,7 +241,7 @@ extension TokenVerify {
             var liveState = LiveStateFiles(
                 keys: keys, revocations: revocations, stepPolicy: stepPolicy, deviceSteps: deviceSteps,
                 statusLists: statusLists.isEmpty ? nil : statusLists,
-                trustAnchors: trustAnchors.map(TrustAnchorPath.init(argument:)),
+                trustAnchors: (try? FileOptionRules.trustAnchorPaths(trustAnchors)) ?? [],
                 maxStatusListBytes: maxStatusListBytes, options: options, warn: { printError($0) })
             liveState.statusListFloors = Self.fetchedFloors(statusLists)
             let verifier: Verifier

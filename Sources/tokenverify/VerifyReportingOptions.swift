@@ -100,9 +100,7 @@ enum MetricsOptionRules {
     static func validate(file: String?, interval: Double?) throws {
         if file?.isEmpty == true { throw ValidationError("--metrics-file needs a path") }
         if let interval {
-            if !(interval > 0) || !interval.isFinite {
-                throw ValidationError("--metrics-interval must be a positive number of seconds, not \(interval)")
-            }
+            try TimeOptionRules.validate(duration: interval, "--metrics-interval", positive: true)
             if file == nil { throw ValidationError("--metrics-interval needs --metrics-file") }
         }
     }

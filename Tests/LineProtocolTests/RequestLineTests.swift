@@ -17,6 +17,28 @@ import TokenVerifier
         return (String(decoding: output, as: UTF8.self), reasons)
     }
 
+    /// A request's `at` outside 0001-01-01T00:00:00Z … 9999-12-31T23:59:59Z is refused naming the
+    /// bound (spec §6); one inside it, however odd (a subnormal, −0), is the check time.
+    @Test func checkTimesOutsideTheRangeAreMalformed() {
+        let outside = [
+            "1e19", "-1e19", "1.7976931348623157e308", "253402300800", "-62135596801", "\"0000-12-31T23:59:59Z\"",
+        ]
+        for at in outside {
+            guard case .failure(let malformed) = RequestLine.parse(Array("{\"token\":\"x\",\"at\":\(at)}".utf8)) else {
+                Issue.record("accepted at \(at)")
+                continue
+            }
+            #expect(malformed.detail.contains("0001-01-01T00:00:00Z … 9999-12-31T23:59:59Z"), "\(malformed.detail)")
+        }
+        for (at, time) in [("1e-320", 1e-320), ("-0.0", 0), ("253402300799.5", 253_402_300_799.5)] {
+            guard case .success(let request) = RequestLine.parse(Array("{\"token\":\"x\",\"at\":\(at)}".utf8)) else {
+                Issue.record("refused at \(at)")
+                continue
+            }
+            #expect(request.context.checkTime == time)
+        }
+    }
+
     @Test func malformedRequests() {
         let lines = [
             #"["a.b.c"]"#, #""a.b.c""#, #"{"token":null}"#, #"{"token":"a.b.c","device":null}"#,

@@ -149,6 +149,7 @@ import Glibc
             space.token(claims: Workspace.claims(["exp": "1e400"])),
             space.token(claims: Workspace.claims(["exp": longDigits])),
             space.token(claims: Workspace.claims(["exp": "-1e400"])),
+            // Finite, but outside 0001-01-01 … 9999-12-31: malformed, naming the bound.
             space.token(claims: Workspace.claims(["exp": "1e300"])),
             space.token(claims: Workspace.claims(["exp": "-1e300"])),
             // A NumericDate is a double: this rounds to exactly the check time, so it has expired.
@@ -161,7 +162,8 @@ import Glibc
             space.token(claims: Workspace.claims(["sub": "\"\(bigSubject)\""])),
         ]
         let expected: [String?] = [
-            "malformed_token", "malformed_token", "malformed_token", nil, "expired", "expired", nil,
+            "malformed_token", "malformed_token", "malformed_token", "malformed_token", "malformed_token", "expired",
+            nil,
             "malformed_token", "malformed_token", "malformed_request", "malformed_request", nil,
         ]
         let output = try Tool.run(

@@ -3,24 +3,62 @@ import LineProtocol
 import TokenVerifier
 
 /// One verifier for every fuzz input, with the demo keys, revocations and trust anchor of
-/// `Data/demo`, so that fuzzed tokens grown from the demo corpus reach every check, signature
+/// `Data/demo` and the status lists of the FuzzStatusList corpus that load against them, so
+/// that fuzzed tokens grown from the demo corpus reach every check, signature and status list
 /// included, and the chains they carry (`x5c`, `x5chain`) are read and validated.
 public enum FuzzVerifier {
-    static func answerer(audit: Bool, format: AnswerFormat = .json) -> LineAnswerer {
-        let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../Data/demo").standardized.path
-        let keys = try! KeySet.load(files: [demo + "/keys.jwks"]).0
+    static let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../Data/demo").standardized.path
+    public static let keys = try! KeySet.load(files: [demo + "/keys.jwks"]).0
+    public static let anchors = try! TrustAnchors.load([(demo + "/anchors.pem", .integration)])
+
+    /// The corpus's status lists that load against the demo keys and anchor (at most 16).
+    static let statusLists: StatusListSet = {
+        let folder = URL(fileURLWithPath: demo).appendingPathComponent("../../Fuzz/corpus/FuzzStatusList")
+            .standardized.path
+        var lists: [StatusListToken] = []
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() {
+            guard lists.count < 16, let data = FileManager.default.contents(atPath: folder + "/" + name) else {
+                continue
+            }
+            if let list = try? StatusListToken.load(
+                bytes: [UInt8](data), source: name, keys: keys, anchors: anchors, maxInflatedBytes: 1 << 16)
+            {
+                lists.append(list)
+            }
+        }
+        return StatusListSet(lists: lists)
+    }()
+
+    static func verifier(audit: Bool) -> Verifier {
         let revocations = try! RevocationList.load(files: [demo + "/revocations.jsonl"])
-        let anchors = try! TrustAnchors.load([(demo + "/anchors.pem", .integration)])
-        let verifier = Verifier(
-            keys: keys, revocations: revocations, trustAnchors: anchors,
+        return Verifier(
+            keys: keys, revocations: revocations, statusLists: statusLists, trustAnchors: anchors,
             options: VerificationOptions(checkTime: 1_800_000_000, audit: audit, signatureCacheSlots: 64))
-        return LineAnswerer(verifier: verifier, maxLineBytes: 1 << 20, format: format)
+    }
+
+    static func answerer(audit: Bool, format: AnswerFormat = .json) -> LineAnswerer {
+        LineAnswerer(verifier: verifier(audit: audit), maxLineBytes: 1 << 20, format: format)
     }
 
     nonisolated(unsafe) static let plain = answerer(audit: false)
     nonisolated(unsafe) static let audit = answerer(audit: true)
     nonisolated(unsafe) static let arrowAudit = answerer(audit: true, format: .arrow)
+    nonisolated(unsafe) static let worker = verifier(audit: false).makeWorker()
+
+    /// Verifies the token of `bytes` (a request line or a bare token) at check time `time`, any
+    /// Double (NaN, the infinities, subnormals, ±1e19 included): a time outside 0001-01-01 …
+    /// 9999-12-31 is `malformed_request`, any other gets a verdict, and neither traps.
+    public static func verify(_ bytes: UnsafeBufferPointer<UInt8>, at time: Double) {
+        guard case .success(var request) = RequestLine.parse(bytes) else { return }
+        request.context.checkTime = time
+        let result = worker.verify(request)
+        if !NumericDate.isRepresentable(time) {
+            precondition(result.reason == .malformedRequest, "a check time out of range is malformed_request")
+        } else {
+            precondition(result.reason != .malformedRequest, "a check time in range is no malformed_request")
+        }
+    }
 
     /// Answers `bytes` split at newlines as one batch of protocol lines (the path of `verify`'s
     /// workers; every seventh line stands for one over the limit): exactly one answer line per

@@ -122,6 +122,9 @@ struct ClaimsBuilder {
         guard let value = try reader.readNumber(), value.isFinite else {
             throw CBORError("claim \(claim) must be a NumericDate (an integer or a finite float)", at: position)
         }
+        if let problem = NumericDate.rangeProblem(value, what: "claim \(claim)") {
+            throw CBORError(problem, at: position)
+        }
         return value
     }
 

@@ -43,7 +43,7 @@ public final class TrustAnchors: Sendable {
         for source in sources {
             let bytes: [UInt8]
             do {
-                bytes = try readFileBytes(source.path)
+                bytes = try readFileBytes(source.path, limit: FileLimit.trustAnchors)
             } catch {
                 throw TrustAnchorError(file: source.path, reason: .unreadable(error.reason))
             }

@@ -39,7 +39,9 @@ extension JSONReader {
         JSONError("unknown member \"\(name.string)\" (allowed: \(allowed))", at: position)
     }
 
-    /// Reads a NumericDate: a finite JSON number or, with `allowRFC3339`, an RFC 3339 string.
+    /// Reads a NumericDate: a finite JSON number or, with `allowRFC3339`, an RFC 3339 string,
+    /// within the times the engine represents (``NumericDate/isRepresentable(_:)``): any other
+    /// value is refused naming `member` and the range.
     @inlinable
     package mutating func readNumericDate(
         member: @autoclosure () -> String, allowRFC3339: Bool
@@ -49,18 +51,20 @@ extension JSONReader {
             let expected = allowRFC3339 ? "a NumericDate or an RFC 3339 date-time" : "a finite number (NumericDate)"
             return JSONError("\(member()) must be \(expected)", at: offset)
         }
+        let value: Double
         switch peekKind() {
         case .number:
-            let value = try readNumber()
+            value = try readNumber()
             guard value.isFinite else { throw invalid() }
-            return value
         case .string where allowRFC3339:
-            guard let value = NumericDate.parseRFC3339(try readString()) else {
+            guard let parsed = NumericDate.parseRFC3339(try readString()) else {
                 throw invalid()
             }
-            return value
+            value = parsed
         default:
             throw invalid()
         }
+        if let problem = NumericDate.rangeProblem(value, what: member()) { throw JSONError(problem, at: offset) }
+        return value
     }
 }

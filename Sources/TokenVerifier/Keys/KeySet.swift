@@ -52,7 +52,7 @@ public final class KeySet: Sendable {
                 }
             }
             do {
-                documents.append((file, try readFileBytes(file)))
+                documents.append((file, try readFileBytes(file, limit: FileLimit.keySet)))
             } catch {
                 throw KeySetError(file: file, keyID: nil, message: "cannot read key file: \(error.reason)")
             }

@@ -70,7 +70,7 @@ public struct StepPolicy: Sendable {
     public static func load(file: String) throws(SecurityStepsError) -> StepPolicy {
         let bytes: [UInt8]
         do throws(FileReadError) {
-            bytes = try readFileBytes(file)
+            bytes = try readFileBytes(file, limit: FileLimit.stepPolicy)
         } catch {
             throw SecurityStepsError(file: file, line: nil, message: "cannot read step policy: \(error.reason)")
         }

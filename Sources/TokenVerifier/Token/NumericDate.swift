@@ -74,7 +74,7 @@ public enum NumericDate {
     /// `value` as an RFC 3339 date-time in UTC (`2026-01-01T00:00:00Z`, with milliseconds when
     /// it has a fraction), or as a plain number when it is outside years 0001–9999.
     public static func rfc3339(_ value: Double) -> String {
-        guard value.isFinite, value > -62_135_596_800, value < 253_402_300_800 else { return formatNumericDate(value) }
+        guard isRepresentable(value) else { return formatNumericDate(value) }
         let whole = value.rounded(.down)
         // Below 1,000: a value a hair under a whole second (−1e-20, say) has a fraction of 1.0.
         let milliseconds = min(999, Int(((value - whole) * 1000).rounded(.down)))

@@ -262,7 +262,14 @@ extension ParsedToken {
             var reader = JSONReader(json)
 
             func numericDate(_ reader: inout JSONReader, _ claim: StaticString) throws(JSONError) -> Double {
-                if let value = reader.readPlainInteger() { return value }
+                let offset = reader.position
+                if let value = reader.readPlainInteger() {
+                    // 1 to 15 digits: positive, so only the upper bound can be passed.
+                    guard value <= NumericDate.latest else {
+                        throw JSONError(NumericDate.rangeProblem(value, what: "claim \"\(claim)\"")!, at: offset)
+                    }
+                    return value
+                }
                 return try reader.readNumericDate(member: "claim \"\(claim)\"", allowRFC3339: false)
             }
 

@@ -5,6 +5,10 @@ public struct VerificationResult: Sendable {
     public var failures: [VerificationFailure]
     /// The token as parsed, when it could be (check 2 passed).
     @usableFromInline var parsed: ParsedToken?
+    /// The leaf certificate's `x5t#S256` (base64url SHA-256 of its DER) when the token's key came
+    /// from its certificate chain (spec §3b); nil for a token whose `kid` named a key of the key
+    /// set. A valid answer names it in place of the `kid`.
+    public var chainLeafThumbprint: String?
 
     /// Whether every check passed.
     @inlinable public var isValid: Bool { failures.isEmpty }
@@ -37,9 +41,10 @@ public struct VerificationResult: Sendable {
         self.failures = failures
     }
 
-    init(failures: [VerificationFailure], parsed: ParsedToken?) {
+    init(failures: [VerificationFailure], parsed: ParsedToken?, chainLeafThumbprint: String? = nil) {
         self.failures = failures
         self.parsed = parsed
+        self.chainLeafThumbprint = chainLeafThumbprint
     }
 }
 

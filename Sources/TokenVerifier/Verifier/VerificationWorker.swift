@@ -92,6 +92,8 @@ public final class VerificationWorker {
         var signatureChain: Unmanaged<ChainKey>?
         /// The token's digest, when the signature cache is on.
         var digest: KeyedHash.Digest?
+        /// The leaf's `x5t#S256`, when check 5 found the key in the token's chain (spec §3b).
+        var chainLeafThumbprint: String?
         /// The signature cache's key for the token and its key, when the signature still has to
         /// be checked and the cache is on.
         var signatureCacheKey: KeyedHash.Digest?
@@ -113,7 +115,7 @@ public final class VerificationWorker {
 
         /// The verdict.
         consuming func result() -> VerificationResult {
-            VerificationResult(failures: failures.failures, parsed: parsed)
+            VerificationResult(failures: failures.failures, parsed: parsed, chainLeafThumbprint: chainLeafThumbprint)
         }
     }
 
@@ -127,10 +129,16 @@ public final class VerificationWorker {
         into prepared: inout Prepared
     ) {
         let options = core.options
+        let time = context.checkTime ?? options.checkTime ?? currentNumericDate()
+        // Check 1 for a check time given through the API (the line protocol refuses one when it
+        // parses the request): a time outside the range is an answer, never a trap further on.
+        guard NumericDate.isRepresentable(time) else {
+            prepared.failures.add(.malformedRequest, NumericDate.rangeProblem(time, what: "the check time")!)
+            return
+        }
         guard let parsed = parse(token, cache: snapshot.signatureCache, &prepared) else { return }
         let input = CheckInput(
-            compact: token, state: snapshot, core: core,
-            time: context.checkTime ?? options.checkTime ?? currentNumericDate(),
+            compact: token, state: snapshot, core: core, time: time,
             context: context, signatureCacheKey: nil, crypto: self)
         var findings = CheckFindings()
         StandardChecks.beforeSignature.check(parsed, input, &findings, &prepared.failures)
@@ -143,6 +151,8 @@ public final class VerificationWorker {
                 snapshot.signatureCache!.prefetch(key)
             }
         } else if !prepared.failures.isDone, findings.keyFits, let chain = findings.chain {
+            // The answer names the leaf, not a `kid` the token may carry beside its chain.
+            prepared.chainLeafThumbprint = chain._withUnsafeGuaranteedRef { $0.key.keyID }
             if let digest = prepared.digest, let identity = chain._withUnsafeGuaranteedRef({ $0.identity }) {
                 let key = snapshot.signatureCache!.combine(digest, identity)
                 prepared.signatureCacheKey = key
