@@ -1,3 +1,4 @@
+import TokenEncoding
 import TokenVerifier
 
 /// Counts of a run: answers, valid ones, and failures by reason.
@@ -26,7 +27,7 @@ public struct RunSummary: Sendable {
     public func line(seconds: Double) -> String {
         let rate = seconds > 0 ? Double(answered) / seconds : 0
         var text =
-            "tokenverify: \(answered) answered (\(valid) valid, \(invalid) invalid) in \(formatted(seconds, 2)) s, \(Int(rate.rounded())) tokens/s"
+            "tokenverify: \(answered) answered (\(valid) valid, \(invalid) invalid) in \(formatted(seconds, 2)) s, \(Int(saturating: rate.rounded())) tokens/s"
         if !byReason.isEmpty {
             let reasons = byReason.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }
             text += "; " + reasons.joined(separator: ", ")

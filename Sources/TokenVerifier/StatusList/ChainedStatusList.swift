@@ -33,7 +33,9 @@ enum ChainedStatusList {
         case .failure(let error): return .failure(.init("its chain is not usable: \(error.description)"))
         }
         let second = parts.issuedAt.rounded(.down)
-        guard abs(second) < 1e15 else { return .failure(.init("its iat is out of range for a chain")) }
+        guard NumericDate.isRepresentable(second) else {
+            return .failure(.init("its iat is outside \(NumericDate.rangeText)"))
+        }
         let key: ChainKey
         switch anchors.validate(certificates, at: Int64(second), profile: .token) {
         case .untrusted(let failure):

@@ -86,6 +86,7 @@ extension UnverifiedStatusList {
         func number(_ reader: inout CBORReader, _ claim: String) throws(CBORError) -> Double {
             let wrong = reader.error("claim \(claim) must be a number")
             guard let value = try reader.readNumber(), value.isFinite else { throw wrong }
+            if let problem = NumericDate.rangeProblem(value, what: "claim \(claim)") { throw reader.error(problem) }
             return value
         }
         guard reader.peekMajor() == .map else { throw reader.error("the claims are not a CBOR map") }
