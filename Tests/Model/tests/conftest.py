@@ -16,7 +16,7 @@ from tvmodel.stats import STATS
 _SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile(
     "ci",
-    max_examples=25,
+    max_examples=150,
     stateful_step_count=12,
     deadline=None,
     derandomize=False,
@@ -25,7 +25,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "long",
-    max_examples=2000,
+    max_examples=1200,
     stateful_step_count=30,
     deadline=None,
     derandomize=False,

@@ -217,7 +217,7 @@ class TrustMachine(RuleBasedStateMachine):
         if statuses == {2}:
             assert self.trust.may_refuse_start(), f"verify refused to start: {runs[0][2]}"
             return
-        assert statuses == {0}, f"exit statuses {statuses}: {[stderr[-500:] for _, _, stderr in runs]}"
+        assert statuses == {0}, f"exit statuses {statuses}: {[stderr[:3000] for _, _, stderr in runs]}"
         fresh = Trust(chains=self.trust.chains, keys=dict(self.trust.keys), anchors=set(self.trust.anchors))
         fresh.revocations, fresh.files, fresh.memory = list(self.trust.revocations), dict(self.trust.files), Memory()
         fresh.reload()
