@@ -8,7 +8,7 @@ extension Fetcher {
     struct Checked {
         var detail: String
         var summary: StatusListSummary?
-        /// The digest of a list's entries (``EntriesDigest``).
+        /// The digest of a list's entries (``StatusListToken/entriesDigestHex``).
         var entries: String?
         /// A key set's `kid`s, and its URL's history before it.
         var keyIDs: [String]?
@@ -139,7 +139,7 @@ extension Fetcher {
             bytes, url: target.url, keys: loaded, loader: configuration.statusListLoader)
         let entry = state.entries[target.url]
         try IssuerBinding.check(summary, recorded: entry?.issuer ?? inPlace.map { .init(iss: $0.issuer) })
-        let entries = summary.list.map(EntriesDigest.hex(of:))
+        let entries = summary.list.map(\.entriesDigestHex)
         let inFile = existing.flatMap { bytes in
             inPlace.map { ($0.issuedAt, $0.list) } ?? StatusListInspection.issuedAt(of: bytes).map { ($0, nil) }
         }

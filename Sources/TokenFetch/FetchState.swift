@@ -22,7 +22,7 @@ struct FetchState: Codable {
         var sha256: String?
         /// The issuer of the URL's lists (a status list URL): set by the first list written.
         var issuer: RecordedIssuer?
-        /// Hex SHA-256 of the entries of the list last written (``EntriesDigest``): a list of the
+        /// Hex SHA-256 of the entries of the list last written (``StatusListToken/entriesDigestHex``): a list of the
         /// same `iat` is a copy only when its entries have this digest.
         var entriesDigest: String?
         /// The `kid`s of the key set last written (a key set URL).

@@ -15,7 +15,7 @@ enum NoRollback {
         var issuedAt: Double
         /// Where it is known from, for the refusal ("the list in place").
         var whence: String
-        /// The digests (``EntriesDigest``) of the entries known at `issuedAt`, first the recorded
+        /// The digests (``StatusListToken/entriesDigestHex``) of the entries known at `issuedAt`, first the recorded
         /// one: a list of that `iat` is a copy when its entries have the first. Empty: none known,
         /// so no list of that `iat` is taken.
         var entries: [() -> String?]
@@ -30,7 +30,7 @@ enum NoRollback {
         guard let issuedAt = [file?.issuedAt, recordedAt].compactMap({ $0 }).max() else { return nil }
         var entries: [() -> String?] = []
         if recordedAt == issuedAt, let digest = recorded.entries { entries.append({ digest }) }
-        if let file, file.issuedAt == issuedAt, let list = file.list { entries.append({ EntriesDigest.hex(of: list) }) }
+        if let file, file.issuedAt == issuedAt, let list = file.list { entries.append({ list.entriesDigestHex }) }
         let whence =
             file?.issuedAt == issuedAt
             ? "the list in place" : "the list last written (its iat recorded in .fetch-state.json)"

@@ -9,7 +9,7 @@ public struct StatusListFloors: Sendable {
     struct Floor: Sendable {
         var issuedAt: Double
         /// The entries' digest (nil: known only from `fetch`'s record).
-        var digest: KeyedHash.Digest?
+        var digest: [UInt8]?
         /// Two sets of entries were seen with this `iat`.
         var conflicted: Bool
         /// Where it was seen, for messages.

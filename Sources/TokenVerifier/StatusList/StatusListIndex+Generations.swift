@@ -90,7 +90,7 @@ extension StatusListGeneration {
     }
 
     /// Whether this generation's list holds the entries of `digest`.
-    func holds(_ digest: KeyedHash.Digest) -> Bool {
+    func holds(_ digest: [UInt8]) -> Bool {
         switch state {
         case .inForce(let list, _, _): list.entriesDigest == digest
         case .outOfForce(let list, _): list?.entriesDigest == digest

@@ -101,11 +101,19 @@ public struct StatusListToken: Sendable {
     /// The environment of the signer as of its load (its key's `env`, or its anchor's tag).
     public var signerEnvironment: Environment? { signed.keyEnvironment }
 
-    /// A keyed digest of the entries, `bits` and `exp`: equal for copies of one generation.
-    var entriesDigest: KeyedHash.Digest {
-        var digest = entries.digest
-        digest.high ^= (expiresAt ?? .nan).bitPattern
-        return digest
+    /// SHA-256 of `bits`, `exp` and the entries: equal for copies of one generation (as
+    /// ``hasSameEntries(as:)`` compares them), so that a generation can be told from another with
+    /// its `iat` after its list is gone: by the verifier's floors in one process, and by `fetch`'s
+    /// state file across runs (as lowercase hex, ``entriesDigestHex``).
+    public var entriesDigest: [UInt8] {
+        var header = Array("bits \(bits) exp \(expiresAt.map { "\($0)" } ?? "none")\n".utf8)
+        header += entries.digest
+        return sha256(header)
+    }
+
+    /// ``entriesDigest`` as 64 lowercase hex digits.
+    public var entriesDigestHex: String {
+        entriesDigest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     /// Whether `other` holds the same entries (and bits and `exp`): a copy of the same generation.
@@ -139,11 +147,8 @@ final class StatusEntries: Sendable {
     private let mask: UInt8
     private let shift: Int  // log2(bits)
 
-    /// A keyed digest of the entries and `bits`, to tell a generation from another with the same
-    /// `iat` after its list is gone (``StatusListFloors``).
-    let digest: KeyedHash.Digest
-    /// One key for the whole process, so that digests of two loads compare.
-    private static let hasher = KeyedHash()
+    /// SHA-256 of the entries' bytes (made once, when the list is loaded).
+    let digest: [UInt8]
 
     init(bytes: [UInt8], bits: Int) {
         self.bytes = bytes
@@ -151,9 +156,7 @@ final class StatusEntries: Sendable {
         self.count = bytes.count * 8 / bits
         self.mask = UInt8(truncatingIfNeeded: (1 << bits) - 1)
         self.shift = bits.trailingZeroBitCount
-        var digest = bytes.withUnsafeBytes { Self.hasher.hash($0) }
-        digest.low ^= UInt64(bits)
-        self.digest = digest
+        self.digest = sha256(bytes)
     }
 
     @inline(__always)
