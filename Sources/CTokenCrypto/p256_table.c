@@ -14,12 +14,14 @@
 //
 // These EC_GROUP functions are deprecated in OpenSSL 3 but present. A table is made only when the
 // copied group really holds a precomputed table afterwards (EC_GROUP_have_precompute_mult);
-// otherwise `tv_p256_table_new` returns NULL and the caller keeps the EVP path.
+// otherwise `tv_p256_table_new` returns NULL and the caller keeps the EVP path. No table is made
+// either unless the start-up self-test (p256_self_test.c) passed: `tv_p256_table_status`.
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 
 #include "CTokenCrypto.h"
 #include "p256_digest.h"
 #include "p256_order.h"
+#include "p256_self_test.h"
 
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
@@ -67,7 +69,13 @@ static const EC_GROUP *standard(void) {
     return CRYPTO_THREAD_run_once(&standard_group_once, make_standard_group) ? standard_group : NULL;
 }
 
+int tv_p256_table_setup(void) { return standard() != NULL; }
+
 void *tv_p256_table_new(const uint8_t *x, const uint8_t *y) {
+    return tv_p256_table_status() == TV_P256_TABLES_ON ? tv_p256_table_build(x, y) : NULL;
+}
+
+void *tv_p256_table_build(const uint8_t *x, const uint8_t *y) {
     struct p256_table *table = NULL;
     EC_GROUP *group_q = NULL;
     EC_POINT *q = NULL;

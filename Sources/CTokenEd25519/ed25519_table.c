@@ -76,7 +76,7 @@ const uint8_t tv_ed25519_base_point[32] = {
 };
 static comb *base_comb;             // the multiples of B, made once
 static tv_ge25519_p3 identity;      // the neutral element (0, 1, 1, 0)
-static int available;
+static int status = TV_ED25519_TABLES_SETUP_FAILED;  // why the path is on or off (CTokenEd25519.h)
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
 static void tv_ed25519_build_comb(comb *table, const tv_ge25519_p3 *point) {
@@ -340,13 +340,16 @@ static void tv_ed25519_setup(void) {
     base_comb = malloc(sizeof *base_comb);
     if (base_comb == NULL) return;
     tv_ed25519_build_comb(base_comb, &base);
-    available = tv_ed25519_same_libsodium() && tv_ed25519_self_test(0);
+    if (!tv_ed25519_same_libsodium()) status = TV_ED25519_TABLES_OTHER_RUNTIME;
+    else status = tv_ed25519_self_test(0) ? TV_ED25519_TABLES_ON : TV_ED25519_TABLES_SELF_TEST_FAILED;
 }
 
-int tv_ed25519_table_available(void) {
+int tv_ed25519_table_status(void) {
     pthread_once(&setup_once, tv_ed25519_setup);
-    return available;
+    return status;
 }
+
+int tv_ed25519_table_available(void) { return tv_ed25519_table_status() == TV_ED25519_TABLES_ON; }
 
 void *tv_ed25519_table_new(const uint8_t *public_key) {
     if (!tv_ed25519_table_available()) return NULL;
@@ -367,6 +370,7 @@ int tv_ed25519_self_test_with_faults(int faults) {
     return base_comb != NULL && tv_ed25519_self_test(faults);
 }
 #else
+int tv_ed25519_table_status(void) { return TV_ED25519_TABLES_NOT_COMPILED; }
 int tv_ed25519_table_available(void) { return 0; }
 int tv_ed25519_self_test_with_faults(int faults) { (void)faults; return 0; }
 void *tv_ed25519_table_new(const uint8_t *public_key) { (void)public_key; return NULL; }
@@ -380,6 +384,8 @@ void tv_ed25519_table_verify_many(const void *const *tables, const uint8_t *cons
     memset(verdicts, 0, count);
 }
 #endif
+
+const char *tv_ed25519_libsodium_compiled(void) { return SODIUM_VERSION_STRING; }
 
 size_t tv_ed25519_table_size(void) { return sizeof(struct ed25519_table); }
 

@@ -11,7 +11,8 @@ import Glibc
 
 /// `verify --metrics-file` (spec §6b): what the stream counted (``StreamCounters``), the reloads
 /// of the live state by part and outcome, and the state in force (status lists' `iat` and `exp`,
-/// keys by `env`), as the Prometheus text format. ``render()`` runs on the metrics writer's queue.
+/// keys by `env`), the signature path of each algorithm (``SignaturePath``), as the Prometheus
+/// text format. ``render()`` runs on the metrics writer's queue.
 public final class VerifyMetrics: @unchecked Sendable {
     /// Where the pipeline counts (``VerifyPipeline/Configuration/counters``).
     public let counters = StreamCounters()
@@ -30,6 +31,9 @@ public final class VerifyMetrics: @unchecked Sendable {
     private let listExpires: GaugeSet
     private let keysByEnvironment: GaugeSet
     private let written: Gauge
+    /// Whether the signature paths are in the registry (they are decided once; the first
+    /// ``render()`` adds them, off the start-up path, as their self-tests may run then).
+    private var signaturePathsPublished = false
 
     /// One load of one part of the live state, timed.
     struct ReloadEvent {
@@ -157,6 +161,7 @@ public final class VerifyMetrics: @unchecked Sendable {
         cacheMisses.set(reading.signatureCacheMisses)
         applyReloads()
         publishState()
+        publishSignaturePaths()
         written.set(Self.now())
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
@@ -201,6 +206,22 @@ public final class VerifyMetrics: @unchecked Sendable {
         byEnvironment["none"] = 0
         for key in verifier.keys.keys { byEnvironment[key.environment?.rawValue ?? "none", default: 0] += 1 }
         keysByEnvironment.set(byEnvironment)
+    }
+
+    static let signaturePathName = "tokenverify_signature_path"
+    static let signaturePathHelp =
+        "1 for the signature path each algorithm's keys take (tables or standard) and why (reason)."
+
+    /// `tokenverify_signature_path{algorithm, path, reason} 1`, once per run.
+    private func publishSignaturePaths() {
+        guard !signaturePathsPublished else { return }
+        signaturePathsPublished = true
+        for path in SignaturePath.inUse(verifier.options) {
+            registry.gauge(
+                Self.signaturePathName, Self.signaturePathHelp,
+                [("algorithm", path.algorithm), ("path", path.path.rawValue), ("reason", path.reason)]
+            ).set(to: 1)
+        }
     }
 
     static func now() -> Double {

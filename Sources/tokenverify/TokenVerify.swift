@@ -23,10 +23,10 @@ struct TokenVerify: ParsableCommand {
               tokenverify inspect eyJhbGciOi...
               tokenverify fetch --keys https://op.example/jwks --out state --watch
             """,
-        version: "tokenverify 0.1.0",
+        version: "tokenverify \(Version.number)",
         subcommands: [
             Verify.self, Keys.self, Keygen.self, Sign.self, StatusList.self, Generate.self, Inspect.self, Fetch.self,
-            IssueCertificate.self,
+            IssueCertificate.self, Version.self,
         ]
     )
 

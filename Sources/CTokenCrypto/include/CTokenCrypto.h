@@ -38,10 +38,30 @@ void tv_p256_verify_context_free(void *context);
 /// with SHA-256 over `message`; 0 otherwise (including r or s zero or not below the group order).
 int tv_p256_verify(void *context, const uint8_t *message, size_t message_length, const uint8_t *signature);
 
+/// Why the per-key table path is on or off in this process (tv_p256_table_status), decided once
+/// on first use: on; OpenSSL's P-256 group or the order arithmetic could not be set up; OpenSSL
+/// built no precomputed table for a P-256 group (EC_GROUP_precompute_mult, deprecated in OpenSSL 3,
+/// left a group without one); the start-up self-test disagreed with EVP_PKEY_verify.
+enum {
+    TV_P256_TABLES_ON = 1,
+    TV_P256_TABLES_SETUP_FAILED = 2,
+    TV_P256_TABLES_NO_PRECOMPUTE = 3,
+    TV_P256_TABLES_SELF_TEST_FAILED = 4,
+};
+
+/// One of the TV_P256_TABLES_* values (runs the self-test on first call: one table built, about
+/// 40 ms, and a few dozen verifies each way).
+int tv_p256_table_status(void);
+
+/// The OpenSSL version this build was compiled against (OPENSSL_VERSION_STR, "3.0.2") and the
+/// one running (OpenSSL_version(OPENSSL_VERSION_STRING)).
+const char *tv_openssl_version_compiled(void);
+const char *tv_openssl_version_running(void);
+
 /// A per-key precomputed table for ES256 verification (see p256_table.c): a copy of the P-256
 /// group whose generator is the public point (x, y) with OpenSSL's comb table built for it. NULL
-/// when OpenSSL offers no precomputed method for the group (the caller then keeps EVP) or the
-/// point is not valid. Slow (tens of milliseconds); read-only afterwards, shared by all threads.
+/// when the table path is off (tv_p256_table_status; the caller then keeps EVP) or the point is
+/// not valid. Slow (tens of milliseconds); read-only afterwards, shared by all threads.
 void *tv_p256_table_new(const uint8_t *x, const uint8_t *y);
 void tv_p256_table_free(void *table);
 

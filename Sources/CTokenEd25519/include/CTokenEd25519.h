@@ -16,6 +16,24 @@
 extern "C" {
 #endif
 
+/// Why the table path is on or off in this process (tv_ed25519_table_status), decided once on
+/// first use: on; compiled out (the libsodium headers are not 1.0.18's); the shared libsodium at
+/// run time is not the version of the archive the point functions come from; the start-up
+/// self-test disagreed with crypto_sign_verify_detached; sodium_init or an allocation failed.
+enum {
+    TV_ED25519_TABLES_ON = 1,
+    TV_ED25519_TABLES_NOT_COMPILED = 2,
+    TV_ED25519_TABLES_OTHER_RUNTIME = 3,
+    TV_ED25519_TABLES_SELF_TEST_FAILED = 4,
+    TV_ED25519_TABLES_SETUP_FAILED = 5,
+};
+
+/// One of the TV_ED25519_TABLES_* values (runs the set-up and self-test on first call).
+int tv_ed25519_table_status(void);
+
+/// The libsodium version this build's headers (and libsodium.a) are: SODIUM_VERSION_STRING.
+const char *tv_ed25519_libsodium_compiled(void);
+
 /// 1 when this build has the table path: libsodium is the version whose internal point functions
 /// it was written against (1.0.18), the shared library at run time is the same version as the
 /// static archive the point functions come from, and the start-up self-test agreed with

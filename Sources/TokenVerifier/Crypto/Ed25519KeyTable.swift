@@ -13,10 +13,15 @@ final class Ed25519KeyTable: @unchecked Sendable {
     static let bytesPerTable = tv_ed25519_table_size()
 
     /// Ed25519 keys' tables, capped by ``TableMemory/ed25519``.
-    static let kind = KeyTableKind(name: "ed25519", key: { $0.ed25519 }, bytesPerTable: bytesPerTable)
+    static let kind = KeyTableKind(name: "ed25519", path: { path }, key: { $0.ed25519 }, bytesPerTable: bytesPerTable)
 
     /// Whether this build has the table path (libsodium 1.0.18, and its self-test passed).
     static let isAvailable = tv_ed25519_table_available() == 1
+
+    /// The path and why (``SignaturePath/ed25519(status:compiled:running:)``), decided once.
+    static let path = SignaturePath.ed25519(
+        status: Int(tv_ed25519_table_status()), compiled: SignatureLibrary.libsodiumCompiled,
+        running: SignatureLibrary.libsodiumRunning)
 
     /// Nil when the path is unavailable or libsodium would refuse the key. Takes about 1 ms.
     init?(publicKey: [UInt8]) {

@@ -1,9 +1,12 @@
 /// A kind of per-key precomputed table, as ``KeyTableBuilder`` sees it: its name (the key of
 /// ``VerificationOptions/tableMemory`` and of `verify --table-memory NAME=BYTES`), which keys have
-/// one, what one takes, and the memory a key set's tables of the kind may take by default.
+/// one, what one takes, the memory a key set's tables of the kind may take by default, and
+/// whether this process has the table path (``SignaturePath``).
 struct KeyTableKind: Sendable {
     /// The kind's name: `es256`, `ed25519`.
     let name: String
+    /// The path this build and its libraries give the kind's algorithm, whatever the options.
+    let path: @Sendable () -> SignaturePath
     /// The key's table holder, when the key is of this kind.
     let key: @Sendable (VerificationKey) -> (any KeyWithTable)?
     /// The memory one table takes.

@@ -14,10 +14,16 @@ final class P256KeyTable: @unchecked Sendable {
     static let bytesPerTable = 160_000
 
     /// ES256 keys' tables, capped by ``TableMemory/es256``.
-    static let kind = KeyTableKind(name: "es256", key: { $0.p256 }, bytesPerTable: bytesPerTable)
+    static let kind = KeyTableKind(name: "es256", path: { path }, key: { $0.p256 }, bytesPerTable: bytesPerTable)
 
-    /// Builds the table for the point (x, y); nil when OpenSSL offers no precomputed method for
-    /// P-256 (the key then verifies through EVP), or the point is not valid. Takes ~40 ms.
+    /// The path and why (``SignaturePath/es256(status:running:)``), decided once: the first
+    /// call runs the self-test (`p256_self_test.c`) unless a table was built before.
+    static let path = SignaturePath.es256(
+        status: Int(tv_p256_table_status()), running: SignatureLibrary.openSSLRunning)
+
+    /// Builds the table for the point (x, y); nil when the table path is off (``path``: OpenSSL
+    /// built no precomputed table, or the self-test failed; the key then verifies through EVP),
+    /// or the point is not valid. Takes ~40 ms.
     init?(x: [UInt8], y: [UInt8]) {
         guard x.count == 32, y.count == 32, let handle = tv_p256_table_new(x, y) else { return nil }
         self.handle = handle

@@ -1,0 +1,72 @@
+import CTokenCrypto
+import CTokenEd25519
+import TestSupport
+import Testing
+
+@testable import TokenVerifier
+
+/// The signature path each algorithm takes (``SignaturePath``): every status of the table paths'
+/// set-up names its reason, a kind given no table memory takes the standard path, and on this
+/// build (in CI: must) both algorithms take their tables.
+@Suite struct SignaturePathTests {
+    @Test(arguments: [
+        (TV_ED25519_TABLES_ON, SignaturePath.Kind.tables, "libsodium 1.0.18 internals found, self-test passed"),
+        (TV_ED25519_TABLES_NOT_COMPILED, .standard, "not compiled for libsodium 1.0.20"),
+        (TV_ED25519_TABLES_OTHER_RUNTIME, .standard, "libsodium 1.0.18 at run time is not libsodium 1.0.20"),
+        (TV_ED25519_TABLES_SELF_TEST_FAILED, .standard, "self-test against crypto_sign_verify_detached failed"),
+        (TV_ED25519_TABLES_SETUP_FAILED, .standard, "could not be set up"),
+    ])
+    func eachEd25519StatusNamesItsReason(_ status: Int, _ path: SignaturePath.Kind, _ reason: String) {
+        let found = SignaturePath.ed25519(status: status, compiled: "1.0.20", running: "1.0.18")
+        #expect(found.algorithm == "Ed25519" && found.path == path)
+        #expect(found.reason.contains(reason), "\(found)")
+    }
+
+    @Test(arguments: [
+        (TV_P256_TABLES_ON, SignaturePath.Kind.tables, "OpenSSL 3.9.0 precomputed a table, self-test passed"),
+        (TV_P256_TABLES_NO_PRECOMPUTE, .standard, "built no precomputed table (EC_GROUP_precompute_mult)"),
+        (TV_P256_TABLES_SELF_TEST_FAILED, .standard, "self-test against EVP_PKEY_verify failed"),
+        (TV_P256_TABLES_SETUP_FAILED, .standard, "could not set up P-256"),
+    ])
+    func eachES256StatusNamesItsReason(_ status: Int, _ path: SignaturePath.Kind, _ reason: String) {
+        let found = SignaturePath.es256(status: status, running: "3.9.0")
+        #expect(found.algorithm == "ES256" && found.path == path)
+        #expect(found.reason.contains(reason), "\(found)")
+    }
+
+    /// Less memory than one table is the standard path, the option named; the other kind keeps
+    /// its own path.
+    @Test func aKindWithoutTableMemoryTakesTheStandardPath() throws {
+        try Self.requireTables()
+        let paths = SignaturePath.inUse(VerificationOptions(tableMemory: TableMemory(es256: 0, ed25519: 1000)))
+        #expect(paths.map(\.algorithm) == ["ES256", "Ed25519"])
+        #expect(paths.allSatisfy { $0.path == .standard }, "\(paths)")
+        #expect(paths[0].reason.contains("--table-memory es256=0"), "\(paths[0])")
+        #expect(paths[1].reason.contains("--table-memory ed25519=1000"), "\(paths[1])")
+        let one = SignaturePath.inUse(VerificationOptions(tableMemory: TableMemory(es256: 0)))
+        #expect(one.map(\.path) == [.standard, .tables], "\(one)")
+    }
+
+    /// The check CI runs on its image (scripts/check-signature-paths runs the binary's): both
+    /// algorithms take their tables, or the failure names why not.
+    @Test func bothAlgorithmsTakeTheirTablesHere() throws {
+        try Self.requireTables()
+        #expect(tv_p256_table_status() == TV_P256_TABLES_ON)
+        #expect(tv_ed25519_table_status() == TV_ED25519_TABLES_ON)
+        #expect(P256KeyTable.kind.path() == P256KeyTable.path && Ed25519KeyTable.kind.path() == Ed25519KeyTable.path)
+    }
+
+    @Test func theLibrariesAreNamedWithBothVersions() {
+        let libraries = SignatureLibrary.all
+        #expect(libraries.map(\.name) == ["libsodium", "OpenSSL"])
+        #expect(libraries.allSatisfy { !$0.compiled.isEmpty && !$0.running.isEmpty }, "\(libraries)")
+        #expect(libraries[0].running.split(separator: ".").count == 3, "\(libraries[0])")
+    }
+
+    /// Both table paths on this build: skipped elsewhere with the reasons, failed in CI.
+    static func requireTables() throws {
+        let off = SignaturePath.inUse().filter { $0.path != .tables }
+        try ExternalRequirement.require(
+            off.isEmpty, "the signature tables are off: \(off.map(\.description).joined(separator: "; "))")
+    }
+}
