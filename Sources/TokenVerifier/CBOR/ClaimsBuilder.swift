@@ -122,8 +122,8 @@ struct ClaimsBuilder {
         guard let value = try reader.readNumber(), value.isFinite else {
             throw CBORError("claim \(claim) must be a NumericDate (an integer or a finite float)", at: position)
         }
-        if let problem = NumericDate.rangeProblem(value, what: "claim \(claim)") {
-            throw CBORError(problem, at: position)
+        guard NumericDate.isRepresentable(value) else {
+            throw CBORError(NumericDate.rangeProblem(value, what: "claim \(claim)")!, at: position)
         }
         return value
     }

@@ -64,7 +64,9 @@ extension JSONReader {
         default:
             throw invalid()
         }
-        if let problem = NumericDate.rangeProblem(value, what: member()) { throw JSONError(problem, at: offset) }
+        guard NumericDate.isRepresentable(value) else {
+            throw JSONError(NumericDate.rangeProblem(value, what: member())!, at: offset)
+        }
         return value
     }
 }
