@@ -5,12 +5,14 @@ import TokenTools
 import TokenVerifier
 
 extension TokenVerify {
-    /// `tokenverify inspect`: decode a token without verifying it.
+    /// `tokenverify inspect`: decode tokens without verifying them.
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Decode a token's header and claims, plainly marked UNVERIFIED.",
+            abstract: "Decode a JWS or CWT's header and claims, marked UNVERIFIED: a token, a file of them, or stdin.",
             discussion: """
                 Nothing is checked: not the signature, not the key, not the time. Use verify for that.
+
+                What is read: - (or no argument) reads standard input; an argument that names an existing file reads that file (a regular file or a FIFO; a folder is refused); anything else is one token. Standard input and files give one JSON line for each non-blank line, in order; a line that is not a token is named on stderr (FILE:LINE) and skipped, and the exit status is then 1. A token argument that cannot be decoded exits with status 2.
 
                 A Status List Token (typ statuslist+jwt or application/statuslist+cwt) also shows "status_list_entries": its URI, bits, number of entries and every non-zero entry {"idx", "status"}.
 
@@ -18,25 +20,52 @@ extension TokenVerify {
                 """
         )
 
-        @Argument(help: "The compact token or CWT (default: the first line of standard input).")
-        var token: String?
+        @Argument(
+            help: ArgumentHelp(
+                "A compact token or CWT, a file of them (one a line), or - for standard input (the default).",
+                valueName: "token-or-file"))
+        var input: String?
 
         func run() throws {
-            var text = token ?? ""
-            if token == nil || token == "-" {
-                text =
-                    String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-                    .split(separator: "\n").first.map(String.init) ?? ""
+            switch InspectInput.resolve(input) {
+            case .token(let token):
+                switch Self.inspect(token.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                case .success(let line): print(line)
+                case .failure(let problem):
+                    ConfigurationError(description: "\(problem.description) (and no file of that name exists)").exit()
+                }
+            case .lines(let name, let descriptor):
+                var failures = 0
+                InspectInput.forEachLine(name: name, descriptor: descriptor) { line, number in
+                    let token = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                    if token.isEmpty { return }
+                    switch Self.inspect(token) {
+                    case .success(let line): print(line)
+                    case .failure(let problem):
+                        printError("tokenverify: \(name):\(number): \(problem.description)")
+                        failures += 1
+                    }
+                }
+                if failures > 0 { throw ExitCode(1) }
             }
-            text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Why a line could not be decoded.
+        struct Problem: Error, CustomStringConvertible {
+            var description: String
+        }
+
+        /// The JSON line that shows `text` (a compact JWS, or a CWT when it has no dot), or why
+        /// it is neither.
+        static func inspect(_ text: String) -> Result<String, Problem> {
             let segments = text.split(separator: ".", omittingEmptySubsequences: false)
             let entries = (Self.statusListEntries(text) ?? []) + (Self.chain(text) ?? [])
             if segments.count == 1 { return Self.inspectCWT(text, statusList: entries) }
             guard segments.count == 3 else {
-                ConfigurationError(
-                    description:
-                        "not a compact token: expected three segments separated by dots, found \(segments.count)"
-                ).exit()
+                return .failure(
+                    Problem(
+                        description:
+                            "not a compact token: expected three segments separated by dots, found \(segments.count)"))
             }
             var writer = JSONWriter()
             writer.raw("{\"UNVERIFIED\":\"nothing was checked: not the signature, the key, the time or revocation\"")
@@ -44,13 +73,13 @@ extension TokenVerify {
                 writer.raw(",")
                 writer.key(name)
                 if let bytes = Base64URL.decode(Array(segment.utf8)) {
-                    if JSONValidation.problem(in: bytes) == nil {
-                        bytes.withUnsafeBufferPointer { writer.minified($0) }
-                    } else {
+                    if let problem = JSONValidation.problem(in: bytes) {
                         writer.string(String(decoding: bytes, as: UTF8.self))
                         writer.raw(",")
                         writer.key(name + "_problem")
-                        writer.string(JSONValidation.problem(in: bytes)!)
+                        writer.string(problem)
+                    } else {
+                        bytes.withUnsafeBufferPointer { writer.minified($0) }
                     }
                 } else {
                     writer.string(String(segment))
@@ -63,7 +92,7 @@ extension TokenVerify {
             writer.integer(Base64URL.decode(Array(segments[2].utf8))?.count ?? -1)
             writer.raw(entries)
             writer.raw("}")
-            print(String(decoding: writer.bytes, as: UTF8.self))
+            return .success(String(decoding: writer.bytes, as: UTF8.self))
         }
 
         /// For a token that carries a certificate chain (`x5c`, `x5chain`): `,"chain":[…]`, each
@@ -122,8 +151,8 @@ extension TokenVerify {
             return writer.bytes
         }
 
-        /// Prints a CWT's headers and claims, or exits with why they cannot be read.
-        static func inspectCWT(_ text: String, statusList: [UInt8]? = nil) {
+        /// A CWT's headers and claims as a JSON line, or why they cannot be read.
+        static func inspectCWT(_ text: String, statusList: [UInt8]? = nil) -> Result<String, Problem> {
             switch CWTInspection.members(of: Array(text.utf8)) {
             case .success(let members):
                 var writer = JSONWriter()
@@ -133,12 +162,13 @@ extension TokenVerify {
                 writer.raw(members)
                 if let statusList { writer.raw(statusList) }
                 writer.raw("}")
-                print(String(decoding: writer.bytes, as: UTF8.self))
+                return .success(String(decoding: writer.bytes, as: UTF8.self))
             case .failure(let error):
-                ConfigurationError(
-                    description:
-                        "not a CWT (a token without a dot is base64url of a COSE_Sign1 message): \(error.description)"
-                ).exit()
+                return .failure(
+                    Problem(
+                        description:
+                            "not a CWT (a token without a dot is base64url of a COSE_Sign1 message): \(error.description)"
+                    ))
             }
         }
     }

@@ -7,9 +7,9 @@ extension TokenVerify {
     /// `tokenverify sign`: claims JSON lines in, compact tokens out.
     struct Sign: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign claims: one JSON object a line in, one compact token (or CWT) a line out.",
+            abstract: "Sign claims: JSON lines in, JWS or CWT tokens out; claims verify calls malformed are refused.",
             discussion: """
-                The header is {"alg": <the key's alg>, "kid": <the key's kid>, "typ": "JWT"}. The claims are signed exactly as written on the line (after trimming). A line that is not a JSON object is reported on stderr and skipped; the exit status is then 1.
+                The header is {"alg": <the key's alg>, "kid": <the key's kid>, "typ": "JWT"}. The claims are signed exactly as written on the line (after trimming). A line that is not a JSON object, or whose token verify would answer malformed_token (a required claim missing, a claim of the wrong type, a time outside 0001-01-01 … 9999-12-31; spec §2, §2b), is reported on stderr naming the line and the claim, and skipped; the exit status is then 1. --allow-malformed signs such claims anyway (for test sets).
 
                 With --format cwt each line becomes a CWT (spec §2b): a COSE_Sign1 message under tag 18, written as base64url of its CBOR bytes (no dot). Its protected header is {1: alg (-19 Ed25519, -8 EdDSA, -7 ES256), 4: kid as a byte string}; the claims become a CBOR map in which iss, sub, aud, exp, nbf, iat and jti are the keys 1 to 7 (jti as a text cti) and every other name stays a text key. ES256 signatures are deterministic (RFC 6979).
 
@@ -33,6 +33,11 @@ extension TokenVerify {
         @Option(name: .long, help: chainHelp)
         var chain: String?
 
+        @Flag(
+            name: .long,
+            help: "Sign claims that verify would answer malformed_token (for test sets of malformed tokens).")
+        var allowMalformed = false
+
         @Argument(help: ArgumentHelp("Files of claims lines (default: standard input).", valueName: "file"))
         var files: [String] = []
 
@@ -52,7 +57,13 @@ extension TokenVerify {
                         failures += 1
                         continue
                     }
-                    output += try sign(Array(claims.utf8), cwtSigner: cwtSigner, jwsHeader: jwsHeader) + "\n"
+                    let token = try sign(Array(claims.utf8), cwtSigner: cwtSigner, jwsHeader: jwsHeader)
+                    if !allowMalformed, let problem = Self.malformedProblem(token) {
+                        printError("tokenverify: \(name):\(index + 1): verify would answer malformed_token: \(problem)")
+                        failures += 1
+                        continue
+                    }
+                    output += token + "\n"
                     if output.utf8.count > 1 << 16 {
                         FileHandle.standardOutput.write(Data(output.utf8))
                         output = ""
@@ -80,6 +91,13 @@ extension TokenVerify {
                 }
                 return (file, String(decoding: data, as: UTF8.self))
             }
+        }
+
+        /// Why `verify` would answer `token` `malformed_token` (the verifier's own parser: claims
+        /// missing, of the wrong type or outside the times represented), or nil.
+        static func malformedProblem(_ token: String) -> String? {
+            guard case .failure(let error) = CompactToken.parse(token.utf8) else { return nil }
+            return error.description
         }
 
         /// Why `text` is not a strict JSON object, or nil.

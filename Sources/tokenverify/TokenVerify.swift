@@ -13,14 +13,22 @@ struct TokenVerify: ParsableCommand {
         commandName: "tokenverify",
         abstract: "Verify signed access tokens for digital car keys, in bulk and in streams.",
         discussion: """
-            Tokens are JWS/JWT (Ed25519, EdDSA or ES256) that let one device send certain commands to one object over certain channels for a time window. `verify` reads tokens or JSON requests, one a line, and answers one JSON line each.
+            Tokens let one device send certain commands to one object over certain channels for a time window. Two formats, checked by the same rules: JWS/JWT compact tokens (three base64url segments) and CWTs (base64url of a COSE_Sign1 message, no dot, spec §2b), signed with Ed25519, EdDSA or ES256. `verify` reads tokens or JSON requests, one a line, and answers one JSON line each (or an Arrow stream with --output-format arrow).
+
+            Keys: --keys takes JWKS key sets (files or folders), the key found by kid. --trust-anchors takes root certificates (PEM): a token that carries its certificate chain (x5c, x5chain) is verified with its leaf's key when the chain validates to an anchor (spec §3b). `certificate` issues roots, intermediates and leaves; `sign --chain` signs with one.
+
+            Revocation: --revocations takes revocation lists, JSON lines that revoke a token, a device, an object, a grant or a key. --status-lists takes IETF Token Status Lists (JWS or CWT, spec §4c): a token whose status claim names a list is checked against the list in force at its check time. `status-list` signs one.
+
+            Staying current: verify reloads changed files (write a new file, rename it into place) and on SIGHUP. `fetch` downloads key sets and Status List Tokens over HTTPS into the folders verify follows, and with --watch keeps them current. --metrics-file writes Prometheus text metrics (verify, and fetch with --watch); --summary-file writes verify's end-of-run summary.
 
             Examples:
               tokenverify keys import public.pem > keys.jwks
               tokenverify verify --keys keys.jwks < requests.jsonl
+              tokenverify verify --keys state/keys --status-lists state/status-lists
+              tokenverify verify --trust-anchors roots.pem --metrics-file verify.prom
               tokenverify keygen --alg EdDSA --kid op-2026 --out op-2026
-              tokenverify sign --key op-2026.private.jwk < claims.jsonl
-              tokenverify inspect eyJhbGciOi...
+              tokenverify sign --key op-2026.private.jwk --format cwt < claims.jsonl
+              tokenverify inspect tokens.txt
               tokenverify fetch --keys https://op.example/jwks --out state --watch
             """,
         version: "tokenverify \(Version.number)",

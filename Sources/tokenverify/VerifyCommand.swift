@@ -17,7 +17,7 @@ extension TokenVerify {
     /// `tokenverify verify`: the line protocol of spec §6.
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Verify tokens or JSON requests, one a line; answer one JSON line each.",
+            abstract: "Verify tokens (JWS or CWT) or JSON requests, one a line; answer one JSON line each.",
             discussion: """
                 Each non-blank input line is a compact token or a JSON request such as {"id": 7, "token": "…", "device": "…", "object": "…", "channel": "…", "command": "…", "at": T}. Only "token" is required; device, object, channel and command are checked against the token's sub, aud, ch and cmd; "at" is the check time for that line (NumericDate or RFC 3339). A token with two dots is a JWS compact token; a token without a dot is a CWT (spec §2b: base64url of a COSE_Sign1 message of strict CBOR, alg and kid in its headers, claims keyed 1 to 7 plus "env", "ch", "cmd", "role"), checked by the same rules and answered with "format":"cwt" added.
 

@@ -55,6 +55,37 @@ import Testing
         }
     }
 
+    /// The top-level help names what the tool does beyond JWS: CWTs, chains under trust anchors,
+    /// status lists, fetch and metrics, each with the option or command that turns it on.
+    @Test func theTopLevelHelpCoversEveryFormatAndService() throws {
+        let text = try Self.help([]).replacingOccurrences(of: "\n", with: " ").split(separator: " ")
+            .joined(separator: " ")
+        for phrase in [
+            "CWT", "COSE_Sign1", "--trust-anchors", "x5c", "--status-lists", "Status List", "fetch", "--watch",
+            "--metrics-file", "Prometheus", "inspect tokens.txt",
+        ] {
+            #expect(text.contains(phrase), "top-level help lacks \(phrase)")
+        }
+        #expect(!text.contains("Tokens are JWS/JWT (Ed25519, EdDSA or ES256) that"), "JWS only")
+    }
+
+    /// Each subcommand's abstract, as the top-level help lists it, says what the command reads.
+    @Test func subcommandAbstractsNameBothFormats() throws {
+        let lines = try Self.help([]).components(separatedBy: "\n")
+        func entry(_ name: String) -> String {
+            guard let start = lines.firstIndex(where: { $0.hasPrefix("  \(name) ") }) else { return "" }
+            var text = lines[start]
+            for line in lines[(start + 1)...] {
+                guard line.hasPrefix("        "), !line.hasPrefix("  \(name)") else { break }
+                text += " " + line.trimmingCharacters(in: .whitespaces)
+            }
+            return text
+        }
+        #expect(entry("inspect").contains("CWT") && entry("inspect").contains("file"), "\(entry("inspect"))")
+        #expect(entry("sign").contains("CWT") && entry("sign").contains("malformed"), "\(entry("sign"))")
+        #expect(entry("verify").contains("CWT"), "\(entry("verify"))")
+    }
+
     @Test func theDetectorFindsAHardBreakAndAcceptsWrappedText() {
         #expect(
             !Self.earlyBreaks("  Tokens are JWS/JWT that let one device send certain\n  commands to one object\n")

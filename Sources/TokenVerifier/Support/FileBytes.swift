@@ -66,7 +66,7 @@ func openRegularFile(_ path: String, limit: Int) throws(FileReadError) -> (descr
 
 /// What a file of mode `mode` is when it is not a regular file (`a FIFO (named pipe)`); nil for
 /// a regular file.
-func notRegularKind(_ mode: mode_t) -> String? {
+package func notRegularKind(_ mode: mode_t) -> String? {
     switch mode & S_IFMT {
     case S_IFREG: nil
     case S_IFDIR: "a directory"
