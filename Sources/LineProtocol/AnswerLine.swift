@@ -16,7 +16,7 @@ extension JSONWriter {
         let openingBound = 40 + (id?.count ?? 0)
         let written = result.withAnswerTexts { texts in
             appendValidAnswer(
-                texts, chainLeafThumbprint: result.chainLeafThumbprint, isCWT: result.format == .cwt,
+                texts, chainLeaf: result.chainLeaf, isCWT: result.format == .cwt,
                 openingBound: openingBound
             ) { out in
                 Self.writeOpening(line: line, id: id, to: &out)
@@ -41,14 +41,14 @@ extension JSONWriter {
     /// the members written from `texts` (`x5t#S256` in the place of `kid` when the token's chain
     /// verified it, and `"format":"cwt"` when `isCWT`), through one cursor, in one append.
     mutating func appendValidAnswer(
-        _ texts: AnswerTexts, chainLeafThumbprint: String?, isCWT: Bool, openingBound: Int,
+        _ texts: AnswerTexts, chainLeaf: CertificateThumbprint?, isCWT: Bool, openingBound: Int,
         opening: (inout ByteCursor) -> Void
     ) {
         // Each text takes at most six bytes a byte (escaped) and its quotes and comma; the
         // member names, the brackets, `exp` and the end take less than 160; a thumbprint is 43
         // base64url characters, never escaped.
         let sizes = texts.textSizes
-        let bound = 160 + openingBound + 6 * sizes.bytes + 3 * sizes.count + (chainLeafThumbprint?.utf8.count ?? 0)
+        let bound = 160 + openingBound + 6 * sizes.bytes + 3 * sizes.count + (chainLeaf == nil ? 0 : 43)
         append(upTo: bound) { out in
             opening(&out)
             out.raw(",\"valid\":true,\"jti\":")
@@ -66,9 +66,9 @@ extension JSONWriter {
             } else {
                 out.string(utf8: texts.audience(0))
             }
-            if let chainLeafThumbprint {
+            if let chainLeaf {
                 out.raw(",\"x5t#S256\":")
-                var thumbprint = chainLeafThumbprint
+                var thumbprint = chainLeaf.base64URL
                 thumbprint.withUTF8 { out.string(utf8: $0) }
             } else {
                 out.raw(",\"kid\":")

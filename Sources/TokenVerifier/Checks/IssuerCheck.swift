@@ -8,8 +8,8 @@ struct IssuerCheck: TokenCheck {
     ) {
         if findings.chain != nil && Self.chainRefuses(token, findings, &failures) {
             return
-        } else if let index = findings.keyIndex,
-            !token.withBytes(token.issuer, { SignerRule.keyIssuerBinds(input.keys.facts[index].issuer, $0) })
+        } else if let index = findings.keyIndex, let keyIssuer = input.keys.facts[index].issuer,
+            !SignerRule.keyIssuerBinds(keyIssuer, token.issuer, of: token)
         {
             let key = input.state.keys.keys[index]
             failures.add(

@@ -41,6 +41,15 @@ enum SignerRule {
         return bytesEqual(keyIssuer, claimed)
     }
 
+    /// ``keyIssuerBinds(_:_:)`` for a token's `iss` (`claimed`, a text of `token`), compared in
+    /// place: the check every token runs.
+    @inline(__always)
+    static func keyIssuerBinds(
+        _ keyIssuer: UnsafeBufferPointer<UInt8>, _ claimed: ParsedToken.Text, of token: borrowing ParsedToken
+    ) -> Bool {
+        token.equals(claimed, keyIssuer)
+    }
+
     /// Whether a chain's leaf may sign for `claimed`: it names the leaf (spec §3b).
     @inline(__always)
     static func chainBinds(_ chain: ChainKey, _ claimed: UnsafeBufferPointer<UInt8>) -> Bool {

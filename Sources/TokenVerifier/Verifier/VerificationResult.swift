@@ -5,10 +5,14 @@ public struct VerificationResult: Sendable {
     public var failures: [VerificationFailure]
     /// The token as parsed, when it could be (check 2 passed).
     @usableFromInline var parsed: ParsedToken?
-    /// The leaf certificate's `x5t#S256` (base64url SHA-256 of its DER) when the token's key came
-    /// from its certificate chain (spec §3b); nil for a token whose `kid` named a key of the key
-    /// set. A valid answer names it in place of the `kid`.
-    public var chainLeafThumbprint: String?
+    /// The leaf certificate's thumbprint when the token's key came from its certificate chain
+    /// (spec §3b); nil for a token whose `kid` named a key of the key set. A valid answer names
+    /// it (`x5t#S256`) in place of the `kid`. A plain value: no reference count per copy.
+    public var chainLeaf: CertificateThumbprint?
+
+    /// The leaf certificate's `x5t#S256` (base64url SHA-256 of its DER), when ``chainLeaf`` is
+    /// set.
+    public var chainLeafThumbprint: String? { chainLeaf?.base64URL }
 
     /// Whether every check passed.
     @inlinable public var isValid: Bool { failures.isEmpty }
@@ -41,10 +45,10 @@ public struct VerificationResult: Sendable {
         self.failures = failures
     }
 
-    init(failures: [VerificationFailure], parsed: ParsedToken?, chainLeafThumbprint: String? = nil) {
+    init(failures: [VerificationFailure], parsed: ParsedToken?, chainLeaf: CertificateThumbprint? = nil) {
         self.failures = failures
         self.parsed = parsed
-        self.chainLeafThumbprint = chainLeafThumbprint
+        self.chainLeaf = chainLeaf
     }
 }
 
