@@ -117,15 +117,24 @@ struct ClaimsBuilder {
         return ParsedToken.List(first: UInt32(first), count: UInt32(count))
     }
 
+    @inline(__always)
     private func numericDate(_ reader: inout CBORReader, _ claim: StaticString) throws(CBORError) -> Double {
         let position = reader.position
-        guard let value = try reader.readNumber(), value.isFinite else {
-            throw CBORError("claim \(claim) must be a NumericDate (an integer or a finite float)", at: position)
-        }
-        guard NumericDate.isRepresentable(value) else {
-            throw CBORError(NumericDate.rangeProblem(value, what: "claim \(claim)")!, at: position)
+        let read = try reader.readNumber()
+        guard let value = read, value.isFinite, NumericDate.isRepresentable(value) else {
+            throw Self.numericDateError(claim, read, at: position)
         }
         return value
+    }
+
+    /// Why `value`, read at `position`, is not a NumericDate the engine represents (out of line:
+    /// the valid path stays small).
+    @inline(never)
+    private static func numericDateError(_ claim: StaticString, _ value: Double?, at position: Int) -> CBORError {
+        guard let value, value.isFinite else {
+            return CBORError("claim \(claim) must be a NumericDate (an integer or a finite float)", at: position)
+        }
+        return CBORError(NumericDate.rangeProblem(value, what: "claim \(claim)")!, at: position)
     }
 
     private mutating func tokenID(_ reader: inout CBORReader, offset: Int) throws(CBORError) -> Text {
