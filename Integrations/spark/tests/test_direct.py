@@ -22,8 +22,9 @@ from test_job import assert_same_answers, job_options
 
 from tvspark import direct, job, options, ranges, stages
 from tvspark.child import VerifyError
+from tvspark.line_scan import NewlineCounter
 from tvspark.range_writer import COUNTS_SCHEMA, OUTPUT_SCHEMA, ParquetChoices, write_task
-from tvspark.ranges import ByteRange, LocalFile, NotDirect, RangeTask
+from tvspark.plan import ByteRange, LocalFile, NotDirect, RangeTask
 
 PARQUET = ParquetChoices("snappy", ("jti", "sub", "aud", "line"))
 DEMO = REPO / "Data" / "demo"
@@ -120,7 +121,7 @@ def test_newlines_are_counted_across_pieces(piece: int) -> None:
     generator = random.Random(piece)
     for length in (0, 1, 63, 64, 65, 1000, 70001):
         data = bytes(generator.choice(b"\n\rab\x00\xff") for _ in range(length))
-        counter = ranges.NewlineCounter(piece)
+        counter = NewlineCounter(piece)
         assert counter.count(data) == data.count(b"\n")
         assert counter.count(memoryview(bytearray(data))[1:]) == data[1:].count(b"\n")
 

@@ -18,7 +18,7 @@ from test_job import assert_same_answers
 from test_s3 import read_output, s3_argv
 
 from tvspark import direct, job, line_numbers, options
-from tvspark.ranges import ByteRange, LocalFile, RangeTask
+from tvspark.plan import ByteRange, LocalFile, RangeTask
 from tvspark.store import Store
 
 

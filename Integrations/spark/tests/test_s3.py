@@ -20,7 +20,7 @@ from test_job import assert_same_answers
 
 from tvspark import direct, job, options, ranges, remote
 from tvspark.range_writer import write_task
-from tvspark.ranges import RangeTask
+from tvspark.plan import ByteRange, LocalFile, NotDirect, RangeTask
 from tvspark.store import Store, locate
 
 
@@ -176,7 +176,7 @@ def test_a_task_run_twice_leaves_one_object(s3: s3_server.S3Server, binary: str,
     url = s3_server.upload(s3, dataset.files[0], "tokens/twice/a.txt")
     where = locate(url, None)
     store = Store("s3", (("endpoint", s3.endpoint),))
-    files = [ranges.LocalFile(where.path, os.path.getsize(dataset.files[0]), info.mtime_ns, store, url)
+    files = [LocalFile(where.path, os.path.getsize(dataset.files[0]), info.mtime_ns, store, url)
              for info in [store.filesystem().get_file_info(where.path)]]
     task = RangeTask(3, tuple(ranges.plan_ranges(files, 1 << 30)))
     tables = []
@@ -237,7 +237,7 @@ def test_a_store_pyarrow_cannot_reach_is_left_to_spark(monkeypatch: pytest.Monke
         raise OSError("libhdfs.so not found")
 
     monkeypatch.setattr(Store, "_build", unreachable)
-    with pytest.raises(ranges.NotDirect, match="--input hdfs://namenode:8020/tokens: pyarrow cannot reach hdfs .*libhdfs"):
+    with pytest.raises(NotDirect, match="--input hdfs://namenode:8020/tokens: pyarrow cannot reach hdfs .*libhdfs"):
         ranges.input_files(["hdfs://namenode:8020/tokens"])
 
 
@@ -255,14 +255,14 @@ def test_a_range_is_read_in_pieces_that_take_turns_in_two_buffers(s3: s3_server.
     url = s3_server.upload(s3, path, f"tokens/pieces-{chunk}/b.jsonl")
     store = Store("s3", (("endpoint", s3.endpoint),))
     where = locate(url, None)
-    file = ranges.LocalFile(where.path, len(data), store.filesystem().get_file_info(where.path).mtime_ns, store, url)
+    file = LocalFile(where.path, len(data), store.filesystem().get_file_info(where.path).mtime_ns, store, url)
     monkeypatch.setattr(remote, "READ_CHUNK", chunk)
     start, end = 5, len(data) - 3
     pieces = [bytes(piece) for piece in remote.read_chunks(file, start, end)]
     assert b"".join(pieces) == data[start:end] and len(pieces) == -(-(end - start) // chunk)
     fed: list[bytes] = []
     counted: list[tuple[int, int]] = []  # (lines, pieces fed by then)
-    remote.feed_range(ranges.ByteRange(0, file, 0, len(data), 0, -1, False), lambda piece: fed.append(bytes(piece)),
+    remote.feed_range(ByteRange(0, file, 0, len(data), 0, -1, False), lambda piece: fed.append(bytes(piece)),
                       lambda lines: counted.append((lines, len(fed))))
     assert b"".join(fed) == data + b"\n" and not data.endswith(b"\n")
     assert [lines for lines, _ in counted] == [lines_of(data)]

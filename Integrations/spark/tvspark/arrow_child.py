@@ -28,7 +28,7 @@ from typing import IO, Any, Iterator, Sequence
 import pyarrow as pa
 
 from .child import StderrTail, VerifyError, child_environment, widen
-from .ranges import RangeTask
+from .plan import RangeTask
 from .remote import feed_range, scratch_folder
 
 # What `verify --output-format arrow` writes: the JSON answer's members as columns, in this order

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from . import line_numbers
 from .options import ConfigError, JobOptions
 from .range_writer import OUTPUT_SCHEMA, TEMPORARY, ParquetChoices, part_name, write_task
-from .ranges import LocalFile, NotDirect, RangeTask, group_ranges, input_files, local_path, plan_ranges, range_size
+from .plan import LocalFile, NotDirect, RangeTask
+from .ranges import group_ranges, input_files, local_path, plan_ranges, range_size
 from .ship import Shipment
 from .stages import is_connect, run_tasks, task_indexes
 from .store import Store, StoreError, explain, is_remote

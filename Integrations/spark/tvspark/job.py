@@ -19,7 +19,7 @@ from .child import run_once
 from .options import ConfigError, JobOptions
 from .partitions import TaskPlan, lines_partition, table_partition
 from .protocol import ANSWER_FIELDS, ANSWER_SCHEMA, CONTEXT_COLUMNS
-from .ranges import NotDirect
+from .plan import NotDirect
 from .ship import Shipment, is_archive, ship, unpack_locally
 from .sizing import input_sizes, line_offsets, local_line_offsets, single_split_size, split_size
 from .summary import Summary, count_answers, write_summary

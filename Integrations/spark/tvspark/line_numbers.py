@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 from . import remote
-from .ranges import ByteRange, RangeTask
+from .plan import ByteRange, RangeTask
 from .stages import is_connect, run_tasks, task_indexes
 from .worker_setup import lighten_worker
 

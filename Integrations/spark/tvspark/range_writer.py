@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from .answer_batch import ANSWER_ARROW_FIELDS
 from .arrow_child import AnswerStream
 from .protocol import ANSWER_FIELDS
-from .ranges import RangeTask
+from .plan import RangeTask
 from .remote import staged_part, upload
 from .store import Store
 

@@ -1,11 +1,8 @@
 """The direct path's plan: the local files an input names (as Spark's text source lists them),
 cut into byte ranges at line boundaries, with the number of lines before each range, and the
 ranges shared among the job's tasks (a task's ranges are read by one child, one after the other).
-
-A range starts at the start of a line and ends after a `\\n` (or at the end of its file), so the
-child that reads it alone numbers its lines 1, 2, 3, … exactly as `tokenverify verify FILE`
-numbers them from the range's first line on: line k of the range is line `first_line + k` of
-the file (blank lines counted, lines split on `\\n` only, a last line without `\\n` counted).
+The values (files, ranges, tasks) are in plan.py; inputs on a store are listed and cut by
+remote.py.
 """
 
 from __future__ import annotations
@@ -13,71 +10,19 @@ from __future__ import annotations
 import os
 import stat
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import numpy as np
-
-from .store import Store, is_remote
+from . import remote
+from .line_scan import SCAN_CHUNK, NewlineCounter, starts_at_cuts
+from .plan import ByteRange, LocalFile, NotDirect, RangeTask, is_hidden, is_pattern
+from .store import is_remote
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-# Bytes read at a time: to count lines (a buffer that stays in the cache), and to find a line
-# start after a cut.
-_SCAN_CHUNK = 1 << 20
+# Bytes read at a time: to count lines, and to find a line start after a cut.
+_SCAN_CHUNK = SCAN_CHUNK
 _WINDOW = 1 << 16
-# Characters that make Spark read a path as a glob pattern (SparkHadoopUtil.isGlobPath).
-_GLOB = set("{}[]*?\\")
-
-
-class NotDirect(Exception):
-    """The direct path cannot run this job; the message says why."""
-
-
-@dataclass(frozen=True)
-class LocalFile:
-    """An input file: its absolute path (the `source` of its rows), and its size and
-    modification time when the job was planned (a task refuses a file that changed since). On
-    a remote store (remote.py): `store`, the path in it, and `url`, the `source` of its rows."""
-
-    path: str
-    size: int
-    mtime_ns: int
-    store: Store | None = None
-    url: str = ""
-
-    @property
-    def source(self) -> str:
-        return self.url or self.path
-
-
-@dataclass(frozen=True)
-class ByteRange:
-    """Bytes `start` to `end` of a file, whole lines; `first_line` lines of the file come before
-    it and it holds `lines` (blank ones and a last one without `\\n` counted). `index` numbers
-    the job's ranges from 0 and names the range's part file."""
-
-    index: int
-    file: LocalFile
-    start: int
-    end: int
-    first_line: int
-    lines: int  # -1 on a remote store: the task counts them as it streams the range
-    ends_with_newline: bool = True  # False only for a file's last range whose last line has no `\n`
-
-
-@dataclass(frozen=True)
-class RangeTask:
-    """One direct task's work: ranges in order (whole small files, or one range of a large one),
-    answered by one child that reads them one after the other, into part file `index`."""
-
-    index: int
-    ranges: tuple[ByteRange, ...]
-
-    @property
-    def lines(self) -> int:
-        return sum(piece.lines for piece in self.ranges)
 
 
 def local_path(name: str) -> str | None:
@@ -100,11 +45,6 @@ def local_path(name: str) -> str | None:
     return "/" + absolute.lstrip("/")
 
 
-def is_hidden(name: str) -> bool:
-    """True for a file name Spark's listing leaves out (HadoopFSUtils.shouldFilterOutPathName)."""
-    return name.startswith(("_", ".")) or name.endswith("._COPYING_")
-
-
 def input_files(inputs: Sequence[str], spark: SparkSession | None = None) -> list[LocalFile]:
     """Every file the inputs name, in order: a file itself, a folder's files in name order
     (hidden names left out, as Spark lists a folder); NotDirect where the driver cannot read
@@ -114,14 +54,12 @@ def input_files(inputs: Sequence[str], spark: SparkSession | None = None) -> lis
     files: list[LocalFile] = []
     for name in inputs:
         if is_remote(name):
-            from .remote import list_inputs
-
-            files.extend(list_inputs(name, spark))
+            files.extend(remote.list_inputs(name, spark))
             continue
         path = local_path(name)
         if path is None:
             raise NotDirect(f"--input {name} is not a local path")
-        if any(character in _GLOB for character in name):
+        if is_pattern(name):
             raise NotDirect(f"--input {name} is a pattern (Spark expands it)")
         try:
             info = os.stat(path)
@@ -173,8 +111,6 @@ def plan_ranges(files: Sequence[LocalFile], size: int) -> list[ByteRange]:
         parts = max(1, -(-file.size // size))
         cuts = [file.size * part // parts for part in range(1, parts)]
         if file.store is not None:
-            from . import remote
-
             starts = remote.line_starts(file, cuts)
         else:
             starts = line_starts(file, cuts)
@@ -237,29 +173,6 @@ def _lines_here(file: LocalFile, start: int, end: int) -> tuple[int, bool]:
     return (-1, True) if file.store is not None else count_lines(file, start, end)
 
 
-def starts_at_cuts(cuts: Sequence[int], size: int, read: Callable[[int], bytes], ends_early: Callable[[int], str]) -> list[int]:
-    """0, then the first line start after each ascending cut inside a file of `size` bytes, each
-    once; `read(p)` gives the bytes from p on (at most a window), `ends_early(p)` the error when
-    it gives none before the file's end."""
-    starts = [0]
-    for cut in cuts:
-        if cut <= starts[-1]:
-            continue  # a line that holds several cuts: they all move on to the same start
-        position = cut - 1
-        while position < size:
-            window = read(position)
-            if not window:
-                raise ValueError(ends_early(position))
-            found = window.find(b"\n")
-            if found >= 0:
-                boundary = position + found + 1
-                if boundary < size and boundary != starts[-1]:
-                    starts.append(boundary)
-                break
-            position += len(window)
-    return starts
-
-
 def line_starts(file: LocalFile, cuts: Sequence[int]) -> list[int]:
     """The starts of a file's ranges: 0, then the first line start at or after each of the
     ascending `cuts` that is inside the file, each once (a line starts at p when byte p - 1 is
@@ -276,25 +189,6 @@ def line_starts(file: LocalFile, cuts: Sequence[int]) -> list[int]:
             lambda position: os.pread(reader.fileno(), _WINDOW, position),
             lambda position: _changed(file, position),
         )
-
-
-class NewlineCounter:
-    """Counts the `\\n`s of byte buffers a cache-sized piece at a time, with numpy into a buffer of
-    flags made once (it lets go of the GIL): about 2.5 times bytes.count's speed here."""
-
-    def __init__(self, piece: int = _SCAN_CHUNK) -> None:
-        self.flags = np.empty(piece, np.bool_)
-
-    def count(self, data: bytes | bytearray | memoryview) -> int:
-        values = np.frombuffer(data, np.uint8)
-        step = len(self.flags)
-        found = 0
-        for start in range(0, len(values), step):
-            part = values[start:start + step]
-            flags = self.flags[:len(part)]
-            np.equal(part, ord("\n"), out=flags)
-            found += int(np.count_nonzero(flags))
-        return found
 
 
 def count_lines(file: LocalFile, start: int, end: int) -> tuple[int, bool]:

@@ -18,20 +18,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
+from .line_scan import NewlineCounter, starts_at_cuts
 from .options import ConfigError
-from .ranges import NewlineCounter
+from .plan import ByteRange, LocalFile, NotDirect, is_hidden, is_pattern
 from .store import Location, Store, StoreError, explain, locate
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from .ranges import ByteRange, LocalFile
-
 # Bytes a task reads from the store at a time (one request each, the next one already on its
 # way while the child takes this one), and the window read to find a line start after a cut.
 READ_CHUNK = 32 << 20
 WINDOW = 1 << 16
-_GLOB = set("{}[]*?\\")
 
 
 def list_inputs(name: str, spark: SparkSession | None) -> list[LocalFile]:
@@ -40,9 +38,7 @@ def list_inputs(name: str, spark: SparkSession | None) -> list[LocalFile]:
     denied bucket), NotDirect where Spark would read it otherwise (a pattern, a subfolder)."""
     from pyarrow import fs
 
-    from .ranges import LocalFile, NotDirect, is_hidden
-
-    if any(character in _GLOB for character in name):
+    if is_pattern(name):
         raise NotDirect(f"--input {name} is a pattern (Spark expands it)")
     try:
         where = locate(name, spark)
@@ -75,8 +71,6 @@ def list_inputs(name: str, spark: SparkSession | None) -> list[LocalFile]:
 
 def line_starts(file: LocalFile, cuts: Sequence[int]) -> list[int]:
     """As ranges.line_starts, for a remote file: a window read around each cut, no more."""
-    from .ranges import starts_at_cuts
-
     assert file.store is not None
     if not file.size:
         return []
@@ -247,6 +241,4 @@ def output_location(name: str, spark: SparkSession | None) -> Location:
     try:
         return locate(name, spark)
     except StoreError as error:
-        from .ranges import NotDirect
-
         raise NotDirect(str(error)) from error
