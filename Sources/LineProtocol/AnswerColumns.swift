@@ -80,7 +80,7 @@ package struct AnswerColumns {
             id.appendNull()
         }
         // Through optional chaining the token is read in place; `if let` would copy it.
-        let byChain = result.chainLeaf != nil
+        let byChain = result.isVerifiedByChain
         if result.withAnswerTexts({ appendValid($0, format: result.format, byChain: byChain) }) != nil { return }
         valid.append(false)
         reason.append(result.failures.first?.reason.rawValue ?? "")

@@ -16,7 +16,8 @@ extension JSONWriter {
         let openingBound = 40 + (id?.count ?? 0)
         let written = result.withAnswerTexts { texts in
             appendValidAnswer(
-                texts, chainLeaf: result.chainLeaf, isCWT: result.format == .cwt,
+                texts, chainLeaf: result.isVerifiedByChain ? result.chainLeafThumbprint : nil,
+                isCWT: result.format == .cwt,
                 openingBound: openingBound
             ) { out in
                 Self.writeOpening(line: line, id: id, to: &out)
@@ -41,7 +42,7 @@ extension JSONWriter {
     /// the members written from `texts` (`x5t#S256` in the place of `kid` when the token's chain
     /// verified it, and `"format":"cwt"` when `isCWT`), through one cursor, in one append.
     mutating func appendValidAnswer(
-        _ texts: AnswerTexts, chainLeaf: CertificateThumbprint?, isCWT: Bool, openingBound: Int,
+        _ texts: AnswerTexts, chainLeaf: String?, isCWT: Bool, openingBound: Int,
         opening: (inout ByteCursor) -> Void
     ) {
         // Each text takes at most six bytes a byte (escaped) and its quotes and comma; the
@@ -66,10 +67,9 @@ extension JSONWriter {
             } else {
                 out.string(utf8: texts.audience(0))
             }
-            if let chainLeaf {
+            if var chainLeaf {
                 out.raw(",\"x5t#S256\":")
-                var thumbprint = chainLeaf.base64URL
-                thumbprint.withUTF8 { out.string(utf8: $0) }
+                chainLeaf.withUTF8 { out.string(utf8: $0) }
             } else {
                 out.raw(",\"kid\":")
                 if let keyID = texts.keyID { out.string(utf8: keyID) } else { out.raw("\"\"") }

@@ -14,8 +14,6 @@ final class ChainKey: @unchecked Sendable {
     let chain: TrustedChain
     /// Each certificate's `x5t#S256` (base64url SHA-256 of its DER as carried), leaf first, as UTF-8.
     let thumbprints: [[UInt8]]
-    /// The leaf's thumbprint as a plain value, for the verdict (the answer's `x5t#S256`).
-    let leaf: CertificateThumbprint?
     /// Each certificate of the path as revocations name it (every encoding's `x5t#S256`, and its
     /// key's `spki#S256`), leaf first, anchor last: computed once, when the chain was validated.
     let certificates: [CertificateIdentity]
@@ -39,7 +37,6 @@ final class ChainKey: @unchecked Sendable {
         case .p256(let x, let y): (type, publicKey) = (.p256, x + y)
         }
         thumbprints = chain.thumbprints.map { Base64URL.encode($0) }
-        leaf = chain.thumbprints.first.flatMap(CertificateThumbprint.init)
         certificates = chain.certificates
         let keyID = String(decoding: thumbprints.first ?? [], as: UTF8.self)
         key = VerificationKey(

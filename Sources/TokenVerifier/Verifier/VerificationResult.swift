@@ -5,14 +5,20 @@ public struct VerificationResult: Sendable {
     public var failures: [VerificationFailure]
     /// The token as parsed, when it could be (check 2 passed).
     @usableFromInline var parsed: ParsedToken?
-    /// The leaf certificate's thumbprint when the token's key came from its certificate chain
-    /// (spec §3b); nil for a token whose `kid` named a key of the key set. A valid answer names
-    /// it (`x5t#S256`) in place of the `kid`. A plain value: no reference count per copy.
-    public var chainLeaf: CertificateThumbprint?
+    /// Whether the token's key came from its certificate chain (spec §3b), not from the key set
+    /// by `kid`: a valid answer then names the leaf (``chainLeafThumbprint``) in place of the
+    /// `kid`. One byte: nothing per copy of a verdict.
+    public var isVerifiedByChain = false
 
-    /// The leaf certificate's `x5t#S256` (base64url SHA-256 of its DER), when ``chainLeaf`` is
-    /// set.
-    public var chainLeafThumbprint: String? { chainLeaf?.base64URL }
+    /// The leaf certificate's `x5t#S256` (base64url SHA-256 of its DER) when the token was
+    /// verified by its chain, read from the token's own chain (the first certificate it carries
+    /// is the leaf it was verified with): made only when asked, for the answer.
+    public var chainLeafThumbprint: String? {
+        guard isVerifiedByChain, let parsed, let chain = parsed.chain else { return nil }
+        let leaf = parsed.withBytes(chain) { ChainItems.decode($0, format: parsed.format) }
+        guard case .success(let certificates) = leaf, let first = certificates.first else { return nil }
+        return Base64URL.encodeString(sha256(first))
+    }
 
     /// Whether every check passed.
     @inlinable public var isValid: Bool { failures.isEmpty }
@@ -45,10 +51,10 @@ public struct VerificationResult: Sendable {
         self.failures = failures
     }
 
-    init(failures: [VerificationFailure], parsed: ParsedToken?, chainLeaf: CertificateThumbprint? = nil) {
+    init(failures: [VerificationFailure], parsed: ParsedToken?, isVerifiedByChain: Bool = false) {
         self.failures = failures
         self.parsed = parsed
-        self.chainLeaf = chainLeaf
+        self.isVerifiedByChain = isVerifiedByChain
     }
 }
 

@@ -93,7 +93,7 @@ public final class VerificationWorker {
         /// The token's digest, when the signature cache is on.
         var digest: KeyedHash.Digest?
         /// The leaf's `x5t#S256`, when check 5 found the key in the token's chain (spec §3b).
-        var chainLeaf: CertificateThumbprint?
+        var isVerifiedByChain = false
         /// The signature cache's key for the token and its key, when the signature still has to
         /// be checked and the cache is on.
         var signatureCacheKey: KeyedHash.Digest?
@@ -115,7 +115,7 @@ public final class VerificationWorker {
 
         /// The verdict.
         consuming func result() -> VerificationResult {
-            VerificationResult(failures: failures.failures, parsed: parsed, chainLeaf: chainLeaf)
+            VerificationResult(failures: failures.failures, parsed: parsed, isVerifiedByChain: isVerifiedByChain)
         }
     }
 
@@ -152,7 +152,7 @@ public final class VerificationWorker {
             }
         } else if !prepared.failures.isDone, findings.keyFits, let chain = findings.chain {
             // The answer names the leaf, not a `kid` the token may carry beside its chain.
-            prepared.chainLeaf = chain._withUnsafeGuaranteedRef { $0.leaf }
+            prepared.isVerifiedByChain = true
             if let digest = prepared.digest, let identity = chain._withUnsafeGuaranteedRef({ $0.identity }) {
                 let key = snapshot.signatureCache!.combine(digest, identity)
                 prepared.signatureCacheKey = key
