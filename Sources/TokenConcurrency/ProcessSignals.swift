@@ -25,16 +25,7 @@ public enum ProcessSignals {
     public static func install(reloadOnHangUp: Bool = true) {
         hangUpReloads.store(reloadOnHangUp, ordering: .relaxed)
         signal(SIGPIPE, SIG_IGN)
-        if wake.read < 0 {
-            var ends: [Int32] = [-1, -1]
-            if pipe(&ends) == 0 {
-                for end in ends {
-                    _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-                    _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                }
-                wake = (ends[0], ends[1])
-            }
-        }
+        if wake.read < 0, let ends = makeWakePipe() { wake = ends }
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { number in
             if number == SIGHUP && ProcessSignals.hangUpReloads.load(ordering: .relaxed) {

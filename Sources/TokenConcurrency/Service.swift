@@ -29,13 +29,8 @@ public final class StopSignal: Sendable {
     /// A stop signal; with `followingProcessSignals`, SIGINT and SIGTERM trigger it too.
     public init(followingProcessSignals: Bool = false) {
         self.followsProcessSignals = followingProcessSignals
-        var ends: [Int32] = [-1, -1]
-        precondition(pipe(&ends) == 0, "pipe failed: \(errnoText())")
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
-        self.ends = (ends[0], ends[1])
+        guard let ends = makeWakePipe() else { preconditionFailure("pipe failed: \(errnoText())") }
+        self.ends = ends
     }
 
     deinit {
@@ -99,4 +94,16 @@ public struct ServiceGroup: Sendable {
     public func run(_ service: some Service) {
         run { stop in service.run(until: stop) }
     }
+}
+
+/// A pipe whose ends are non-blocking and closed on exec: a wake-up that a signal handler or
+/// another thread writes one byte to (``ProcessSignals``, ``StopSignal``); nil when pipe(2) fails.
+func makeWakePipe() -> (read: Int32, write: Int32)? {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { return nil }
+    for end in ends {
+        _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+    }
+    return (ends[0], ends[1])
 }
