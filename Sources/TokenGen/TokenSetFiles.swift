@@ -1,7 +1,13 @@
-import Foundation
+import Dispatch
 import TokenConcurrency
 import TokenTools
 import TokenVerifier
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// What a streamed set holds, for the summary line and the rate.
 public struct TokenSetSummary: Sendable {
