@@ -1,4 +1,3 @@
-import Dispatch
 import TokenConcurrency
 import TokenVerifier
 
@@ -14,8 +13,9 @@ import Musl
 /// completely, and put in force: every group that loaded in one round (a poll, or a SIGHUP,
 /// which reloads them all) is swapped in together, as one snapshot. A group that fails to load
 /// leaves its part of the state in force and says why on stderr; the run goes on.
-/// (Its mutable state is touched only on its own serial queue.)
-public final class LiveStateWatcher: @unchecked Sendable {
+/// A ``Service``: a ``ServiceGroup`` runs it on a thread of its own, which alone touches its
+/// mutable state.
+public final class LiveStateWatcher: Service, @unchecked Sendable {
     /// One group of files and how to load and swap it in; `load` returns a line for stderr.
     public struct Source: Sendable {
         /// What the files hold, for messages ("keys", "revocations", …).
@@ -72,11 +72,8 @@ public final class LiveStateWatcher: @unchecked Sendable {
     private let verifier: Verifier
     private let interval: Double
     private let log: @Sendable (String) -> Void
-    private let queue = DispatchQueue(label: "tokenverify.live-state", qos: .utility)
-    private let timer: DispatchSourceTimer
-    /// Whether ``start()`` resumed the timer (a dispatch source may not be released suspended).
-    private var started = false
-    /// Per source: the files' signatures as last loaded, and as last seen (touched only on `queue`).
+    /// Per source: the files' signatures as last loaded, and as last seen (touched only by
+    /// ``run(until:)``'s thread).
     private var seen: [(loaded: [FileState], candidate: [FileState])]
 
     /// A watcher polling every `interval` seconds (0: files are not polled, only SIGHUP reloads).
@@ -89,29 +86,13 @@ public final class LiveStateWatcher: @unchecked Sendable {
         self.log = log
         let signatures = sources.map(Self.signatures)
         seen = signatures.map { ($0, $0) }
-        timer = DispatchSource.makeTimerSource(queue: queue)
     }
 
-    /// Starts watching.
-    public func start() {
+    /// Watches (polls every interval; without polling, looks for a SIGHUP every 0.1 s) until
+    /// `stop`; a reload under way finishes first.
+    public func run(until stop: StopSignal) {
         let period = interval > 0 ? interval : 0.1
-        timer.schedule(deadline: .now() + period, repeating: period, leeway: .milliseconds(10))
-        timer.setEventHandler { [self] in poll() }
-        started = true
-        timer.resume()
-    }
-
-    deinit {
-        // A watcher never started (a library user reloading by hand) releases its timer cancelled.
-        if !started {
-            timer.cancel()
-            timer.resume()
-        }
-    }
-
-    /// Stops watching (a reload under way finishes first).
-    public func stop() {
-        queue.sync { timer.cancel() }
+        while !stop.wait(seconds: period) { poll() }
     }
 
     private func poll() {

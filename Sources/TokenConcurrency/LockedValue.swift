@@ -1,11 +1,8 @@
-import Foundation
-
-/// A value shared between threads, read and changed under a lock: a pthread mutex (Foundation's
-/// `NSLock`), whose hand-offs ThreadSanitizer sees (on Linux it does not see the standard
-/// library's `Mutex`, and reports races on its correct use). For the few places that lock, none
-/// of them on a token's path.
+/// A value shared between threads, read and changed under a ``Lock`` (a pthread mutex, whose
+/// hand-offs ThreadSanitizer sees; on Linux it does not see the standard library's `Mutex`, and
+/// reports races on its correct use). For the few places that lock, none of them on a token's path.
 public final class LockedValue<Value> {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value: Value
 
     public init(_ value: Value) {

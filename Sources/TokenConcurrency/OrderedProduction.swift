@@ -1,12 +1,11 @@
 import Dispatch
-import Foundation
 
 /// Makes the elements `0..<count` on several threads of its own and hands them over in order on
 /// the caller's thread, with at most `window` elements made but not yet handed over, so memory
 /// stays flat however many there are (`gen`'s chunks of a token set).
 ///
-/// The workers are threads of their own, not Dispatch work items: they wait on semaphores, and
-/// Dispatch on Linux grows its pool slowly. The one lock (a ``LockedValue``) guards the claim
+/// The workers are threads of their own (``BackgroundThread``), not Dispatch work items: they
+/// wait on semaphores, and Dispatch on Linux grows its pool slowly. The one lock (a ``LockedValue``) guards the claim
 /// counter and the finished elements, a few times per element, never per token.
 public enum OrderedProduction {
     /// Calls `consume` with the elements in order, each made by a producer from `makeProducer`
@@ -22,14 +21,10 @@ public enum OrderedProduction {
         guard count > 0 else { return true }
         let run = Run<Element>(count: count, window: max(1, window))
         let workers = max(1, min(threads, count))
-        for _ in 0..<workers {
-            let thread = Thread {
-                run.work(makeProducer())
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
+        let threads = (0..<workers).map { _ in
+            BackgroundThread(stackSize: 1 << 20) { run.work(makeProducer()) }
         }
-        defer { run.stop(joining: workers) }
+        defer { run.stop(joining: threads) }
         for index in 0..<count {
             if try !consume(run.take(index)) { return false }
         }
@@ -51,8 +46,6 @@ public enum OrderedProduction {
         let freePlaces = DispatchSemaphore(value: 0)
         /// One per place in the window: signalled when that place's element is finished.
         let finishedSignals: [DispatchSemaphore]
-        /// Signalled by each worker as it ends.
-        let ended = DispatchSemaphore(value: 0)
 
         init(count: Int, window: Int) {
             self.count = count
@@ -78,7 +71,6 @@ public enum OrderedProduction {
                 claims.withLock { $0.finished[index] = element }
                 finishedSignals[index % window].signal()
             }
-            ended.signal()
         }
 
         func take(_ index: Int) -> Element {
@@ -88,10 +80,10 @@ public enum OrderedProduction {
             return element
         }
 
-        func stop(joining workers: Int) {
+        func stop(joining threads: [BackgroundThread]) {
             claims.withLock { $0.stopped = true }
             freePlaces.signal()
-            for _ in 0..<workers { ended.wait() }
+            for thread in threads { thread.join() }
             claims.withLock { $0.finished.removeAll() }
         }
     }

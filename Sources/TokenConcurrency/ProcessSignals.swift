@@ -4,9 +4,10 @@ import Atomics
 import Glibc
 #endif
 
-/// SIGINT, SIGTERM and SIGHUP as flags that long runs poll: the one stop-signal mechanism of
-/// the project (`verify`'s pipeline and `gen`'s generator). The handlers only store to atomics
-/// and write a byte to a wake pipe (both async-signal-safe), and are installed without
+/// SIGINT, SIGTERM and SIGHUP as flags that long runs poll: the one place the project keeps signals
+/// (`verify`'s pipeline, `gen`'s generator, `fetch`'s downloads; the foreground of a
+/// ``ServiceGroup`` stops on them, its background threads block them). The handlers only store to
+/// atomics and write a byte to a wake pipe (both async-signal-safe), and are installed without
 /// SA_RESTART, so a blocked read(2) returns with EINTR (writers retry on EINTR). A reader that
 /// waits with ``waitReadable(_:)`` also wakes for a signal that came just before it blocked, or
 /// that another thread took. No thread and no Dispatch queue is involved, so a run whose threads
@@ -24,16 +25,7 @@ public enum ProcessSignals {
     public static func install(reloadOnHangUp: Bool = true) {
         hangUpReloads.store(reloadOnHangUp, ordering: .relaxed)
         signal(SIGPIPE, SIG_IGN)
-        if wake.read < 0 {
-            var ends: [Int32] = [-1, -1]
-            if pipe(&ends) == 0 {
-                for end in ends {
-                    _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-                    _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                }
-                wake = (ends[0], ends[1])
-            }
-        }
+        if wake.read < 0, let ends = makeWakePipe() { wake = ends }
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { number in
             if number == SIGHUP && ProcessSignals.hangUpReloads.load(ordering: .relaxed) {

@@ -1,4 +1,5 @@
 import Foundation
+import TokenConcurrency
 import TokenVerifier
 
 /// One URL's round: the conditional GET, verify's checks, spec §7's rules against what the state
@@ -25,7 +26,7 @@ extension Fetcher {
         }
         var checking = false
         do throws(FetchError) {
-            let file = try TemporaryFile(in: folder(target.kind), for: target.fileName)
+            let file = try AtomicFileWriter.fetching(destination)
             defer { file.discard() }
             // Validators go only with the file fetch recorded: one changed by hand is fetched in full.
             let recorded = state.entries[target.url]
@@ -58,7 +59,7 @@ extension Fetcher {
             if let summary = checked.summary {
                 try NoRollback.checkFresh(summary, now: Date().timeIntervalSince1970, leeway: configuration.leeway)
             }
-            try file.commit(as: destination)
+            try file.commitFetched()
             try record(target, validators: response.validators, bytes: bytes, checked)
             return report(.updated(checked.detail), checked.summary)
         } catch {
@@ -76,10 +77,10 @@ extension Fetcher {
 
     /// One GET into `file`; nil when a stop signal ended it.
     private func get(
-        _ target: FetchTarget, validators: Validators?, into file: TemporaryFile
+        _ target: FetchTarget, validators: Validators?, into file: AtomicFileWriter
     ) throws(FetchError) -> HTTPSResponse? {
         do {
-            return try client.get(target.url, validators: validators, into: file.fd)
+            return try client.get(target.url, validators: validators, into: file.descriptor)
         } catch {
             switch error {
             case .stopped: return nil

@@ -1,4 +1,5 @@
 import Foundation
+import TokenConcurrency
 
 #if canImport(Glibc)
 import Glibc
@@ -62,15 +63,9 @@ struct FetchState: Codable {
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         let data: Data
         do { data = try encoder.encode(self) } catch { throw FetchError("cannot encode the fetch state: \(error)") }
-        let file = try TemporaryFile(in: directory, for: "state")
-        var done = 0
-        while done < data.count {
-            let written = data.withUnsafeBytes { write(file.fd, $0.baseAddress! + done, $0.count - done) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw FetchError("cannot write \(file.path): \(errnoText())") }
-            done += written
-        }
-        try file.commit(as: FetchState.path(in: directory))
+        let file = try AtomicFileWriter.fetching(FetchState.path(in: directory))
+        do { try file.write(Array(data)) } catch { throw FetchError(error.description) }
+        try file.commitFetched()
     }
 
     static func path(in directory: String) -> String { "\(directory)/.fetch-state.json" }

@@ -1,34 +1,39 @@
 import Foundation
 import TokenConcurrency
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// `fetch --watch`: fetches every target, then each again when its schedule says, until SIGINT
-/// or SIGTERM (polled through ``ProcessSignals``; a download in flight is aborted and its
-/// temporary file removed). SIGHUP makes every target due at once.
-public struct FetchWatch {
+/// `fetch --watch`: fetches every target, then each again when its schedule says, until stopped
+/// (SIGINT or SIGTERM, as the ``ServiceGroup`` that runs it in the foreground passes on; a
+/// download in flight is aborted through ``ProcessSignals`` and its temporary file removed).
+/// SIGHUP makes every target due at once.
+public struct FetchWatch: Service {
     /// Fetches and writes.
     public let fetcher: Fetcher
     /// Every URL watched.
     public let targets: [FetchTarget]
     /// When each is due again.
     public let schedule: WatchSchedule
+    /// Called with each URL's outcome.
+    public let report: (FetchReport) -> Void
+    /// Called after ``report`` with when (seconds since 1970) that URL is fetched next.
+    public let scheduled: (FetchTarget, Double) -> Void
 
-    public init(fetcher: Fetcher, targets: [FetchTarget], schedule: WatchSchedule) {
+    public init(
+        fetcher: Fetcher, targets: [FetchTarget], schedule: WatchSchedule, report: @escaping (FetchReport) -> Void,
+        scheduled: @escaping (FetchTarget, Double) -> Void = { _, _ in }
+    ) {
         self.fetcher = fetcher
         self.targets = targets
         self.schedule = schedule
+        self.report = report
+        self.scheduled = scheduled
     }
 
-    /// Runs until a stop signal; `report` is called with each URL's outcome, then `scheduled`
-    /// with when (seconds since 1970) that URL is fetched next.
-    public func run(report: (FetchReport) -> Void, scheduled: (FetchTarget, Double) -> Void = { _, _ in }) {
+    /// Fetches until `stop`.
+    public func run(until stop: StopSignal) {
         var due = Dictionary(uniqueKeysWithValues: targets.map { ($0, 0.0) })
         var failures: [FetchTarget: Int] = [:]
         var generator = SystemRandomNumberGenerator()
-        while !ProcessSignals.stopRequested {
+        while !stop.isTriggered {
             if ProcessSignals.takeReloadRequest() {
                 for target in targets { due[target] = 0 }
             }
@@ -54,8 +59,7 @@ public struct FetchWatch {
                 continue
             }
             let wait = (due.values.min() ?? now + 1) - now
-            var pause = timespec(tv_sec: 0, tv_nsec: Int(min(0.2, max(0.001, wait)) * 1e9))
-            nanosleep(&pause, nil)  // a signal ends it early
+            stop.wait(seconds: min(0.2, max(0.001, wait)))  // a signal ends it early
         }
     }
 }

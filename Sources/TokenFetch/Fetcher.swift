@@ -110,7 +110,6 @@ public final class Fetcher {
             caFile: configuration.caFile, timeout: configuration.timeout,
             maxBodyBytes: configuration.maxBodyBytes)
         let directory = configuration.directory
-        _ = creationMode  // the umask, read before any other thread runs
         try Self.makeFolder(directory, following: true)
         let lockFile = "\(directory)/.fetch.lock"
         lockDescriptor = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o666)
@@ -137,9 +136,9 @@ public final class Fetcher {
             throw FetchUsageError("--out: \(error.description)")
         }
         readmitted = configuration.readmitKeyIDs
-        TemporaryFile.removeLeftovers(in: directory)
+        AtomicFileWriter.removeLeftovers(in: directory, prefix: AtomicFileWriter.fetchPrefix)
         for kind in [FetchTarget.Kind.keys, .statusList] {
-            TemporaryFile.removeLeftovers(in: folder(kind))
+            AtomicFileWriter.removeLeftovers(in: folder(kind), prefix: AtomicFileWriter.fetchPrefix)
         }
     }
 

@@ -114,7 +114,7 @@ struct HTTPSClient {
         var redirects = 0
         while true {
             guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
-                throw .failed("cannot write the temporary file: \(String(cString: strerror(errno)))")
+                throw .failed("cannot write the temporary file: \(errnoText())")
             }
             let remaining = deadline.timeIntervalSinceNow
             if remaining <= 0 { throw .failed("timed out after \(seconds(timeout))") }

@@ -1,6 +1,12 @@
-import Foundation
+import Dispatch
 import TokenConcurrency
 import TokenTools
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The raw signing rate of the back ends on given threads: libsodium's `crypto_sign_detached`
 /// (Ed25519) and OpenSSL's own ES256 signing (SHA-256 and `EVP_PKEY_sign`, contexts set up once

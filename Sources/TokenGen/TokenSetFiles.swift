@@ -1,6 +1,13 @@
-import Foundation
+import Dispatch
+import TokenConcurrency
 import TokenTools
 import TokenVerifier
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// What a streamed set holds, for the summary line and the rate.
 public struct TokenSetSummary: Sendable {
@@ -20,8 +27,9 @@ public struct TokenSetSummary: Sendable {
 
 /// Writes a generated set into a directory, streaming: chunks are made and signed in parallel
 /// and written in order, so memory stays flat whatever the count. Every file is written under a
-/// temporary name (`NAME.partial`) and renamed into place only once all of them are complete, so
-/// a run that is stopped or fails leaves no file that looks complete.
+/// temporary name (`NAME.partial`, an ``AtomicFileWriter``) and committed (synced, renamed into
+/// place) only once all of them are complete, so a run that is stopped or fails leaves no file
+/// that looks complete.
 public enum TokenSetFiles {
     /// The files of a set, in the order they are renamed into place (expected verdicts last).
     public static let names = [
@@ -59,30 +67,30 @@ public enum TokenSetFiles {
         let start = DispatchTime.now().uptimeNanoseconds
         let cpuStart = SigningRate.processCPUSeconds()
         func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-        var files: [String: OutputFile] = [:]
+        var files: [String: AtomicFileWriter] = [:]
         defer { for file in files.values { file.discard() } }
         var names =
             (spec.stepShare > 0 ? Self.stepNames : []) + (spec.chainShare > 0 ? [Self.anchorsName] : [])
             + (writeTokens ? Self.names : Self.names.filter { $0 != "tokens.txt" })
         for name in names {
-            files[name] = try OutputFile(path: directory + "/" + name + partialSuffix)
+            files[name] = try partialFile(directory + "/" + name)
         }
         let keys = spec.signingKeys()
-        try files["keys.jwks"]!.write(Array("{\"keys\":[\(keys.ed25519.publicJWK),\(keys.es256.publicJWK)]}\n".utf8))
-        try files["signing-keys.jwk"]!.write(Array("\(keys.ed25519.privateJWK)\n\(keys.es256.privateJWK)\n".utf8))
-        try files["step-policy.json"]?.write(Array((TokenSetSpec.stepPolicy + "\n").utf8))
+        try files["keys.jwks"]!.append(Array("{\"keys\":[\(keys.ed25519.publicJWK),\(keys.es256.publicJWK)]}\n".utf8))
+        try files["signing-keys.jwk"]!.append(Array("\(keys.ed25519.privateJWK)\n\(keys.es256.privateJWK)\n".utf8))
+        try files["step-policy.json"]?.append(Array((TokenSetSpec.stepPolicy + "\n").utf8))
         var summary = TokenSetSummary()
         var statusEntries: [TokenFormat: [Int: UInt8]] = [.jws: [:], .cwt: [:]]
         let chains = try Self.chains(spec, keys: keys)
-        if let chains { try files[Self.anchorsName]!.write(Array(chains.anchorsPEM.utf8)) }
+        if let chains { try files[Self.anchorsName]!.append(Array(chains.anchorsPEM.utf8)) }
         let completed = try OrderedChunks.run(spec, keys: keys, chains: chains, threads: threads) {
             (chunk) throws(WriteError) -> Bool in
             for entry in chunk.statusEntries { statusEntries[entry.format]![entry.index] = entry.value }
-            try files["tokens.txt"]?.write(chunk.tokens)
-            try files["requests.jsonl"]!.write(chunk.requests)
-            try files["expected.jsonl"]!.write(chunk.expected)
-            try files["revocations.jsonl"]!.write(chunk.revocations)
-            try files["device-steps.jsonl"]?.write(chunk.deviceSteps)
+            try files["tokens.txt"]?.append(chunk.tokens)
+            try files["requests.jsonl"]!.append(chunk.requests)
+            try files["expected.jsonl"]!.append(chunk.expected)
+            try files["revocations.jsonl"]!.append(chunk.revocations)
+            try files["device-steps.jsonl"]?.append(chunk.deviceSteps)
             summary.lines += chunk.lineCount
             summary.valid += chunk.validLines
             summary.stepRequired += chunk.stepRequiredLines
@@ -98,24 +106,20 @@ public enum TokenSetFiles {
         for index in 0..<spec.revocationPadding {
             TokenSetSpec.appendPaddingRevocation(index, to: &padding)
             if padding.count >= 1 << 20 {
-                try files["revocations.jsonl"]!.write(padding)
+                try files["revocations.jsonl"]!.append(padding)
                 padding.removeAll(keepingCapacity: true)
                 if shouldStop() { return nil }
             }
         }
-        try files["revocations.jsonl"]!.write(padding)
+        try files["revocations.jsonl"]!.append(padding)
         summary.revocations += spec.revocationPadding
         if shouldStop() { return nil }
         if spec.statusShare > 0 {
             try writeStatusLists(spec, keys: keys, entries: statusEntries, into: directory, files: &files)
             names.insert(contentsOf: Self.statusListNames, at: names.count - 1)  // before the expected verdicts
         }
-        for name in names { try files[name]!.close() }
         for name in names {
-            let temporary = directory + "/" + name + partialSuffix
-            guard rename(temporary, directory + "/" + name) == 0 else {
-                throw WriteError(description: "cannot rename \(temporary): \(String(cString: strerror(errno)))")
-            }
+            do { try files[name]!.commit() } catch { throw WriteError(description: error.description) }
             files[name] = nil
         }
         summary.seconds = elapsed()
@@ -130,11 +134,11 @@ extension TokenSetFiles {
     static func writeStatusLists(
         _ spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey),
         entries: [TokenFormat: [Int: UInt8]], into directory: String,
-        files: inout [String: OutputFile]
+        files: inout [String: AtomicFileWriter]
     ) throws(WriteError) {
         let folder = directory + "/status-lists"
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
-            throw WriteError(description: "cannot create \(folder): \(String(cString: strerror(errno)))")
+            throw WriteError(description: "cannot create \(folder): \(errnoText())")
         }
         for (name, format, key) in [
             (statusListNames[0], TokenFormat.jws, keys.ed25519), (statusListNames[1], .cwt, keys.es256),
@@ -148,52 +152,26 @@ extension TokenSetFiles {
             } catch {
                 throw WriteError(description: "cannot make the status list: \(error.description)")
             }
-            let file = try OutputFile(path: directory + "/" + name + partialSuffix)
+            let file = try partialFile(directory + "/" + name)
             files[name] = file
-            try file.write(Array((token + "\n").utf8))
+            try file.append(Array((token + "\n").utf8))
         }
     }
 }
 
-/// A file written with plain `write(2)` calls of whole chunks.
-final class OutputFile {
-    let path: String
-    private var descriptor: Int32
-
-    init(path: String) throws(TokenSetFiles.WriteError) {
-        self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw TokenSetFiles.WriteError(description: "cannot create \(path): \(String(cString: strerror(errno)))")
+extension TokenSetFiles {
+    /// The temporary file `NAME.partial` for `path`.
+    static func partialFile(_ path: String) throws(WriteError) -> AtomicFileWriter {
+        do { return try AtomicFileWriter(replacing: path, temporary: .suffix(partialSuffix)) } catch {
+            throw WriteError(description: error.description)
         }
     }
+}
 
-    func write(_ bytes: [UInt8]) throws(TokenSetFiles.WriteError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw TokenSetFiles.WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-            offset += written
-        }
-    }
-
-    func close() throws(TokenSetFiles.WriteError) {
-        guard descriptor >= 0 else { return }
-        let result = Glibc.close(descriptor)
-        descriptor = -1
-        if result != 0 {
-            throw TokenSetFiles.WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    /// Closes and removes the temporary file (after a stop or an error).
-    func discard() {
-        if descriptor >= 0 { _ = Glibc.close(descriptor) }
-        descriptor = -1
-        unlink(path)
+extension AtomicFileWriter {
+    /// ``write(_:)``, its failure a ``TokenSetFiles/WriteError``.
+    func append(_ bytes: [UInt8]) throws(TokenSetFiles.WriteError) {
+        do { try write(bytes) } catch { throw TokenSetFiles.WriteError(description: error.description) }
     }
 }
 

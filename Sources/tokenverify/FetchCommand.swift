@@ -203,15 +203,15 @@ extension TokenVerify {
                         interval: metricsOptions.metricsInterval ?? MetricsOptionRules.defaultInterval,
                         render: { metrics.render() }, log: { printError($0) })
                 }
-                publisher?.start()
-                FetchWatch(fetcher: fetcher, targets: targets, schedule: schedule).run(
+                let watch = FetchWatch(
+                    fetcher: fetcher, targets: targets, schedule: schedule,
                     report: { report in
                         metrics.record(report, now: Date().timeIntervalSince1970)
                         if case .unchanged = report.outcome { return }
                         print(report, fetcher)
                     },
                     scheduled: { metrics.scheduled($0, at: $1) })
-                publisher?.finish()
+                ServiceGroup(publisher.map { [$0] } ?? []).run(watch)
                 return
             }
             var failed = false

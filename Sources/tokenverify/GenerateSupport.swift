@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TokenConcurrency
 import TokenEncoding
 import TokenGen
 
@@ -13,7 +14,7 @@ enum OutputDirectory {
         var status = stat()
         if stat(path, &status) != 0 {
             guard errno == ENOENT else {
-                throw Problem(description: "--out \(path): \(String(cString: strerror(errno)))")
+                throw Problem(description: "--out \(path): \(errnoText())")
             }
             do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
                 throw Problem(description: "--out \(path): cannot create the directory: \(error.localizedDescription)")

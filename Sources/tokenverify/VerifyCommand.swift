@@ -262,7 +262,6 @@ extension TokenVerify {
             ProcessSignals.install()
             let watcher = LiveStateWatcher(
                 verifier: verifier, sources: reports.sources, interval: reloadInterval, log: { printError($0) })
-            watcher.start()
 
             let showProgress = !quiet && isatty(2) == 1
             var configuration = VerifyPipeline.Configuration(
@@ -273,8 +272,9 @@ extension TokenVerify {
             }
             configuration.counters = reports.metrics?.counters
             let pipeline = VerifyPipeline(verifier: verifier, configuration: configuration)
-            let outcome = pipeline.run(inputs: inputs, output: 1)
-            watcher.stop()
+            // The metrics writer stops last: its final write sees the reloads of the run.
+            let outcome = ServiceGroup(reports.services + [watcher]).run { _ in pipeline.run(inputs: inputs, output: 1)
+            }
             reports.finish(outcome, files: liveState, verifier: verifier)
             if showProgress { _ = "\u{1B}[2K\r".withCString { write(2, $0, 5) } }
             if let readError = outcome.readError { printError("tokenverify: reading input: \(readError)") }
@@ -293,14 +293,14 @@ extension TokenVerify {
             for file in files where file != "-" {
                 var status = stat()
                 if stat(file, &status) != 0 {
-                    ConfigurationError(description: "input \(file): \(String(cString: strerror(errno)))").exit()
+                    ConfigurationError(description: "input \(file): \(errnoText())").exit()
                 }
                 if (status.st_mode & S_IFMT) == S_IFDIR {
                     ConfigurationError(description: "input \(file): a directory, not a file of tokens").exit()
                 }
                 if access(file, R_OK) != 0 {
                     ConfigurationError(
-                        description: "input \(file): cannot be read: \(String(cString: strerror(errno)))"
+                        description: "input \(file): cannot be read: \(errnoText())"
                     ).exit()
                 }
             }
@@ -316,7 +316,7 @@ extension TokenVerify {
                 }
                 let descriptor = open(file, O_RDONLY | O_CLOEXEC)
                 if descriptor < 0 {
-                    ConfigurationError(description: "\(file): \(String(cString: strerror(errno)))").exit()
+                    ConfigurationError(description: "\(file): \(errnoText())").exit()
                 }
                 inputs.append(descriptor)
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import LiveState
+import TokenConcurrency
 import TokenMetrics
 import TokenStream
 import TokenVerifier
@@ -42,9 +43,12 @@ struct VerifyReportingOptions: ParsableArguments {
         var sources: [LiveStateWatcher.Source]
         var summaryFile: String?
 
-        /// Writes the metrics a last time and the summary file.
+        /// The services the run's ``ServiceGroup`` runs for the reports: the metrics writer
+        /// (which writes a last time when the group stops it).
+        var services: [any Service & Sendable] { publisher.map { [$0] } ?? [] }
+
+        /// Writes the summary file (after the group stopped the metrics writer).
         func finish(_ outcome: VerifyPipeline.Outcome, files: LiveStateFiles, verifier: Verifier) {
-            publisher?.finish()
             guard let summaryFile else { return }
             let run = SummaryFile.Run(
                 summary: outcome.summary, linesRead: metrics?.counters.reading().linesRead ?? outcome.summary.answered,
@@ -57,7 +61,7 @@ struct VerifyReportingOptions: ParsableArguments {
         }
     }
 
-    /// Starts the metrics file's writer, when one is named.
+    /// The metrics file's writer, when one is named (run by the command's ``ServiceGroup``).
     func start(
         verifier: Verifier, sources: [LiveStateWatcher.Source], startupSeconds: Double,
         startupGroupSeconds: [String: Double]
@@ -72,7 +76,6 @@ struct VerifyReportingOptions: ParsableArguments {
             file: AtomicFile(path: metricsFile),
             interval: metricsOptions.metricsInterval ?? MetricsOptionRules.defaultInterval,
             render: { metrics.render() }, log: { printError($0) })
-        publisher.start()
         return Reports(
             metrics: metrics, publisher: publisher, sources: metrics.observing(sources), summaryFile: summaryFile)
     }

@@ -1,6 +1,5 @@
 import Dispatch
 import Testing
-
 import TokenConcurrency
 
 @Suite struct LockedValueTests {
@@ -25,5 +24,17 @@ import TokenConcurrency
         let shared = LockedValue(1)
         #expect(throws: Stop.self) { try shared.withLock { _ in throw Stop() } }
         #expect(shared.withLock { $0 } == 1, "taken again after the error")
+    }
+}
+
+@Suite struct LockTests {
+    /// Two threads add to one count under the lock: nothing is lost.
+    @Test func theLockExcludes() {
+        let lock = Lock()
+        nonisolated(unsafe) var count = 0
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            for _ in 0..<50_000 { lock.withLock { count += 1 } }
+        }
+        #expect(lock.withLock { count } == 100_000)
     }
 }

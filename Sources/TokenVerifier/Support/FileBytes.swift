@@ -1,3 +1,4 @@
+import TokenConcurrency
 import TokenEncoding
 
 #if canImport(Glibc)
@@ -38,7 +39,7 @@ public enum FileLimit {
 func openRegularFile(_ path: String, limit: Int) throws(FileReadError) -> (descriptor: Int32, size: Int) {
     let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else {
-        let reason = String(cString: strerror(errno))
+        let reason = errnoText()
         // Opening a socket fails (ENXIO): say what it is rather than "No such device".
         var status = stat()
         if stat(path, &status) == 0, let kind = notRegularKind(status.st_mode) {
@@ -48,7 +49,7 @@ func openRegularFile(_ path: String, limit: Int) throws(FileReadError) -> (descr
     }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else {
-        let reason = String(cString: strerror(errno))
+        let reason = errnoText()
         close(descriptor)
         throw FileReadError(path: path, reason: reason)
     }
@@ -99,7 +100,7 @@ public func readFileBytes(_ path: String, limit: Int) throws(FileReadError) -> [
         let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
         if count < 0 {
             if errno == EINTR { continue }
-            throw FileReadError(path: path, reason: String(cString: strerror(errno)))
+            throw FileReadError(path: path, reason: errnoText())
         }
         if count == 0 { break }
         bytes.append(contentsOf: chunk[0..<count])
@@ -144,7 +145,7 @@ func forEachLine<E: Error>(
         let count = read(descriptor, buffer.baseAddress, capacity)
         if count < 0 {
             if errno == EINTR { continue }
-            throw readError(String(cString: strerror(errno)))
+            throw readError(errnoText())
         }
         if count == 0 { break }
         total += count
