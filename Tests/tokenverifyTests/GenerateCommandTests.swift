@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TokenGen
 
@@ -170,13 +171,10 @@ import TokenGen
         process.standardError = FileHandle.nullDevice
         try process.run()
         let partial = out + "/tokens.txt.partial"
-        var waited = 0.0
-        while waited < 60, ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) < 100_000
-        {
-            Thread.sleep(forTimeInterval: 0.05)
-            waited += 0.05
+        let written = eventually(within: 60) {
+            ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) >= 100_000
         }
-        #expect(waited < 60, "gen wrote nothing within a minute")
+        #expect(written, "gen wrote nothing within a minute")
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)

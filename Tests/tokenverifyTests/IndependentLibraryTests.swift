@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Tokens and keys made by an independent JOSE library (Python's joserfc, which

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TokenTools
 import TokenVerifier
@@ -330,9 +331,7 @@ import TokenVerifier
         #expect(live.readLine() != nil)
         #expect(live.waitUntilReadingStandardInput(), "input stays open and the reader waits on it")
         kill(live.process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(10)
-        while live.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(!live.process.isRunning, "still running 10 s after the signal")
+        #expect(live.waitUntilExit(timeout: 10), "still running 10 s after the signal")
         if live.process.isRunning {
             live.process.terminate()
             live.closeInput()
