@@ -31,17 +31,18 @@ public enum ProcessRunner {
         public var killed: String?
     }
 
-    /// Runs `executable` to completion; `feed` writes its stdin from another thread (stdin is
-    /// closed after it returns).
+    /// Runs `executable` (in `directory`, else the tests' own) to completion; `feed` writes its
+    /// stdin from another thread (stdin is closed after it returns).
     public static func run(
-        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, limits: Limits? = nil,
-        feed: @escaping @Sendable (FileHandle) -> Void
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil,
+        limits: Limits? = nil, feed: @escaping @Sendable (FileHandle) -> Void = { _ in }
     ) throws -> Result {
         signal(SIGPIPE, SIG_IGN)  // a program that stops reading must not kill the tests
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = directory }
         let stdin = Pipe()
         let stdout = Pipe()
         let stderr = Pipe()

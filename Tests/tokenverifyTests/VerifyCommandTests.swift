@@ -342,14 +342,12 @@ import TokenVerifier
     @Test func closedStdoutEndsQuietly() throws {
         let space = try Workspace()
         let input = try space.write("many.txt", String(repeating: space.token() + "\n", count: 20_000))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [
-            "-c",
-            "'\(Tool.binary.path)' verify --keys '\(space.path("keys.jwks"))' --at \(Workspace.checkTime) '\(input)' 2>'\(space.path("stderr.txt"))' | head -n 1 > /dev/null; echo ${PIPESTATUS[0]} > '\(space.path("status.txt"))'",
-        ]
-        try process.run()
-        process.waitUntilExit()
+        try External.run(
+            "/bin/bash",
+            [
+                "-c",
+                "'\(Tool.binary.path)' verify --keys '\(space.path("keys.jwks"))' --at \(Workspace.checkTime) '\(input)' 2>'\(space.path("stderr.txt"))' | head -n 1 > /dev/null; echo ${PIPESTATUS[0]} > '\(space.path("status.txt"))'",
+            ])
         let stderr = try String(contentsOfFile: space.path("stderr.txt"), encoding: .utf8)
         let status = try String(contentsOfFile: space.path("status.txt"), encoding: .utf8).trimmingCharacters(
             in: .whitespacesAndNewlines)
