@@ -178,7 +178,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenConcurrencyTests",
-            dependencies: ["TokenConcurrency"]
+            dependencies: ["TokenConcurrency", "TestSupport"]
         ),
         .testTarget(
             name: "TokenEncodingTests",
@@ -220,6 +220,10 @@ let package = Package(
         .testTarget(
             name: "TokenFetchTests",
             dependencies: ["TokenFetch", "TokenVerifier", "TokenTools", "TestSupport"]
+        ),
+        .testTarget(
+            name: "TokenMetricsTests",
+            dependencies: ["TokenMetrics", "TokenVerifier", "LiveState", "TokenStream", "TestSupport"]
         ),
         .testTarget(
             name: "TokenGenTests",

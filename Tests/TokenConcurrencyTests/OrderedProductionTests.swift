@@ -1,4 +1,5 @@
 import Atomics
+import TestSupport
 import Testing
 import TokenConcurrency
 
@@ -9,7 +10,7 @@ import Glibc
 /// Ordered production: every element once and in order whatever the threads' timing, the window
 /// respected, early stops and errors ending every worker.
 @Suite struct OrderedProductionTests {
-    /// Elements finish in a shuffled order (random delays) and still come out in order, each
+    /// Elements finish in a shuffled order (random amounts of work) and still come out in order, each
     /// made once, each producer made once per thread.
     @Test(arguments: [1, 2, 5])
     func elementsComeOutInOrder(threads: Int) {
@@ -21,7 +22,7 @@ import Glibc
             makeProducer: {
                 producers.wrappingIncrement(ordering: .relaxed)
                 return { index in
-                    if index % 3 == 0 { usleep(UInt32.random(in: 0...300)) }
+                    if index % 3 == 0 { simulatedWork(units: Int.random(in: 0...30_000)) }
                     made.wrappingIncrement(ordering: .relaxed)
                     return index * 10
                 }
@@ -60,7 +61,7 @@ import Glibc
                 }
             }
         ) { (element: Int) -> Bool in
-            usleep(50)
+            simulatedWork(units: 5_000)  // a consumer slower than its producers
             consumed.store(element + 1, ordering: .releasing)
             return true
         }

@@ -1,5 +1,6 @@
 import Atomics
 import Dispatch
+import TestSupport
 import Testing
 import TokenConcurrency
 
@@ -75,13 +76,10 @@ import Glibc
     /// Waits until `count` threads have put their ids in `threads` and each is asleep in the kernel
     /// (state S in /proc/self/task/TID/stat); false after 10 seconds.
     static func waitUntilAsleep(_ threads: LockedValue<[pid_t]>, count: Int) -> Bool {
-        let deadline = DispatchTime.now() + 10
-        while DispatchTime.now() < deadline {
+        eventually {
             let ids = threads.withLock { $0 }
-            if ids.count == count && ids.allSatisfy({ threadState($0) == "S" }) { return true }
-            usleep(1_000)
+            return ids.count == count && ids.allSatisfy { threadState($0) == "S" }
         }
-        return false
     }
 
     /// The kernel's id of the calling thread, from the link /proc/thread-self ("PID/task/TID").

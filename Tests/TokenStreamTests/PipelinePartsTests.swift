@@ -1,5 +1,6 @@
 import Atomics
 import Dispatch
+import TestSupport
 import Testing
 import TokenVerifier
 
@@ -39,7 +40,7 @@ import Glibc
         let next = ManagedAtomic<Int>(0)
         let group = DispatchGroup()
         // Sequences are handed out in order (as the reader does), at most 64 ahead of the output,
-        // and finished by four threads with random delays.
+        // and finished by four threads with random amounts of work.
         for worker in 0..<4 {
             DispatchQueue(label: "worker.\(worker)").async(group: group) {
                 while true {
@@ -49,7 +50,7 @@ import Glibc
                         inFlight.signal()
                         break
                     }
-                    if sequence % 7 == worker { usleep(UInt32.random(in: 0...200)) }
+                    if sequence % 7 == worker { simulatedWork(units: Int.random(in: 0...20_000)) }
                     var summary = RunSummary()
                     summary.answered = 1
                     sink.deliver(

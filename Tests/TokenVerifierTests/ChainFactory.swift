@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Certificates for the chain tests, made with the `openssl` command line in a temporary
 /// directory: keys (RSA, P-384, P-256, Ed25519), self-signed roots and certificates issued by
@@ -103,19 +104,12 @@ final class ChainFactory {
     func run(_ arguments: [String]) throws { try openssl(arguments) }
 
     private func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.currentDirectoryURL = directory
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["openssl"] + arguments, directory: directory)
+        guard result.status == 0 else {
             throw Failure(
-                description: "openssl \(arguments.joined(separator: " ")): \(String(decoding: message, as: UTF8.self))")
+                description:
+                    "openssl \(arguments.joined(separator: " ")): \(String(decoding: result.stderr, as: UTF8.self))")
         }
     }
 

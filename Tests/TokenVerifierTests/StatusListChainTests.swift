@@ -1,6 +1,6 @@
 import TestSupport
+import Testing
 import TokenEncoding
-import XCTest
 
 @testable import TokenTools
 @testable import TokenVerifier
@@ -9,7 +9,7 @@ import XCTest
 /// CWT `x5chain` alike: checked by the chain as of the list's `iat`, `iss` required and a name of
 /// the leaf, answering for chained and `kid` tokens of that `iss`, out of force when the anchors in
 /// force no longer validate the chain.
-final class StatusListChainTests: XCTestCase {
+@Suite struct StatusListChainTests {
     private static let formats: [TokenFormat] = [.jws, .cwt]
     private static let issuer = "https://operator.example/issuer"
     private static let uri = "https://operator.example/sl/1"
@@ -48,83 +48,89 @@ final class StatusListChainTests: XCTestCase {
         verifier.verify(VerificationRequest(token: token, checkTime: ChainFixture.during))
     }
 
-    func testAChainedListAnswersForChainedAndKidTokensOfItsIssuer() throws {
+    @Test func aChainedListAnswersForChainedAndKidTokensOfItsIssuer() throws {
         for format in Self.formats {
             let fixture = try ChainFixture()
             let anchors = try fixture.anchors()
             let list = try StatusListToken.load(
                 bytes: try list(fixture, format), source: "sl.\(format)", keys: try keys(), anchors: anchors)
-            XCTAssertTrue(list.isVerifiedByChain)
-            XCTAssertEqual(list.signerIssuer, Self.issuer)
+            #expect(list.isVerifiedByChain)
+            #expect(list.signerIssuer == Self.issuer)
             let verifier = Verifier(
                 keys: try keys(), statusLists: StatusListSet(lists: [list]), trustAnchors: anchors)
-            XCTAssertEqual(verifier.statusListNotices, [])
+            #expect(verifier.statusListNotices == [])
             for chained in [true, false] {
                 let name = "\(format) chained=\(chained)"
-                XCTAssertTrue(verify(verifier, try token(fixture, format, index: 0, chained: chained)).isValid, name)
+                #expect(verify(verifier, try token(fixture, format, index: 0, chained: chained)).isValid, "\(name)")
                 let invalid = verify(verifier, try token(fixture, format, index: 1, chained: chained))
-                XCTAssertEqual(invalid.reason, .statusInvalid, "\(name): \(invalid)")
-                XCTAssertTrue(invalid.detail?.contains(Self.uri) == true, "\(name): \(invalid)")
+                #expect(invalid.reason == .statusInvalid, "\(name): \(invalid)")
+                #expect(invalid.detail?.contains(Self.uri) == true, "\(name): \(invalid)")
                 let suspended = verify(verifier, try token(fixture, format, index: 2, chained: chained))
-                XCTAssertEqual(suspended.reason, .statusSuspended, "\(name): \(suspended)")
+                #expect(suspended.reason == .statusSuspended, "\(name): \(suspended)")
             }
         }
     }
 
-    func testAChainedListWithoutIssOrWithIssNotALeafNameIsRefused() throws {
+    @Test func aChainedListWithoutIssOrWithIssNotALeafNameIsRefused() throws {
         for format in Self.formats {
             let fixture = try ChainFixture()
             let anchors = try fixture.anchors()
-            XCTAssertThrowsError(
-                try StatusListToken.load(
+            do {
+                _ = try StatusListToken.load(
                     bytes: try list(fixture, format, issuer: nil), source: "sl", keys: try keys(), anchors: anchors)
-            ) { error in
-                XCTAssertTrue("\(error)".contains("must name its issuer: claim iss"), "\(format): \(error)")
+                Issue.record("no error was thrown")
+            } catch {
+                #expect("\(error)".contains("must name its issuer: claim iss"), "\(format): \(error)")
             }
-            XCTAssertThrowsError(
-                try StatusListToken.load(
+            do {
+                _ = try StatusListToken.load(
                     bytes: try list(fixture, format, issuer: "https://elsewhere.example/issuer"), source: "sl",
                     keys: try keys(), anchors: anchors)
-            ) { error in
+                Issue.record("no error was thrown")
+            } catch {
                 let text = "\(error)"
-                XCTAssertTrue(text.contains("iss \"https://elsewhere.example/issuer\" is not a name of"), text)
-                XCTAssertTrue(text.contains("\"https://operator.example/issuer\""), "names the leaf's names: \(text)")
+                #expect(text.contains("iss \"https://elsewhere.example/issuer\" is not a name of"), "\(text)")
+                #expect(text.contains("\"https://operator.example/issuer\""), "names the leaf's names: \(text)")
             }
         }
     }
 
-    func testAChainExpiredAtTheListsIatIsRefused() throws {
+    @Test func aChainExpiredAtTheListsIatIsRefused() throws {
         for format in Self.formats {
             let fixture = try ChainFixture(leafNotAfter: 1_840_000_000)
-            XCTAssertThrowsError(
-                try StatusListToken.load(
+            do {
+                _ = try StatusListToken.load(
                     bytes: try list(fixture, format), source: "sl", keys: try keys(), anchors: try fixture.anchors())
-            ) { error in
+                Issue.record("no error was thrown")
+            } catch {
                 let text = "\(error)"
-                XCTAssertTrue(
-                    text.contains("its chain does not validate at its iat (2028-06-19T04:00:00Z): certificate"), text)
-                XCTAssertTrue(text.contains("Operator Signer"), "names the certificate: \(text)")
+                #expect(
+                    text.contains("its chain does not validate at its iat (2028-06-19T04:00:00Z): certificate"),
+                    "\(text)")
+                #expect(text.contains("Operator Signer"), "names the certificate: \(text)")
             }
             // The same chain at an iat inside the leaf's validity passes.
-            XCTAssertNoThrow(
+            #expect(throws: Never.self) {
                 try StatusListToken.load(
                     bytes: try list(fixture, format, issuedAt: 1_830_000_000), source: "sl", keys: try keys(),
-                    anchors: try fixture.anchors()))
-        }
-    }
-
-    func testAChainedListWithoutAnchorsIsRefusedNamingWhy() throws {
-        for format in Self.formats {
-            let fixture = try ChainFixture()
-            XCTAssertThrowsError(
-                try StatusListToken.load(bytes: try list(fixture, format), source: "sl", keys: try keys())
-            ) { error in
-                XCTAssertTrue("\(error)".contains("no trust anchors are configured (--trust-anchors)"), "\(error)")
+                    anchors: try fixture.anchors())
             }
         }
     }
 
-    func testAnchorsReplacedPutTheListOutOfForce() throws {
+    @Test func aChainedListWithoutAnchorsIsRefusedNamingWhy() throws {
+        for format in Self.formats {
+            let fixture = try ChainFixture()
+            do {
+                _ = try StatusListToken.load(bytes: try list(fixture, format), source: "sl", keys: try keys())
+                Issue.record("no error was thrown")
+            } catch {
+                #expect("\(error)".contains("no trust anchors are configured (--trust-anchors)"), "\(error)")
+            }
+        }
+    }
+
+    @Test func anchorsReplacedPutTheListOutOfForce() throws {
         for format in Self.formats {
             let fixture = try ChainFixture()
             let other = try ChainFixture(name: "Other")
@@ -134,21 +140,21 @@ final class StatusListChainTests: XCTestCase {
             let verifier = Verifier(
                 keys: try keys(), statusLists: StatusListSet(lists: [list]), trustAnchors: anchors)
             let kidToken = try token(fixture, format, index: 1, chained: false)
-            XCTAssertEqual(verify(verifier, kidToken).reason, .statusInvalid)
+            #expect(verify(verifier, kidToken).reason == .statusInvalid)
             verifier.apply(LiveStateUpdate(trustAnchors: try other.anchors()))
             let answer = verify(verifier, kidToken)
-            XCTAssertEqual(answer.reason, .statusUnavailable, "\(format): \(answer)")
-            XCTAssertTrue(answer.detail?.contains("out of force") == true, "\(answer)")
-            let notice = try XCTUnwrap(verifier.statusListNotices.first)
-            XCTAssertTrue(notice.contains("its chain no longer verifies it under the trust anchors in force"), notice)
-            XCTAssertTrue(notice.contains("sl.\(format)"), notice)
+            #expect(answer.reason == .statusUnavailable, "\(format): \(answer)")
+            #expect(answer.detail?.contains("out of force") == true, "\(answer)")
+            let notice = try #require(verifier.statusListNotices.first)
+            #expect(notice.contains("its chain no longer verifies it under the trust anchors in force"), "\(notice)")
+            #expect(notice.contains("sl.\(format)"), "\(notice)")
             verifier.apply(LiveStateUpdate(trustAnchors: anchors))
-            XCTAssertEqual(verify(verifier, kidToken).reason, .statusInvalid, "the anchors back: it answers again")
-            XCTAssertEqual(verifier.statusListNotices, [])
+            #expect(verify(verifier, kidToken).reason == .statusInvalid, "the anchors back: it answers again")
+            #expect(verifier.statusListNotices == [])
         }
     }
 
-    func testACWTListWithX5chainInBothHeadersIsRefused() throws {
+    @Test func aCWTListWithX5chainInBothHeadersIsRefused() throws {
         let fixture = try ChainFixture()
         let chain = try TokenChain(fixture.chain, signingKey: fixture.leafKey)
         let protected = chain.coseProtectedHeader(
@@ -166,14 +172,16 @@ final class StatusListChainTests: XCTestCase {
             let bytes = Array(Base64URL.encodeString(message).utf8)
             let anchors = try fixture.anchors()
             if name == "both headers" {
-                XCTAssertThrowsError(
-                    try StatusListToken.load(bytes: bytes, source: "sl", keys: try keys(), anchors: anchors)
-                ) {
-                    XCTAssertTrue("\($0)".contains("x5chain (33) is in both headers"), "\($0)")
+                do {
+                    _ = try StatusListToken.load(bytes: bytes, source: "sl", keys: try keys(), anchors: anchors)
+                    Issue.record("no error was thrown")
+                } catch {
+                    #expect("\(error)".contains("x5chain (33) is in both headers"), "\(error)")
                 }
             } else {
-                XCTAssertNoThrow(
-                    try StatusListToken.load(bytes: bytes, source: "sl", keys: try keys(), anchors: anchors))
+                #expect(throws: Never.self) {
+                    try StatusListToken.load(bytes: bytes, source: "sl", keys: try keys(), anchors: anchors)
+                }
             }
         }
     }

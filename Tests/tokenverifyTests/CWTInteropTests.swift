@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// CWTs (spec §2b) across implementations: CWTs minted by python-cwt and pycose (PyPI) verify in

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `tokenverify certificate` (spec §3b, §7): root → intermediate → leaf chains for each key type,

@@ -65,12 +65,10 @@ import Glibc
         #expect(answer().contains("\"reason\":\"untrusted_chain\""))
         let demoRoot = try String(contentsOfFile: Self.demoPath("anchors.pem"), encoding: .utf8)
         try ChainAnchorFiles.install(demoRoot, as: "demo.pem", in: folder)
-        #expect(ChainAnchorFiles.waitUntil { answer().contains("\"valid\":true") }, "\(live.errorLines(from: 0))")
+        #expect(live.ask(String(token), until: "\"valid\":true", timeout: 10), "\(live.errorLines(from: 0))")
         // A file that is not PEM: the reload fails, says why, and the anchors in force stay.
         try ChainAnchorFiles.install("not a certificate\n", as: "zz-broken.pem", in: folder)
-        #expect(
-            ChainAnchorFiles.waitUntil { live.errorLines(from: 0).contains { $0.contains("zz-broken.pem") } },
-            "\(live.errorLines(from: 0))")
+        #expect(live.waitForErrorLine(containing: "zz-broken.pem") != nil, "\(live.errorLines(from: 0))")
         #expect(answer().contains("\"valid\":true"))
     }
 
@@ -126,14 +124,5 @@ enum ChainAnchorFiles {
         let temporary = directory + "/." + name + ".partial"
         try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
         guard rename(temporary, directory + "/" + name) == 0 else { throw CocoaError(.fileWriteUnknown) }
-    }
-
-    /// Whether `condition` holds within 10 s (asked every 20 ms).
-    static func waitUntil(_ condition: () -> Bool) -> Bool {
-        for _ in 0..<500 {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return false
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A root → intermediate → leaf chain made by `tokenverify keygen` and `tokenverify certificate`

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Certificate chains (spec §3b) across implementations. Chains made by Python's `cryptography`

@@ -22,13 +22,8 @@ import Glibc
             "umask 077 && exec \"$0\" \"$@\"", Tool.binary.path, "fetch", "--keys", publisher.url("keys.jwks"),
             "--out", out, "--ca-file", publisher.caFile,
         ]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c"] + command
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let fetch = try External.run("/bin/sh", ["-c"] + command)
+        #expect(fetch.status == 0, "\(fetch.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: "\(out)/keys")
         try #require(names.count == 1, "\(names)")
         for (path, mode) in [

@@ -93,11 +93,7 @@ import TokenVerifier
         ])
         let listFolder = "\(out)/status-lists"
         func listFiles() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: listFolder)) ?? [] }
-        let started = Date()
-        while listFiles().filter({ !$0.hasPrefix(".") }).isEmpty && Date().timeIntervalSince(started) < 10 {
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        try #require(!listFiles().isEmpty, "fetch --watch wrote no list")
+        try #require(eventually { listFiles().contains { !$0.hasPrefix(".") } }, "fetch --watch wrote no list")
 
         let verify = try LiveTool([
             "verify", "--keys", "\(out)/keys", "--status-lists", listFolder,
@@ -121,11 +117,8 @@ import TokenVerifier
 
         // A download in flight (the publisher answers after 30 s), then SIGTERM.
         try publisher.setMode("list-1", "slow 30")
-        let slow = Date()
-        while !listFiles().contains(where: { $0.hasPrefix(".fetching-") }) && Date().timeIntervalSince(slow) < 10 {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        #expect(listFiles().contains { $0.hasPrefix(".fetching-") }, "no download in flight to interrupt")
+        #expect(
+            eventually { listFiles().contains { $0.hasPrefix(".fetching-") } }, "no download in flight to interrupt")
         let stopping = Date()
         fetch.process.terminate()
         let result = fetch.finish()
@@ -150,16 +143,21 @@ import TokenVerifier
                 .filter { !$0.hasPrefix(".") }
             return names.first.flatMap { try? String(contentsOfFile: "\(out)/keys/\($0)", encoding: .utf8) }
         }
-        let started = Date()
-        while keyFile() == nil && Date().timeIntervalSince(started) < 10 { Thread.sleep(forTimeInterval: 0.1) }
+        func keyRequests() -> Int {
+            publisher.requests().filter { ($0["path"] as? String)?.hasSuffix("keys.jwks") == true }.count
+        }
+        // The first fetch is written and reported; the next is due in an hour.
+        try #require(fetch.waitForErrorLine(containing: "wrote keys/") != nil, "fetch --watch wrote no key set")
+        try #require(keyFile() != nil)
         let rotated = "{\"keys\":[\(workspace.ed.publicJWK),\(workspace.es.publicJWK)]}"
         try publisher.publish("keys.jwks", rotated)
-        Thread.sleep(forTimeInterval: 0.5)
+        // Nothing fetches the new set but the signal: one request so far, the old set on disk.
+        #expect(keyRequests() == 1)
         #expect(keyFile() != rotated)
         kill(fetch.process.processIdentifier, SIGHUP)
-        let signalled = Date()
-        while keyFile() != rotated && Date().timeIntervalSince(signalled) < 5 { Thread.sleep(forTimeInterval: 0.1) }
-        #expect(keyFile() == rotated)
+        let changed = eventually(within: 5, observe: { keyFile() }, until: { $0 == rotated })
+        #expect(changed.met, "after SIGHUP the key file is \(changed.last ?? "absent")")
+        #expect(keyRequests() == 2)
         fetch.process.terminate()
         #expect(fetch.finish().status == 0)
     }
@@ -177,16 +175,12 @@ import TokenVerifier
         func keyFiles() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: "\(out)/keys")) ?? []).filter { !$0.hasPrefix(".") }
         }
-        let started = Date()
         func refused() -> Bool { publisher.requests().contains { $0["status"] as? Int == 503 } }
-        while !refused() && Date().timeIntervalSince(started) < 10 {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        try #require(eventually(refused), "the publisher refused nothing")
         try publisher.setMode("keys.jwks", nil)
-        let recovered = Date()
-        while keyFiles().isEmpty && Date().timeIntervalSince(recovered) < 10 { Thread.sleep(forTimeInterval: 0.1) }
         // The first retries come after 0.5–1 s, then 1–2 s: well before the hour of --interval.
-        #expect(keyFiles().count == 1 && Date().timeIntervalSince(recovered) < 5)
+        let recovered = eventually(within: 10, observe: keyFiles, until: { !$0.isEmpty })
+        #expect(recovered.last.count == 1 && recovered.waited < 5, "\(recovered.last) after \(recovered.waited) s")
         fetch.process.terminate()
         let result = fetch.finish()
         #expect(result.status == 0)

@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// File options refuse what is not a regular file (spec §3b, §7): a FIFO without a writer, a

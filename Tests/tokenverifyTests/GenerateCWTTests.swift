@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `gen --cwt-share` (spec §7): a share of the set's tokens are CWTs (spec §2b), byte for byte

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TokenGen
 
@@ -146,16 +147,8 @@ import TokenGen
 
     /// Runs `executable` to the end: exit status and stderr.
     static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: text, as: UTF8.self))
+        let result = try ProcessRunner.run(URL(fileURLWithPath: executable), arguments)
+        return (result.status, String(decoding: result.stderr, as: UTF8.self))
     }
 
     /// SIGINT, SIGTERM or SIGHUP while writing: exit 130 and no set file left, complete-looking
@@ -164,23 +157,15 @@ import TokenGen
     func interruptedRunLeavesNoSet(signal: Int32) throws {
         let space = try Workspace()
         let out = space.path("set")
-        let process = Process()
-        process.executableURL = Tool.binary
-        process.arguments = ["gen", "--count", "5000000", "--seed", "5", "--out", out]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let gen = try LiveTool(["gen", "--count", "5000000", "--seed", "5", "--out", out])
         let partial = out + "/tokens.txt.partial"
-        var waited = 0.0
-        while waited < 60, ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) < 100_000
-        {
-            Thread.sleep(forTimeInterval: 0.05)
-            waited += 0.05
+        let written = eventually(within: 60) {
+            ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) >= 100_000
         }
-        #expect(waited < 60, "gen wrote nothing within a minute")
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
-        #expect(process.terminationReason == .exit, "gen ended by the signal itself, not by its own stop")
+        #expect(written, "gen wrote nothing within a minute")
+        kill(gen.process.processIdentifier, signal)
+        #expect(gen.finish().status == 130)
+        #expect(gen.process.terminationReason == .exit, "gen ended by the signal itself, not by its own stop")
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == [])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `gen --status-share` (spec §4c, §7): a share of the set's tokens name their entry in a status

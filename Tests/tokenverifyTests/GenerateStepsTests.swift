@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `gen --step-share` (spec §4b): the shape of `step-policy.json` and `device-steps.jsonl`, and

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Help that reads well at 80 columns: every command's help, rendered with COLUMNS=80 (as when

@@ -6,6 +6,7 @@ import TokenVerifier
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// What a hostile or broken world sends `tokenverify verify`, through the built binary: every

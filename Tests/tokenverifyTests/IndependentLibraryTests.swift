@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Tokens and keys made by an independent JOSE library (Python's joserfc, which
@@ -34,12 +35,8 @@ import Testing
     @Test func joserfcTokensVerify() throws {
         try External.require(External.pythonProblem("joserfc") == nil, External.pythonProblem("joserfc") ?? "")
         let space = try Workspace()
-        let mint = Process()
-        mint.executableURL = URL(fileURLWithPath: External.python)
-        mint.arguments = ["-c", Self.script, space.directory.path]
-        try mint.run()
-        mint.waitUntilExit()
-        #expect(mint.terminationStatus == 0)
+        let mint = try External.run(External.python, ["-c", Self.script, space.directory.path])
+        #expect(mint.status == 0, "\(mint.stderr)")
         // joserfc's key set goes through `keys import` unchanged (its keys have kids).
         let imported = try Tool.run(["keys", "import", space.path("keys.jwks")])
         #expect(imported.status == 0, "\(imported.stderr)")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Tokens and keys made by PyJWT (PyPI) and panva/jose (Debian's node-jose) go through

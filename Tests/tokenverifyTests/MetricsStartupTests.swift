@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Bad `--metrics-file`, `--metrics-interval` and `--summary-file` values stop start-up (exit 2,

@@ -80,13 +80,3 @@ struct MetricsText {
     /// The samples named `name`.
     func all(_ name: String) -> [Sample] { samples.filter { $0.name == name } }
 }
-
-/// Waits up to `timeout` seconds for `condition`, polling every 50 ms.
-func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        Thread.sleep(forTimeInterval: 0.05)
-    }
-    return condition()
-}

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The README's quick tour runs verbatim (every `$` command of its console blocks, in order, in

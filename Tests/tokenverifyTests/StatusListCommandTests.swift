@@ -5,6 +5,7 @@ import TokenVerifier
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// Status lists through the command line (docs/spec.md §4c, §7): `status-list` and `inspect`, `verify

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Status lists across implementations: Status List Tokens built by PyPI's `token-status-list`

@@ -5,6 +5,7 @@ import TokenVerifier
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// spec §4c "Status fails closed, never open", over watched folders of a running `verify`: key
@@ -68,23 +69,18 @@ import Glibc
 
     /// Waits (5 s at most) until stderr has a line containing `text`, from line `start` on.
     func waitForError(_ live: LiveTool, _ text: String, from start: Int = 0) -> Bool {
-        for _ in 0..<500 {
-            if live.errorLines(from: start).contains(where: { $0.contains(text) }) { return true }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return false
+        live.waitForErrorLine(containing: text, from: start, timeout: 5) != nil
     }
 
-    /// Asks until the answer contains `text`; every answer meanwhile must not be valid.
+    /// Asks until the answer contains `text` (5 s at most); every answer meanwhile must not be valid.
     func askNeverValid(_ live: LiveTool, _ line: String, until text: String) -> (reached: Bool, sawValid: Bool) {
         var sawValid = false
-        for _ in 0..<50 {
+        let reached = eventually(within: 5) {
             let got = answer(live, line)
             if got.contains("\"valid\":true") { sawValid = true }
-            if got.contains(text) { return (true, sawValid) }
-            Thread.sleep(forTimeInterval: 0.1)
+            return got.contains(text)
         }
-        return (false, sawValid)
+        return (reached, sawValid)
     }
 
     /// Finding 1: G1 (key A, clean) and G2 (key B, revoking); key B leaves the watched key file:

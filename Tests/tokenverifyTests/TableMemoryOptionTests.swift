@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// One spelling of the per-key table memory on the command line: `--table-memory KIND=BYTES`. A

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TokenTools
 import TokenVerifier
@@ -330,9 +331,7 @@ import TokenVerifier
         #expect(live.readLine() != nil)
         #expect(live.waitUntilReadingStandardInput(), "input stays open and the reader waits on it")
         kill(live.process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(10)
-        while live.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(!live.process.isRunning, "still running 10 s after the signal")
+        #expect(live.waitUntilExit(timeout: 10), "still running 10 s after the signal")
         if live.process.isRunning {
             live.process.terminate()
             live.closeInput()
@@ -343,14 +342,12 @@ import TokenVerifier
     @Test func closedStdoutEndsQuietly() throws {
         let space = try Workspace()
         let input = try space.write("many.txt", String(repeating: space.token() + "\n", count: 20_000))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [
-            "-c",
-            "'\(Tool.binary.path)' verify --keys '\(space.path("keys.jwks"))' --at \(Workspace.checkTime) '\(input)' 2>'\(space.path("stderr.txt"))' | head -n 1 > /dev/null; echo ${PIPESTATUS[0]} > '\(space.path("status.txt"))'",
-        ]
-        try process.run()
-        process.waitUntilExit()
+        try External.run(
+            "/bin/bash",
+            [
+                "-c",
+                "'\(Tool.binary.path)' verify --keys '\(space.path("keys.jwks"))' --at \(Workspace.checkTime) '\(input)' 2>'\(space.path("stderr.txt"))' | head -n 1 > /dev/null; echo ${PIPESTATUS[0]} > '\(space.path("status.txt"))'",
+            ])
         let stderr = try String(contentsOfFile: space.path("stderr.txt"), encoding: .utf8)
         let status = try String(contentsOfFile: space.path("status.txt"), encoding: .utf8).trimmingCharacters(
             in: .whitespacesAndNewlines)

@@ -14,7 +14,7 @@ import Glibc
 /// The live state of a running `verify` (docs/spec.md §3 key rotation, §4, §4b): key, revocation,
 /// step-policy and device-steps files reloaded by rename or SIGHUP, swapped in as one snapshot,
 /// broken files kept out with the old state serving.
-@Suite struct LiveStateTests {
+@Suite struct LiveReloadCommandTests {
     func jwks(_ keys: [SigningKey]) -> String { "{\"keys\":[" + keys.map(\.publicJWK).joined(separator: ",") + "]}" }
 
     @Test func keysRotateByRenameAndABrokenSetIsKeptOut() throws {
@@ -204,10 +204,10 @@ import Glibc
         // The feeder sends about six batches of 500 lines per swap (waiting up to 200 ms a batch
         // for the next swap), so that the stream does not outrun the reloads however fast or slow
         // the machine (or the build) is, and never stalls.
-        let swapsDone = LockedValue(0)
+        let swapsDone = LockedBox(0)
         let feeder = Thread {
             for (batch, start) in stride(from: 0, to: lines.count, by: 500).enumerated() {
-                for _ in 0..<200 where swapsDone.withLock({ $0 }) < batch / 6 { usleep(1_000) }
+                _ = swapsDone.wait(within: 0.2) { $0 >= batch / 6 }
                 live.send(lines[start..<min(start + 500, lines.count)].map { $0.text + "\n" }.joined())
             }
         }
@@ -237,7 +237,7 @@ import Glibc
                 swaps += 1
                 try install(states[swaps % 2])
                 kill(live.process.processIdentifier, SIGHUP)
-                swapsDone.withLock { $0 = swaps }
+                swapsDone.set(swaps)
             }
             guard let line = live.readLine(timeout: 20) else { break }
             answers.append(line)
