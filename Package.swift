@@ -223,7 +223,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenMetricsTests",
-            dependencies: ["TokenMetrics", "TokenVerifier", "LiveState", "TokenStream", "TestSupport"]
+            dependencies: ["TokenMetrics", "TokenConcurrency", "TokenVerifier", "LiveState", "TokenStream", "TestSupport"]
         ),
         .testTarget(
             name: "TokenGenTests",

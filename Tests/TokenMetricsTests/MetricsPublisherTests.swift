@@ -1,11 +1,12 @@
 import Foundation
 import TestSupport
 import Testing
+import TokenConcurrency
 
 @testable import TokenMetrics
 
-/// ``MetricsPublisher``: the file written at once, every interval and at the end; a failing
-/// write said once, and its recovery once.
+/// ``MetricsPublisher``, a service of a ``ServiceGroup``: the file written at once, every
+/// interval and once more when the group stops; a failing write said once, and its recovery once.
 @Suite struct MetricsPublisherTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("publisher-\(UUID().uuidString)").path
 
@@ -26,18 +27,16 @@ import Testing
                 return Array("renders \(count)\n".utf8)
             },
             log: { line in logged.update { $0.append(line) } })
-        publisher.start()
-        let written = eventually(observe: { contents(path) }, until: { $0 != nil })
-        #expect(written.last?.hasPrefix("renders ") == true)
-        // Written again by the timer: a later render is in the file.
         func rendersInFile() -> Int { Int((contents(path) ?? "").dropFirst(8).dropLast()) ?? 0 }
-        let again = eventually(observe: rendersInFile, until: { $0 >= 3 })
-        #expect(again.met, "the file holds render \(again.last)")
-        publisher.finish()
+        ServiceGroup([publisher]).run { _ in
+            let written = eventually(observe: { contents(path) }, until: { $0 != nil })
+            #expect(written.last?.hasPrefix("renders ") == true)
+            // Written again by the timer: a later render is in the file.
+            let again = eventually(observe: rendersInFile, until: { $0 >= 3 })
+            #expect(again.met, "the file holds render \(again.last)")
+        }
         let final = renders.get()
-        #expect(contents(path) == "renders \(final)\n", "finish writes the last render")
-        publisher.finish()
-        #expect(renders.get() == final, "a second finish writes nothing")
+        #expect(contents(path) == "renders \(final)\n", "the stop writes the last render")
         #expect(logged.get() == [])
     }
 
@@ -47,14 +46,14 @@ import Testing
         let publisher = MetricsPublisher(
             file: AtomicFile(path: path), interval: 0.02, render: { Array("x 1\n".utf8) },
             log: { line in logged.update { $0.append(line) } })
-        publisher.start()
-        let failed = logged.wait { $0.count >= 1 }
-        #expect(failed.last.first?.hasPrefix("tokenverify: metrics file not written (the run goes on") == true)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let recovered = logged.wait { $0.count >= 2 }
-        #expect(recovered.last.count == 2, "\(recovered.last)")
-        #expect(recovered.last.last == "tokenverify: metrics file \(path) written again")
-        publisher.finish()
+        try ServiceGroup([publisher]).run { _ in
+            let failed = logged.wait { $0.count >= 1 }
+            #expect(failed.last.first?.hasPrefix("tokenverify: metrics file not written (the run goes on") == true)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let recovered = logged.wait { $0.count >= 2 }
+            #expect(recovered.last.count == 2, "\(recovered.last)")
+            #expect(recovered.last.last == "tokenverify: metrics file \(path) written again")
+        }
         #expect(logged.get().count == 2, "each failed write after the first is not said again: \(logged.get())")
         #expect(contents(path) == "x 1\n")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The files the tool writes for others to read (the metrics and summary files, `gen`'s set)

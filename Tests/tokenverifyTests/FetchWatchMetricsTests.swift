@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `fetch --watch --metrics-file`: the watch loop records on the main thread while the metrics
@@ -15,7 +16,7 @@ import Testing
         ])
         // The event: a file written after the loop recorded three failed requests (and scheduled
         // each retry), while the writer rendered the figures every 20 ms.
-        let written = eventually(timeout: 30) {
+        let written = eventually(within: 30) {
             let text = (try? String(contentsOfFile: metrics, encoding: .utf8)) ?? ""
             return text.split(separator: "\n").contains {
                 $0.hasPrefix("tokenverify_fetch_requests_total{") && $0.contains("outcome=\"failed\"")
