@@ -223,7 +223,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenMetricsTests",
-            dependencies: ["TokenMetrics", "TokenConcurrency", "TokenVerifier", "LiveState", "TokenStream", "TestSupport"]
+            dependencies: [
+                "TokenMetrics", "TokenConcurrency", "TokenVerifier", "LiveState", "TokenStream", "TestSupport",
+            ]
         ),
         .testTarget(
             name: "TokenGenTests",
