@@ -76,15 +76,30 @@ public final class LiveStateWatcher: Service, @unchecked Sendable {
     /// ``run(until:)``'s thread).
     private var seen: [(loaded: [FileState], candidate: [FileState])]
 
-    /// A watcher polling every `interval` seconds (0: files are not polled, only SIGHUP reloads).
+    /// The files' signatures taken before the state was loaded: a watcher made with them reloads
+    /// a file that changed while the state was loading, at its first poll, instead of taking the
+    /// change for what was loaded.
+    public struct Baseline: Sendable {
+        fileprivate let states: [[FileState]]
+    }
+
+    /// The signatures of `sources`' files now: take them before loading the state.
+    public static func baseline(of sources: [Source]) -> Baseline {
+        Baseline(states: sources.map(Self.signatures))
+    }
+
+    /// A watcher polling every `interval` seconds (0: files are not polled, only SIGHUP reloads),
+    /// whose files were loaded as `baseline` found them (nil: as they are now).
     public init(
-        verifier: Verifier, sources: [Source], interval: Double = 0.25, log: @escaping @Sendable (String) -> Void
+        verifier: Verifier, sources: [Source], interval: Double = 0.25, baseline: Baseline? = nil,
+        log: @escaping @Sendable (String) -> Void
     ) {
         self.verifier = verifier
         self.sources = sources
         self.interval = interval
         self.log = log
-        let signatures = sources.map(Self.signatures)
+        let signatures =
+            baseline.flatMap { $0.states.count == sources.count ? $0.states : nil } ?? sources.map(Self.signatures)
         seen = signatures.map { ($0, $0) }
     }
 
@@ -173,7 +188,7 @@ public final class LiveStateWatcher: Service, @unchecked Sendable {
         StatePaths.expand(source.files).map { FileState(path: $0, signature: FileSignature(path: $0)) }
     }
 
-    struct FileState: Equatable {
+    struct FileState: Equatable, Sendable {
         var path: String
         var signature: FileSignature?
     }

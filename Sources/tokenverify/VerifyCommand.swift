@@ -246,6 +246,8 @@ extension TokenVerify {
             liveState.statusListFloors = Self.fetchedFloors(statusLists)
             let verifier: Verifier
             let loadStart = DispatchTime.now().uptimeNanoseconds
+            // The files as they are before loading: one replaced while loading is reloaded.
+            let baseline = LiveStateWatcher.baseline(of: liveState.sources)
             var groupSeconds: [String: Double] = [:]
             do {
                 verifier = try liveState.makeVerifier(options: options) { group, seconds in
@@ -261,7 +263,8 @@ extension TokenVerify {
             let inputs = openInputs()
             ProcessSignals.install()
             let watcher = LiveStateWatcher(
-                verifier: verifier, sources: reports.sources, interval: reloadInterval, log: { printError($0) })
+                verifier: verifier, sources: reports.sources, interval: reloadInterval, baseline: baseline,
+                log: { printError($0) })
 
             let showProgress = !quiet && isatty(2) == 1
             var configuration = VerifyPipeline.Configuration(

@@ -59,4 +59,27 @@ import TokenVerifier
         #expect(verifier.statusLists?.count == 1, "\(warnings.withLock { $0 })")
         #expect(warnings.withLock { $0 }.contains { $0.contains("status lists reloaded (key set changed): 1 list") })
     }
+
+    /// A key file replaced while the state was loading (after the baseline, before the watcher)
+    /// is reloaded at the watcher's first polls (a watcher that read the files only when it was
+    /// made took the new file for the one loaded and never reloaded it).
+    @Test func aFileReplacedWhileLoadingIsReloaded() throws {
+        let directory = try folder()
+        let keys = "\(directory)/keys.jwks"
+        try write("{\"keys\":[\(fixtures.ed.publicJWK)]}", to: keys)
+        let lines = LockedBox<[String]>([])
+        let files = LiveStateFiles(keys: [keys], warn: { line in lines.update { $0.append(line) } })
+        let baseline = LiveStateWatcher.baseline(of: files.sources)
+        let verifier = try files.makeVerifier(options: VerificationOptions(checkTime: Fixtures.now))
+        try write("{\"keys\":[\(fixtures.ed.publicJWK),\(fixtures.es.publicJWK)]}", to: keys + ".new")
+        #expect(rename(keys + ".new", keys) == 0)
+        let watcher = LiveStateWatcher(
+            verifier: verifier, sources: files.sources, interval: 0.01, baseline: baseline,
+            log: { line in lines.update { $0.append(line) } })
+        ServiceGroup([watcher]).run { _ in
+            let reloaded = lines.wait { $0.contains { $0.contains("keys reloaded") } }
+            #expect(reloaded.met, "\(reloaded.last)")
+        }
+        #expect(verifier.keys.keys.count == 2)
+    }
 }
