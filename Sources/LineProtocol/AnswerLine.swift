@@ -14,13 +14,17 @@ extension JSONWriter {
         line: Int, id: UnsafeBufferPointer<UInt8>?, result: VerificationResult, audit: Bool
     ) {
         let openingBound = 40 + (id?.count ?? 0)
+        let isCWT = result.format == .cwt
         let written = result.withAnswerTexts { texts in
-            appendValidAnswer(
-                texts, chainLeaf: result.isVerifiedByChain ? result.chainLeafThumbprint : nil,
-                isCWT: result.format == .cwt,
-                openingBound: openingBound
-            ) { out in
-                Self.writeOpening(line: line, id: id, to: &out)
+            guard result.isVerifiedByChain, var leaf = result.chainLeafThumbprint else {
+                return appendValidAnswer(texts, isCWT: isCWT, openingBound: openingBound) { out in
+                    Self.writeOpening(line: line, id: id, to: &out)
+                }
+            }
+            return leaf.withUTF8 { leaf in
+                appendValidAnswer(texts, chainLeaf: leaf, isCWT: isCWT, openingBound: openingBound) { out in
+                    Self.writeOpening(line: line, id: id, to: &out)
+                }
             }
         }
         guard written == nil else { return }
@@ -39,17 +43,19 @@ extension JSONWriter {
     }
 
     /// A valid verdict's answer line: what `opening` writes (at most `openingBound` bytes), then
-    /// the members written from `texts` (`x5t#S256` in the place of `kid` when the token's chain
-    /// verified it, and `"format":"cwt"` when `isCWT`), through one cursor, in one append.
+    /// the members written from `texts` (`"x5t#S256"`, the UTF-8 `chainLeaf`, in the place of
+    /// `kid` when the token's chain verified it, and `"format":"cwt"` when `isCWT`), through one
+    /// cursor, in one append.
+    @inline(__always)
     mutating func appendValidAnswer(
-        _ texts: AnswerTexts, chainLeaf: String?, isCWT: Bool, openingBound: Int,
+        _ texts: AnswerTexts, chainLeaf: UnsafeBufferPointer<UInt8>? = nil, isCWT: Bool, openingBound: Int,
         opening: (inout ByteCursor) -> Void
     ) {
         // Each text takes at most six bytes a byte (escaped) and its quotes and comma; the
         // member names, the brackets, `exp` and the end take less than 160; a thumbprint is 43
         // base64url characters, never escaped.
         let sizes = texts.textSizes
-        let bound = 160 + openingBound + 6 * sizes.bytes + 3 * sizes.count + (chainLeaf == nil ? 0 : 43)
+        let bound = 160 + openingBound + 6 * sizes.bytes + 3 * sizes.count + (chainLeaf?.count ?? 0)
         append(upTo: bound) { out in
             opening(&out)
             out.raw(",\"valid\":true,\"jti\":")
@@ -67,9 +73,9 @@ extension JSONWriter {
             } else {
                 out.string(utf8: texts.audience(0))
             }
-            if var chainLeaf {
+            if let chainLeaf {
                 out.raw(",\"x5t#S256\":")
-                chainLeaf.withUTF8 { out.string(utf8: $0) }
+                out.string(utf8: chainLeaf)
             } else {
                 out.raw(",\"kid\":")
                 if let keyID = texts.keyID { out.string(utf8: keyID) } else { out.raw("\"\"") }
