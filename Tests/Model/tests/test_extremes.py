@@ -24,8 +24,9 @@ def test_extreme_numbers_are_answered(binary: str, pool: Pool, tmp_path: Path) -
     text = "\n".join(claims) + "\n"
     # --allow-malformed: these claims are the malformed tokens under test, which sign refuses by default.
     signed = run(binary, ["sign", "--allow-malformed", "--key", pool.private("k0")], text).split()
-    chained = run(binary, ["sign", "--allow-malformed", *pool.signing_args("ci")],
-                  text.replace('"iss": "i"', f'"iss": "{ISS_A}"')).split()
+    chained = run(
+        binary, ["sign", "--allow-malformed", *pool.signing_args("ci")], text.replace('"iss": "i"', f'"iss": "{ISS_A}"')
+    ).split()
     assert len(signed) == len(chained) == len(claims), "every claim set signed"
     tokens = [*signed[1:], *chained[1:]]
     requests = [json.dumps({"token": token, "at": value}) for token in (signed[0], chained[0]) for value in EXTREMES]
