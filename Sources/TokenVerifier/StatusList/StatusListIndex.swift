@@ -73,10 +73,8 @@ struct StatusListIndex: Sendable {
                 let why = revoked.since == -.infinity ? "its signer is revoked: \(revoked.detail)" : nil
                 byGroup[key, default: []].append((list, why, revoked.since, revoked.detail))
                 if key != loaded {
-                    let now = StatusListGenerations(
-                        uri: [], issuer: signer.issuer.map { Array($0.utf8) }, environment: signer.environment,
-                        generations: [])
-                    let why = "\(signer.by) now names iss \(now.issuerText)"
+                    let why =
+                        "\(signer.by) now names iss \(StatusListGenerations.describe(signer.issuer, signer.environment))"
                     byGroup[loaded, default: []].append((list, why, .infinity, ""))
                 }
             case .failure(let refusal):

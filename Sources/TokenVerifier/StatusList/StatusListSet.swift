@@ -104,7 +104,12 @@ struct StatusListGenerations: Sendable {
 
     /// The issuer and environment as text, for messages.
     var issuerText: String {
-        let name = issuer.map { "\"\(String(decoding: $0, as: UTF8.self))\"" } ?? "(none)"
+        Self.describe(issuer.map { String(decoding: $0, as: UTF8.self) }, environment)
+    }
+
+    /// `"iss"` (or `(none)`), and ` (env E)` when an environment is named.
+    static func describe(_ issuer: String?, _ environment: Environment?) -> String {
+        let name = issuer.map { "\"\($0)\"" } ?? "(none)"
         return environment.map { "\(name) (env \($0.rawValue))" } ?? name
     }
 }
