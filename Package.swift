@@ -144,7 +144,7 @@ let package = Package(
         ),
         .target(
             name: "TokenFetch",
-            dependencies: ["CSodium", "CTokenHTTP", "TokenConcurrency", "TokenVerifier", "LiveState"]
+            dependencies: ["CTokenHTTP", "TokenConcurrency", "TokenVerifier", "LiveState"]
         ),
         .target(
             name: "TokenMetrics",

@@ -100,7 +100,7 @@ extension Fetcher {
     /// Whether `bytes` are those fetch recorded writing for `target` (their SHA-256).
     private func isRecorded(_ bytes: [UInt8]?, _ target: FetchTarget) -> Bool {
         guard let bytes, let digest = state.entries[target.url]?.sha256 else { return false }
-        return SHA256Digest.hex(bytes) == digest
+        return hexadecimal(sha256(bytes)) == digest
     }
 
     static func contents(_ path: String) -> [UInt8]? {
@@ -179,7 +179,7 @@ extension Fetcher {
         entry.file = "\(target.kind.folder)/\(target.fileName)"
         entry.validators = validators.withoutControlCharacters
         entry.checkedAt = Date().timeIntervalSince1970
-        entry.sha256 = SHA256Digest.hex(bytes)
+        entry.sha256 = hexadecimal(sha256(bytes))
         if let summary = checked.summary {
             entry.issuedAt = summary.issuedAt
             entry.issuer = .init(iss: summary.issuer)

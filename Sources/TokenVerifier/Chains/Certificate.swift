@@ -117,11 +117,17 @@ struct Certificate: ~Copyable {
     }
 }
 
-/// SHA-256 of `bytes` (a certificate's thumbprint, `x5t#S256`).
-func sha256(_ bytes: [UInt8]) -> [UInt8] {
+/// SHA-256 of `bytes` (OpenSSL's): a certificate's thumbprint (`x5t#S256`), a key's
+/// (`spki#S256`), a status list's entries, the bytes `fetch` wrote.
+package func sha256(_ bytes: [UInt8]) -> [UInt8] {
     var digest = [UInt8](repeating: 0, count: 32)
     bytes.withUnsafeBufferPointer { input in
         digest.withUnsafeMutableBufferPointer { tv_x509_sha256(input.baseAddress, input.count, $0.baseAddress) }
     }
     return digest
+}
+
+/// `bytes` as lowercase hexadecimal digits (a SHA-256 digest as `fetch`'s state file records it).
+package func hexadecimal(_ bytes: [UInt8]) -> String {
+    bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
 }

@@ -112,9 +112,7 @@ public struct StatusListToken: Sendable {
     }
 
     /// ``entriesDigest`` as 64 lowercase hex digits.
-    public var entriesDigestHex: String {
-        entriesDigest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
+    public var entriesDigestHex: String { hexadecimal(entriesDigest) }
 
     /// Whether `other` holds the same entries (and bits and `exp`): a copy of the same generation.
     public func hasSameEntries(as other: StatusListToken) -> Bool {
