@@ -13,17 +13,17 @@ import TokenTools
     let keyA = SigningKey.generate(algorithm: .ed25519, keyID: "list-a", issuer: "operator-a")
     let plain = SigningKey.generate(algorithm: .ed25519, keyID: "list-plain")
 
-    func keys(_ keys: [SigningKey]) throws -> KeySet {
-        try KeySet(keys: keys.map { try Fixtures.publicKey($0) })
-    }
+    /// The key sets and lists of the fail-closed suite.
+    let lists = StatusListFailClosedTests()
+
+    func keys(_ keys: [SigningKey]) throws -> KeySet { try lists.keys(keys) }
 
     func list(
         _ key: SigningKey, entry: UInt8, issuedAt: Int64, source: String, keys: KeySet
     ) throws
         -> StatusListToken
     {
-        let token = Fixtures.statusListToken(key, statuses: entry == 0 ? [:] : [3: entry], issuedAt: issuedAt)
-        return try StatusListToken.load(bytes: Array(token.utf8), source: source, keys: keys)
+        try lists.list(key, entry: entry, issuedAt: issuedAt, source: source, keys: keys)
     }
 
     func answer(_ verifier: Verifier, at time: Double = Fixtures.now) -> VerificationResult {
