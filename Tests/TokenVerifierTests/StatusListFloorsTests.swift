@@ -84,4 +84,24 @@ import TokenTools
         #expect(request(1_500).isValid, "before it, the list of the token's issuer answers")
         #expect(answer(verifier).isValid, "a token whose key names operator-a reads operator-a's list only")
     }
+
+    /// A generation re-signed with the same `iat` and entries under another issuer (a list
+    /// without `iss`, then the same with `iss`) is one generation: the token of that issuer whose
+    /// key names none is answered by it, never shadowed by the copy that left (found by the
+    /// model test, Tests/Model, shrunk to these two steps).
+    @Test func aGenerationReSignedForAnotherIssuerIsACopyNotAConflict() throws {
+        let all = try keys([plain])
+        func list(issuer: String?) throws -> StatusListToken {
+            let token = try StatusListIssuer(key: plain).sign(
+                uri: Fixtures.statusListURI, bits: 1, size: 64, statuses: [:], format: .jws, issuedAt: 2_000,
+                issuer: issuer)
+            return try StatusListToken.load(bytes: Array(token.utf8), source: "s0", keys: all)
+        }
+        let verifier = Verifier(keys: all, statusLists: StatusListSet(lists: [try list(issuer: nil)]))
+        verifier.apply(LiveStateUpdate(statusLists: StatusListSet(lists: [try list(issuer: "https://b.example")])))
+        let claims = Fixtures.claims(statusIndex: 1, ["iss": "\"https://b.example\""])
+        let result = verifier.verify(
+            VerificationRequest(token: Fixtures.token(plain, claims: claims), checkTime: Fixtures.now))
+        #expect(result.isValid, "\(result.detail ?? "")")
+    }
 }

@@ -18,7 +18,9 @@ extension StatusListIndex {
         if floor.issuedAt > generations.last?.issuedAt ?? -.infinity {
             let why =
                 "its generation issued \(floorTime) (\(floor.source)) was loaded and is gone; only a newer generation withdraws it"
-            generations.append(StatusListGeneration(issuedAt: floor.issuedAt, state: .outOfForce(nil, why: why)))
+            generations.append(
+                StatusListGeneration(
+                    issuedAt: floor.issuedAt, state: .outOfForce(nil, why: why), withdrawnDigest: floor.digest))
         } else if let last = generations.last, last.issuedAt == floor.issuedAt, !last.isConflict,
             floor.conflicted || (floor.digest != nil && !last.holds(floor.digest!))
         {
@@ -89,12 +91,6 @@ extension StatusListGeneration {
         return false
     }
 
-    /// Whether this generation's list holds the entries of `digest`.
-    func holds(_ digest: [UInt8]) -> Bool {
-        switch state {
-        case .inForce(let list, _, _): list.entriesDigest == digest
-        case .outOfForce(let list, _): list?.entriesDigest == digest
-        case .conflicting: false
-        }
-    }
+    /// Whether this generation holds the entries of `digest`.
+    func holds(_ digest: [UInt8]) -> Bool { entriesDigest == digest }
 }

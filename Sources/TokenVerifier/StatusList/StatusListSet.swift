@@ -33,6 +33,17 @@ struct StatusListGeneration: Sendable {
 
     let issuedAt: Double
     let state: State
+    /// The entries' digest of a generation seen and gone (out of force with no list): the floor's.
+    var withdrawnDigest: [UInt8]? = nil
+
+    /// The digest of the entries it holds, where known (none for a conflict).
+    var entriesDigest: [UInt8]? {
+        switch state {
+        case .inForce(let list, _, _): list.entriesDigest
+        case .outOfForce(let list, _): list?.entriesDigest ?? withdrawnDigest
+        case .conflicting: nil
+        }
+    }
 
     /// Where it came from, for messages: its file, or the files of a conflict.
     var sources: String {
@@ -43,15 +54,18 @@ struct StatusListGeneration: Sendable {
         }
     }
 
-    /// Whether `self` and `other`, both answering for a line from different groups with one
-    /// `iat`, are one generation in force: copies of the same entries (the later revocation wins).
+    /// `self` and `other`, answering for a line from different groups with one `iat`, as one
+    /// generation: copies of the same entries are one generation, in force if either is (the
+    /// later revocation wins, as within a group); other entries are a conflict.
     func merged(with other: StatusListGeneration) -> StatusListGeneration {
-        if case .inForce(let list, let from, _) = state, case .inForce(let otherList, let otherFrom, _) = other.state,
-            list.entriesDigest == otherList.entriesDigest
-        {
-            return from >= otherFrom ? self : other
+        guard let digest = entriesDigest, digest == other.entriesDigest else {
+            return StatusListGeneration(issuedAt: issuedAt, state: .conflicting(sources: [sources, other.sources]))
         }
-        return StatusListGeneration(issuedAt: issuedAt, state: .conflicting(sources: [sources, other.sources]))
+        switch (state, other.state) {
+        case (.inForce(_, let from, _), .inForce(_, let otherFrom, _)): return from >= otherFrom ? self : other
+        case (_, .inForce): return other
+        default: return self
+        }
     }
 }
 
