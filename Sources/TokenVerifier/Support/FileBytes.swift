@@ -87,7 +87,7 @@ func tooLarge(_ size: Int?, limit: Int) -> String {
 }
 
 /// Reads a whole regular file of at most `limit` bytes into memory with `read(2)`, without
-/// Foundation (``openRegularFile(_:limit:)`` says what is refused). A file that grows past the
+/// Foundation (`openRegularFile(_:limit:)` says what is refused). A file that grows past the
 /// limit while it is read is refused too: at most `limit` + 1 bytes are ever read.
 public func readFileBytes(_ path: String, limit: Int) throws(FileReadError) -> [UInt8] {
     let (descriptor, size) = try openRegularFile(path, limit: limit)
