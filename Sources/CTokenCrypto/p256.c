@@ -158,3 +158,11 @@ int tv_p256_verify(void *opaque, const uint8_t *message, size_t message_length, 
     }
     return 1;
 }
+
+/* Background threads (the per-key table builder, the ES256 self-test) may still be inside
+ * libcrypto when the process exits; OpenSSL's own atexit clean-up would then free its state
+ * under them (a crash at exit). The process's exit frees everything anyway: no clean-up is
+ * registered. Runs before main, ahead of any other OpenSSL call. */
+__attribute__((constructor)) static void tv_openssl_without_atexit_cleanup(void) {
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
