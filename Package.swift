@@ -86,12 +86,12 @@ let package = Package(
         // The encodings written (the JSON writer and its byte cursor, the CBOR writer) and lines
         // split, below TokenVerifier: its JSON Lines loaders split lines, its CWT checks write
         // the Sig_structure; LineProtocol and TokenTools write JSON and CBOR. Reading is TokenVerifier's.
-        .target(name: "TokenEncoding"),
+        .target(name: "TokenFormats"),
         .target(
             name: "TokenVerifier",
             dependencies: [
                 "TokenConcurrency",
-                "TokenEncoding",
+                "TokenFormats",
                 "CSodium",
                 "CTokenCrypto",
                 "CTokenEd25519",
@@ -106,7 +106,7 @@ let package = Package(
         ),
         .target(
             name: "LineProtocol",
-            dependencies: ["TokenEncoding", "TokenVerifier"]
+            dependencies: ["TokenFormats", "TokenVerifier"]
         ),
         .target(
             name: "LiveState",
@@ -116,7 +116,7 @@ let package = Package(
             name: "TokenStream",
             dependencies: [
                 "TokenConcurrency",
-                "TokenEncoding",
+                "TokenFormats",
                 "TokenVerifier",
                 "LineProtocol",
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -124,7 +124,7 @@ let package = Package(
         ),
         .target(
             name: "TokenTools",
-            dependencies: ["TokenEncoding", "TokenVerifier", "CSodium", "CTokenCrypto", "CTokenSigning", "CZlib"],
+            dependencies: ["TokenFormats", "TokenVerifier", "CSodium", "CTokenCrypto", "CTokenSigning", "CZlib"],
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(
@@ -157,7 +157,7 @@ let package = Package(
             name: "tokenverify",
             dependencies: [
                 "TokenConcurrency",
-                "TokenEncoding",
+                "TokenFormats",
                 "TokenVerifier",
                 "LineProtocol",
                 "LiveState",
@@ -181,13 +181,13 @@ let package = Package(
             dependencies: ["TokenConcurrency", "TestSupport"]
         ),
         .testTarget(
-            name: "TokenEncodingTests",
-            dependencies: ["TokenEncoding"]
+            name: "TokenFormatsTests",
+            dependencies: ["TokenFormats"]
         ),
         .testTarget(
             name: "TokenVerifierTests",
             dependencies: [
-                "TokenVerifier", "TokenVerifierTesting", "TokenEncoding", "TokenTools", "TokenGen", "TestSupport",
+                "TokenVerifier", "TokenVerifierTesting", "TokenFormats", "TokenTools", "TokenGen", "TestSupport",
                 "TokenConcurrency",
                 "CSodium",
                 "CTokenCrypto", "CTokenEd25519",
@@ -199,7 +199,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LineProtocolTests",
-            dependencies: ["LineProtocol", "TokenEncoding", "TokenVerifier", "TokenGen", "TestSupport"]
+            dependencies: ["LineProtocol", "TokenFormats", "TokenVerifier", "TokenGen", "TestSupport"]
         ),
         .testTarget(
             name: "LiveStateTests",
@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(
             name: "TokenStreamTests",
             dependencies: [
-                "TokenStream", "LineProtocol", "TokenEncoding", "TokenVerifier", "TokenGen", "TestSupport",
+                "TokenStream", "LineProtocol", "TokenFormats", "TokenVerifier", "TokenGen", "TestSupport",
                 "TokenConcurrency",
             ]
         ),

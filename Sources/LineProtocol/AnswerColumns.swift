@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// Answers as Arrow columns, one row an answer: the record batches of `verify --output-format

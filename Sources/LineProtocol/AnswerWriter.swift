@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// Writes the JSON answer line of spec §6 for one input line: the only writer of answer lines

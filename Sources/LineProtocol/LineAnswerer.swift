@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// One input line as the line protocol receives it: its 1-based number and its bytes without the

@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// One input line of `tokenverify verify` (spec §6), parsed: a bare compact token or a JSON

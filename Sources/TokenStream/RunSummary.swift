@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// Counts of a run: answers, valid ones, and failures by reason.

@@ -1,4 +1,5 @@
-import TokenEncoding
+import TokenFormats
+import TokenTools
 import TokenVerifier
 
 /// How `keys list` and `inspect` show a certificate (spec §3b): its subject, issuer, validity,

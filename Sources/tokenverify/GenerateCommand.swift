@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenConcurrency
-import TokenEncoding
+import TokenFormats
 import TokenGen
 import TokenTools
 import TokenVerifier

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import TokenConcurrency
-import TokenEncoding
+import TokenFormats
 import TokenGen
 
 /// Checks `gen --out` before any work: a directory (created if missing) that this user may write

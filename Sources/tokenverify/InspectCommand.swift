@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TokenEncoding
+import TokenFormats
 import TokenTools
 import TokenVerifier
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LiveState
-import TokenEncoding
+import TokenFormats
 import TokenTools
 import TokenVerifier
 

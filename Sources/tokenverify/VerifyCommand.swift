@@ -3,7 +3,7 @@ import Dispatch
 import LineProtocol
 import LiveState
 import TokenConcurrency
-import TokenEncoding
+import TokenFormats
 import TokenFetch
 import TokenStream
 import TokenTools

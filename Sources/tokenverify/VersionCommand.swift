@@ -1,5 +1,5 @@
 import ArgumentParser
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 @testable import LineProtocol

@@ -1,4 +1,5 @@
 import Testing
+import TokenTools
 import TokenVerifier
 
 @testable import TokenGen

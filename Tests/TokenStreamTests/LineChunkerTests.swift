@@ -1,7 +1,7 @@
 import Foundation
 import LineProtocol
 import Testing
-import TokenEncoding
+import TokenFormats
 import TokenGen
 import TokenVerifier
 

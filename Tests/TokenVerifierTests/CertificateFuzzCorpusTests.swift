@@ -38,7 +38,7 @@ import TokenVerifierTesting
             guard case .trusted(let path) = verdict else { continue }
             trusted += 1
             let position = input.asIntermediate ? 1 : 0
-            #expect(Certificate.encodingFault(input.certificate) == nil)
+            #expect(X509Certificate.encodingFault(input.certificate) == nil)
             let identity = path.certificates[position]
             #expect(identity.thumbprints[0] == Base64URL.encode(sha256(input.certificate)))
             let twin = CertificateEncodings.twin(input.certificate)

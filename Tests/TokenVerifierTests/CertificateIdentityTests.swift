@@ -78,7 +78,7 @@ import Testing
         let root = world["rootP256"].der
         let ber = inTBS ? CertificateEncodings.tbsLongForm(root) : CertificateEncodings.outerLongForm(root)
         var decodes = false
-        if let certificate = Certificate(der: ber) { decodes = certificate.subject == "CN=Root P-256,O=Op" }
+        if let certificate = X509Certificate(der: ber) { decodes = certificate.subject == "CN=Root P-256,O=Op" }
         #expect(decodes, "OpenSSL decodes it")
         #expect(throws: TrustAnchorError(file: "ber.pem", reason: .notDER)) {
             try TrustAnchors.parse(pem: Array(CertificateEncodings.pem(ber).utf8), environment: nil, file: "ber.pem")

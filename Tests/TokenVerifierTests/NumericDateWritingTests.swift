@@ -1,9 +1,9 @@
 import Testing
-import TokenEncoding
+import TokenFormats
 
 @testable import TokenVerifier
 
-/// The JSON writer (TokenEncoding) writes a number as a NumericDate is formatted here.
+/// The JSON writer (TokenFormats) writes a number as a NumericDate is formatted here.
 @Suite struct NumericDateWritingTests {
     @Test func writesNumbersAsFormatNumericDateDoes() {
         let values: [Double] = [

@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-import TokenEncoding
+import TokenFormats
 
 @testable import TokenTools
 @testable import TokenVerifier

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TokenTools
 
 @testable import TokenVerifier
 
@@ -25,9 +26,9 @@ import Testing
             + "Subject: Root RSA\n" + world["rootRSA"].pem + "\n  \n"
         let anchors = try TrustAnchors.parse(pem: Array(pem.utf8), environment: .integration, file: "a.pem")
         #expect(anchors.count == 2)
-        #expect(anchors.anchors.map(\.subject) == ["CN=Root P-256,O=Op", "CN=Root RSA,O=Op"])
-        #expect(anchors.anchors[0].isCA)
-        #expect(anchors.anchors[1].keyDescription == "RSA 2048")
+        #expect(anchors.summaries.map(\.subject) == ["CN=Root P-256,O=Op", "CN=Root RSA,O=Op"])
+        #expect(anchors.summaries[0].isCA)
+        #expect(anchors.summaries[1].keyDescription == "RSA 2048")
     }
 
     @Test func badFilesAreRefusedWithTheirReason() {

@@ -57,11 +57,11 @@ runFuzzer { bytes in
     let verdict = anchors.validate(chain, at: second)
     precondition(text(answer, fresh: verdict) == text(verdict), "the cache answers as a fresh validation")
     guard case .trusted(let path) = verdict else { return }
-    precondition(Certificate.encodingFault(input.certificate) == nil, "only DER is trusted")
+    precondition(X509Certificate.encodingFault(input.certificate) == nil, "only DER is trusted")
     let identity = path.certificates[position]
     precondition(identity.thumbprints[0] == Base64URL.encode(sha256(input.certificate)), "names it as carried")
     // Its twins, made from it as OpenSSL decoded it: each that validates has the same identity.
-    guard let certificate = Certificate(der: input.certificate) else { preconditionFailure("it decodes") }
+    guard let certificate = X509Certificate(der: input.certificate) else { preconditionFailure("it decodes") }
     for twin in certificate.twins(of: input.certificate, issuedBy: nil) {
         var twinChain = chain
         twinChain[position] = twin

@@ -1,5 +1,5 @@
 import LineProtocol
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// A run of input lines, the unit of work handed to a worker, with the snapshot of the live

@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// A CWT as JSON for a person to read (`tokenverify inspect`), nothing verified: the COSE

@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// Public key material read from PEM, DER or a JWK, before it gets its JWK members.

@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// A private key that signs tokens: for `keygen`, `sign`, `gen` and tests. Verification never

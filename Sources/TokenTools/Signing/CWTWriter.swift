@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// The CBOR of a CWT the tools sign (spec §2b): the protected header, the tagged COSE_Sign1

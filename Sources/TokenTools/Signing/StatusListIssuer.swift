@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// Builds and signs Status List Tokens (spec §4c, draft-ietf-oauth-status-list §5): the issuer's

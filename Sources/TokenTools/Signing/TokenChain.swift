@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 import TokenVerifier
 
 /// A certificate chain carried in a token's header (spec §3b), leaf first: a JWS `x5c` (RFC 7515

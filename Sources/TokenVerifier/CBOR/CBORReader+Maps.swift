@@ -3,7 +3,7 @@
 /// reader's depth limit.
 extension CBORReader {
     /// A map key: an integer or a text string (any other key is refused).
-    enum Key {
+    package enum Key {
         case integer(Int64)
         case text(Range<Int>)
         /// An integer outside `Int64` (never a label tokenverify reads).
@@ -32,7 +32,7 @@ extension CBORReader {
     /// which `body` must consume. Refuses a key that is not an integer or a text string, and a
     /// key that appears twice: keys are compared by value (an integer's sign and argument, a
     /// text's bytes), whatever the width of their heads.
-    mutating func readMap(_ body: (inout CBORReader, Key) throws(CBORError) -> Void) throws(CBORError) {
+    package mutating func readMap(_ body: (inout CBORReader, Key) throws(CBORError) -> Void) throws(CBORError) {
         let count = try enterMap()
         defer { depth -= 1 }
         try withUnsafeTemporaryAllocation(of: KeyValue.self, capacity: max(1, count)) { (keys) throws(CBORError) in

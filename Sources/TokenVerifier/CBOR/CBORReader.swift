@@ -5,7 +5,7 @@ public struct CBORError: Error, CustomStringConvertible {
     /// Byte offset in the CBOR where the problem was found.
     public var offset: Int
 
-    init(_ description: String, at offset: Int) {
+    package init(_ description: String, at offset: Int) {
         self.description = description
         self.offset = offset
     }
@@ -20,12 +20,12 @@ public struct CBORError: Error, CustomStringConvertible {
 /// `true`, `null` and `undefined` only; floats of any width. Nesting deeper than
 /// ``maximumDepth`` is refused, and so is a declared length past the end of the bytes, so no
 /// input allocates or recurses without bound. The reader borrows `bytes`.
-struct CBORReader {
+package struct CBORReader {
     /// Deepest nesting of arrays, maps and tags accepted (as for JSON).
-    static let maximumDepth = 128
+    package static let maximumDepth = 128
 
     /// The major types of RFC 8949 §3.1.
-    enum Major: UInt8 {
+    package enum Major: UInt8 {
         case unsigned = 0
         case negative, bytes, text, array, map, tag, simple
 
@@ -46,24 +46,24 @@ struct CBORReader {
     }
 
     /// One item's initial byte and argument.
-    struct Head {
-        var major: Major
+    package struct Head {
+        package var major: Major
         /// The argument (for `.simple`: the simple value, or the float's bit pattern).
-        var argument: UInt64
+        package var argument: UInt64
         /// The additional information (low five bits of the initial byte).
-        var info: UInt8
+        package var info: UInt8
     }
 
-    let bytes: UnsafeBufferPointer<UInt8>
+    package let bytes: UnsafeBufferPointer<UInt8>
     private(set) var position: Int
     var depth = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int = 0) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int = 0) {
         self.bytes = bytes
         self.position = position
     }
 
-    func error(_ description: String, at offset: Int? = nil) -> CBORError {
+    package func error(_ description: String, at offset: Int? = nil) -> CBORError {
         CBORError(description, at: offset ?? position)
     }
 
@@ -71,13 +71,13 @@ struct CBORReader {
     var isAtEnd: Bool { position == bytes.count }
 
     /// Throws unless every byte has been read.
-    func finish() throws(CBORError) {
+    package func finish() throws(CBORError) {
         guard isAtEnd else { throw error("\(bytes.count - position) bytes follow the CBOR item") }
     }
 
     /// The next item's major type, without consuming it.
     @inline(__always)
-    func peekMajor() -> Major? {
+    package func peekMajor() -> Major? {
         guard position < bytes.count else { return nil }
         return Major(initial: bytes[position])
     }
@@ -88,7 +88,7 @@ struct CBORReader {
     /// Reads one initial byte and its argument (in any head width); refuses indefinite lengths,
     /// the reserved additional information values and a two-byte simple value below 32.
     @inline(__always)
-    mutating func readHead() throws(CBORError) -> Head {
+    package mutating func readHead() throws(CBORError) -> Head {
         // The argument in the initial byte: most heads of a token.
         if position < bytes.count {
             let initial = bytes[position]
@@ -176,7 +176,7 @@ struct CBORReader {
     }
 
     /// Reads a byte string; returns its content's range.
-    mutating func readByteString() throws(CBORError) -> Range<Int> {
+    package mutating func readByteString() throws(CBORError) -> Range<Int> {
         let start = position
         let head = try readHead()
         guard head.major == .bytes else { throw error("expected a byte string", at: start) }
@@ -185,7 +185,7 @@ struct CBORReader {
 
     /// Reads a text string (valid UTF-8); returns its content's range.
     @inline(__always)
-    mutating func readTextString() throws(CBORError) -> Range<Int> {
+    package mutating func readTextString() throws(CBORError) -> Range<Int> {
         let start = position
         let head = try readHead()
         guard head.major == .text else { throw error("expected a text string", at: start) }
@@ -193,7 +193,7 @@ struct CBORReader {
     }
 
     /// Reads an array's head; returns its item count (bounded by the bytes left).
-    mutating func readArrayCount() throws(CBORError) -> Int {
+    package mutating func readArrayCount() throws(CBORError) -> Int {
         let start = position
         let head = try readHead()
         guard head.major == .array else { throw error("expected an array", at: start) }

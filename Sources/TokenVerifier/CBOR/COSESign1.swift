@@ -1,19 +1,19 @@
 /// The four items of a COSE_Sign1 message (RFC 9052 §4.2), as ranges of its CBOR bytes:
 /// `[protected: bstr, unprotected: map, payload: bstr, signature: bstr]`, optionally under tag 61
 /// (CWT) and then tag 18 (COSE_Sign1), and under no other tag (spec §2b).
-struct COSESign1 {
+package struct COSESign1 {
     /// The protected header's bytes (the content of the bstr, as received).
-    var protected: Range<Int>
+    package var protected: Range<Int>
     /// Where the unprotected header map starts.
-    var unprotectedStart: Int
+    package var unprotectedStart: Int
     /// The payload's bytes (the content of the bstr).
-    var payload: Range<Int>
+    package var payload: Range<Int>
     /// The signature's bytes.
-    var signature: Range<Int>
+    package var signature: Range<Int>
 
     /// Reads the message's structure; every item is checked to be well-formed, and nothing may
     /// follow it.
-    init(_ cbor: UnsafeBufferPointer<UInt8>) throws(CBORError) {
+    package init(_ cbor: UnsafeBufferPointer<UInt8>) throws(CBORError) {
         var reader = CBORReader(cbor)
         var sawCWTTag = false
         var sawSign1Tag = false

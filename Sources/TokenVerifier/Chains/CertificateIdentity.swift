@@ -15,7 +15,7 @@ extension CertificateIdentity {
     /// validated chain: a twin costs a decode and an encode of the certificate.
     static func of(path handles: [UnsafeRawPointer]) -> [CertificateIdentity] {
         handles.indices.map { index in
-            let certificate = Certificate(borrowing: handles[index])
+            let certificate = X509Certificate(borrowing: handles[index])
             let issuer = index + 1 < handles.count ? handles[index + 1] : nil
             let der = certificate.der
             let encodings = [der] + certificate.twins(of: der, issuedBy: issuer)
@@ -26,7 +26,7 @@ extension CertificateIdentity {
     }
 }
 
-extension Certificate {
+extension X509Certificate {
     /// What is wrong with `der` as one certificate's DER, or nil when nothing is.
     enum EncodingFault: Sendable, Equatable {
         /// The bytes do not decode as one certificate.

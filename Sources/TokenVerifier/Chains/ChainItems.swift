@@ -2,7 +2,7 @@
 /// JWS's `x5c` (a non-empty JSON array of standard base64 DER, RFC 7515 §4.1.6) or a CWT's
 /// `x5chain` (one bstr, or a non-empty array of them, RFC 9360), leaf first. Decoded only when a
 /// chain is not in the chain cache.
-enum ChainItems {
+package enum ChainItems {
     /// The most certificates a token's chain may hold.
     static let limit = 8
 
@@ -97,5 +97,16 @@ enum StandardBase64 {
             }
         }
         return translated.withUnsafeBufferPointer { Base64URL.decode($0) }
+    }
+}
+
+extension ChainItems {
+    /// The DER of each certificate of the chain `token` carries, leaf first, as written (nothing
+    /// validated), or why the chain cannot be read; nil when the token does not parse or carries no
+    /// chain. What `inspect` shows (TokenTools' ChainInspection).
+    package static func certificates(ofToken token: [UInt8]) -> Result<[[UInt8]], ChainSyntaxError>? {
+        let parsed = token.withUnsafeBufferPointer { ParsedToken.parse($0) }
+        guard case .success(let parsed) = parsed, let chain = parsed.chain else { return nil }
+        return parsed.withBytes(chain) { decode($0, format: parsed.format) }
     }
 }

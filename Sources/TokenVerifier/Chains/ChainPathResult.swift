@@ -14,7 +14,7 @@ extension TrustAnchors {
         var notAfter = Int64.max
         for index in 0..<count {
             guard let handle = tv_x509_result_path_cert(result, index) else { continue }
-            let certificate = Certificate(borrowing: handle)
+            let certificate = X509Certificate(borrowing: handle)
             guard let validity = certificate.validity else {
                 return .failure(
                     StoreFailure(
@@ -33,7 +33,7 @@ extension TrustAnchors {
                 StoreFailure(
                     failure: ChainFailure(subject: "(none)", thumbprint: "", why: "validated to an empty path")))
         }
-        let leaf = Certificate(borrowing: handles[0])
+        let leaf = X509Certificate(borrowing: handles[0])
         let names = leaf.alternativeNames
         return .success(
             TrustedChain(
@@ -52,7 +52,7 @@ extension TrustAnchors {
         var validity: (notBefore: Int64, notAfter: Int64)? = nil
         var issuer = ""
         if let handle = tv_x509_result_failing_cert(result) {
-            let certificate = Certificate(borrowing: handle)
+            let certificate = X509Certificate(borrowing: handle)
             subject = certificate.subject
             der = certificate.der
             validity = certificate.validity

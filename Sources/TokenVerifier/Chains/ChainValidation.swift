@@ -36,7 +36,7 @@ extension TrustAnchors {
                     why: "validates under the anchors of more than one environment (\(names))", dependsOnTime: true))
         }
         guard let chosen = failures.first(where: { !$0.unknownIssuer }) ?? failures.first else {
-            let leaf = Certificate(der: chain[0])?.subject
+            let leaf = X509Certificate(der: chain[0])?.subject
             return .untrusted(
                 ChainFailure(subject: leaf, der: chain[0], why: "has an unknown issuer: no anchor is configured"))
         }
@@ -54,21 +54,21 @@ extension TrustAnchors {
         }
         guard chain.count <= Self.maximumChainLength else {
             return ChainFailure(
-                subject: Certificate(der: leaf)?.subject, der: leaf,
+                subject: X509Certificate(der: leaf)?.subject, der: leaf,
                 why: "heads a chain of \(chain.count) certificates: more than \(Self.maximumChainLength)")
         }
         for (index, der) in chain.enumerated() {
-            switch Certificate.encodingFault(der) {
+            switch X509Certificate.encodingFault(der) {
             case nil: continue
             case .notACertificate?:
                 return ChainFailure(subject: nil, der: der, why: "is not DER (certificate \(index + 1) of the chain)")
             case .notDER?:
                 return ChainFailure(
-                    subject: Certificate(der: der)?.subject, der: der,
+                    subject: X509Certificate(der: der)?.subject, der: der,
                     why: "is not DER-encoded (certificate \(index + 1) of the chain)")
             }
         }
-        guard profile == .token, let certificate = Certificate(der: leaf) else { return nil }
+        guard profile == .token, let certificate = X509Certificate(der: leaf) else { return nil }
         guard let why = Self.leafRefusal(key: certificate.key, digitalSignature: certificate.digitalSignature) else {
             return nil
         }

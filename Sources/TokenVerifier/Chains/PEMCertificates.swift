@@ -1,12 +1,12 @@
 /// The CERTIFICATE blocks of a PEM text (RFC 7468): explanatory text may come before a block, a
 /// block of another label is refused, and nothing but white space may follow the last block.
-enum PEMCertificates {
+package enum PEMCertificates {
     private static let begin = Array("-----BEGIN ".utf8)
     private static let beginCertificate = Array("-----BEGIN CERTIFICATE-----".utf8)
     private static let endCertificate = Array("-----END CERTIFICATE-----".utf8)
 
     /// The DER bytes of each block, in order.
-    static func parse(_ text: [UInt8], file: String) throws(TrustAnchorError) -> [[UInt8]] {
+    package static func parse(_ text: [UInt8], file: String) throws(TrustAnchorError) -> [[UInt8]] {
         var blocks: [[UInt8]] = []
         var body: [UInt8]? = nil
         var textAfterBlock = false

@@ -25,13 +25,13 @@ public final class TrustAnchors: Sendable {
     }
 
     let stores: [Store]
-    /// Every anchor, in the order given (a certificate given twice for one environment once).
-    public let anchors: [CertificateSummary]
-    public var count: Int { anchors.count }
+    /// Every anchor's DER, in the order given (a certificate given twice for one environment once).
+    public let certificates: [[UInt8]]
+    public var count: Int { certificates.count }
 
-    private init(stores: [Store], anchors: [CertificateSummary]) {
+    private init(stores: [Store], certificates: [[UInt8]]) {
         self.stores = stores
-        self.anchors = anchors
+        self.certificates = certificates
     }
 
     /// The anchors of PEM files, each file's certificates tagged with its environment (nil:
@@ -65,7 +65,6 @@ public final class TrustAnchors: Sendable {
     private struct Builder {
         var certificates: [[UInt8]] = []
         var environments: [Environment?] = []
-        var summaries: [CertificateSummary] = []
         var seen: [String: (environment: Environment?, file: String)] = [:]
         var lastFile = ""
 
@@ -73,24 +72,24 @@ public final class TrustAnchors: Sendable {
             lastFile = file
             for der in try PEMCertificates.parse(pem, file: file) {
                 // Only DER: an anchor's identity is its DER (spec §3b).
-                guard Certificate.encodingFault(der) == nil, let certificate = Certificate(der: der),
-                    let summary = CertificateSummary(certificate, der: der)
-                else { throw TrustAnchorError(file: file, reason: .notDER) }
-                if let earlier = seen[summary.thumbprint] {
+                guard X509Certificate.encodingFault(der) == nil, X509Certificate(der: der)?.validity != nil else {
+                    throw TrustAnchorError(file: file, reason: .notDER)
+                }
+                let thumbprint = Base64URL.encodeString(sha256(der))
+                if let earlier = seen[thumbprint] {
                     guard earlier.environment == environment else {
                         throw TrustAnchorError(
                             file: file,
                             reason: .twoEnvironments(
-                                thumbprint: summary.thumbprint,
+                                thumbprint: thumbprint,
                                 first: Self.name(earlier.environment) + " (\(earlier.file))",
                                 second: Self.name(environment)))
                     }
                     continue
                 }
-                seen[summary.thumbprint] = (environment, file)
+                seen[thumbprint] = (environment, file)
                 certificates.append(der)
                 environments.append(environment)
-                summaries.append(summary)
             }
         }
 
@@ -104,7 +103,7 @@ public final class TrustAnchors: Sendable {
                 }
                 stores.append(store)
             }
-            return TrustAnchors(stores: stores, anchors: summaries)
+            return TrustAnchors(stores: stores, certificates: certificates)
         }
 
         static func name(_ environment: Environment?) -> String { environment?.rawValue ?? "untagged" }

@@ -3,7 +3,7 @@ extension JSONReader {
 
     /// Reads `true` or `false`.
     @inlinable
-    mutating func readBool() throws(JSONError) -> Bool {
+    package mutating func readBool() throws(JSONError) -> Bool {
         switch peekKind() {
         case .bool:
             if bytes[position] == UInt8(ascii: "t") {
@@ -18,7 +18,7 @@ extension JSONReader {
     }
 
     @inlinable
-    mutating func readLiteral(_ literal: StaticString) throws(JSONError) {
+    package mutating func readLiteral(_ literal: StaticString) throws(JSONError) {
         let count = literal.utf8CodeUnitCount
         guard bytes.count - position >= count else { throw unexpected() }
         let matches = literal.withUTF8Buffer { expected in
@@ -32,7 +32,7 @@ extension JSONReader {
     /// Reads a number as a Double. Out-of-range magnitudes become ±infinity (callers that need
     /// a finite value check `isFinite`).
     @inlinable
-    mutating func readNumber() throws(JSONError) -> Double {
+    package mutating func readNumber() throws(JSONError) -> Double {
         guard peekKind() == .number else { throw error("expected a number") }
         let (range, isSmallInteger) = try scanNumber()
         if isSmallInteger {
@@ -149,7 +149,7 @@ extension JSONReader {
 
     /// Checks the RFC 8259 number grammar; tells whether it is an integer of at most 15 digits.
     @inlinable
-    mutating func scanNumber() throws(JSONError) -> (Range<Int>, Bool) {
+    package mutating func scanNumber() throws(JSONError) -> (Range<Int>, Bool) {
         let start = position
         if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
         let digitsStart = position

@@ -3,7 +3,7 @@ extension JSONReader {
 
     /// Reads a string value.
     @inlinable
-    mutating func readString() throws(JSONError) -> String {
+    package mutating func readString() throws(JSONError) -> String {
         guard peekKind() == .string else { throw error("expected a string") }
         let scanned = try scanString()
         if !scanned.hasEscapes {

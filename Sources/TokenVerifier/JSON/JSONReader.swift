@@ -5,7 +5,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Byte offset in the text where the problem was found.
     public var offset: Int
 
-    @usableFromInline init(_ description: String, at offset: Int) {
+    @usableFromInline package init(_ description: String, at offset: Int) {
         self.description = description
         self.offset = offset
     }
@@ -24,24 +24,24 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Deepest nesting of arrays and objects accepted.
     @usableFromInline static let maximumDepth = 128
 
-    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
-    @usableFromInline var position: Int = 0
+    @usableFromInline package let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline package var position: Int = 0
     @usableFromInline var depth = 0
 
-    @usableFromInline init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @usableFromInline package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     // MARK: - Kinds and white space
 
     /// What the next value is, judged by its first byte.
-    @usableFromInline enum ValueKind: Equatable {
+    @usableFromInline package enum ValueKind: Equatable {
         case object, array, string, number, bool, null, invalid
     }
 
     /// Skips white space and tells what the next value is, without consuming it.
     @inlinable
-    mutating func peekKind() -> ValueKind {
+    package mutating func peekKind() -> ValueKind {
         skipWhitespace()
         guard position < bytes.count else { return .invalid }
         switch bytes[position] {
@@ -72,7 +72,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     }
 
     @inlinable
-    func unexpected() -> JSONError {
+    package func unexpected() -> JSONError {
         position < bytes.count
             ? JSONError("unexpected byte 0x\(String(bytes[position], radix: 16)) at offset \(position)", at: position)
             : JSONError("unexpected end of JSON text", at: position)
@@ -95,7 +95,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
 
     /// Checks that nothing but white space follows the value just read.
     @inlinable
-    mutating func finish() throws(JSONError) {
+    package mutating func finish() throws(JSONError) {
         skipWhitespace()
         if position != bytes.count { throw unexpected() }
     }
@@ -109,7 +109,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Reads an object; `body` is called once per member and must consume the member's value
     /// (with one of the `read…` methods or ``skipValue()``).
     @inlinable
-    mutating func readObject(_ body: (inout JSONReader, MemberName) throws(JSONError) -> Void) throws(JSONError) {
+    package mutating func readObject(_ body: (inout JSONReader, MemberName) throws(JSONError) -> Void) throws(JSONError) {
         try withObject { (reader: inout JSONReader, seen: UnsafeMutableBufferPointer<SeenName>) throws(JSONError) in
             try reader.readMembers(seen: seen, body)
         }
@@ -306,7 +306,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
 
     /// Reads an array; `body` is called once per element and must consume it.
     @inlinable
-    mutating func readArray(_ body: (inout JSONReader) throws(JSONError) -> Void) throws(JSONError) {
+    package mutating func readArray(_ body: (inout JSONReader) throws(JSONError) -> Void) throws(JSONError) {
         skipWhitespace()
         guard position < bytes.count, bytes[position] == UInt8(ascii: "[") else {
             throw JSONError("expected a JSON array", at: position)

@@ -22,7 +22,7 @@
 
     @usableFromInline var byteArray: [UInt8] { decoded ?? Array(raw) }
 
-    @usableFromInline var string: String { withBytes { String(decoding: $0, as: UTF8.self) } }
+    @usableFromInline package var string: String { withBytes { String(decoding: $0, as: UTF8.self) } }
 
     /// Whether the name is exactly `literal`.
     @inline(__always)

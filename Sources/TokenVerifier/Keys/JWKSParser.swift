@@ -51,13 +51,13 @@ enum JWKSParser {
 }
 
 /// The members of one JWK, as read.
-struct JWKMembers {
-    var strings: [String: String] = [:]
-    var nonStrings: Set<String> = []
+package struct JWKMembers {
+    package var strings: [String: String] = [:]
+    package var nonStrings: Set<String> = []
 
     /// The entries of the JWKS object at `reader` (its `keys` array, each entry a JWK), or nil when
     /// the object has no `keys` member; `otherMember` sees the name of every other member.
-    static func keySetEntries(
+    package static func keySetEntries(
         _ reader: inout JSONReader, otherMember: (MemberName) -> Void = { _ in }
     ) throws(JSONError) -> [JWKMembers]? {
         var entries: [JWKMembers]? = nil
@@ -79,7 +79,7 @@ struct JWKMembers {
         return entries
     }
 
-    init(_ reader: inout JSONReader) throws(JSONError) {
+    package init(_ reader: inout JSONReader) throws(JSONError) {
         guard reader.peekKind() == .object else {
             throw JSONError("each entry of \"keys\" must be an object", at: reader.position)
         }

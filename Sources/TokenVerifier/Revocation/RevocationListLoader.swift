@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 
 extension RevocationList {
     /// Loads revocation files (JSON lines, spec §4) into one snapshot. Blank lines are skipped;

@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 
 extension UnverifiedStatusList {
     // MARK: - CWT (draft §5.2)

@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 
 extension DeviceSteps {
     /// Loads device-steps files (JSON lines, spec §4b) into one snapshot. Each line is

@@ -5,7 +5,7 @@ import Musl
 #endif
 
 // Byte helpers shared by every layer: comparisons and searches (the blank trimming of spec §6
-// is TokenEncoding's, beside the line splitter).
+// is TokenFormats's, beside the line splitter).
 // Every string of a token, a request and a key is compared by its UTF-8 bytes, never as a
 // `String` (no Unicode equivalence).
 

@@ -1,5 +1,5 @@
 import TokenConcurrency
-import TokenEncoding
+import TokenFormats
 
 #if canImport(Glibc)
 import Glibc

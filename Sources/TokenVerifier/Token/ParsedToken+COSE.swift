@@ -1,4 +1,4 @@
-import TokenEncoding
+import TokenFormats
 
 extension ParsedToken {
     /// Calls `body` with the signed message: a JWS token's `header.payload` prefix of `compact`,

@@ -1,3 +1,5 @@
+import TokenVerifier
+
 /// What `keys list` and `inspect` show of a certificate.
 public struct CertificateSummary: Sendable, Equatable {
     /// The subject name in RFC 2253 form, as `CN=Leaf,O=Operator`.
@@ -17,7 +19,7 @@ public struct CertificateSummary: Sendable, Equatable {
     /// The subject key: `Ed25519`, `P-256`, `P-384`, `RSA 2048`, …
     public let keyDescription: String
 
-    init?(_ certificate: borrowing Certificate, der: [UInt8]) {
+    init?(_ certificate: borrowing X509Certificate, der: [UInt8]) {
         guard let validity = certificate.validity else { return nil }
         subject = certificate.subject
         issuer = certificate.issuer
@@ -26,13 +28,13 @@ public struct CertificateSummary: Sendable, Equatable {
         (uris, dnsNames) = certificate.alternativeNames
         thumbprint = Base64URL.encodeString(sha256(der))
         (isCA, pathLength) = certificate.authority
-        keyDescription = certificate.key.description
+        keyDescription = certificate.keyDescription
     }
 
     /// A summary of each DER certificate, nil for bytes that are not one.
     public static func summaries(der: [[UInt8]]) -> [CertificateSummary?] {
         der.map { bytes in
-            guard let certificate = Certificate(der: bytes) else { return nil }
+            guard let certificate = X509Certificate(der: bytes) else { return nil }
             return CertificateSummary(certificate, der: bytes)
         }
     }
@@ -40,11 +42,16 @@ public struct CertificateSummary: Sendable, Equatable {
     /// The summaries of the CERTIFICATE blocks of a PEM text (`file` names it in an error).
     public static func summaries(pem: [UInt8], file: String) throws(TrustAnchorError) -> [CertificateSummary] {
         try PEMCertificates.parse(pem, file: file).map { der throws(TrustAnchorError) in
-            guard let certificate = Certificate(der: der), let summary = CertificateSummary(certificate, der: der)
+            guard let certificate = X509Certificate(der: der), let summary = CertificateSummary(certificate, der: der)
             else {
                 throw TrustAnchorError(file: file, reason: .notDER)
             }
             return summary
         }
     }
+}
+
+extension TrustAnchors {
+    /// What `keys list` shows of each anchor, in the order given.
+    public var summaries: [CertificateSummary] { CertificateSummary.summaries(der: certificates).compactMap { $0 } }
 }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TokenEncoding
+@testable import TokenFormats
 
 @Suite struct JSONWriterTests {
     /// The escaping as written a byte at a time, to compare the word-at-a-time writer with.

@@ -1,3 +1,5 @@
+import TokenVerifier
+
 /// A CWT's COSE_Sign1 message decoded for reading (`tokenverify inspect`), nothing verified: its
 /// two header maps, its payload (the claims) as CBOR values, and the signature's length.
 ///

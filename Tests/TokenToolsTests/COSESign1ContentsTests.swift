@@ -1,4 +1,5 @@
 import Testing
+import TokenTools
 import TokenVerifier
 
 /// ``COSESign1Contents``: a CWT decoded for reading, every CBOR kind a token may hold.

@@ -1,3 +1,5 @@
+import TokenVerifier
+
 /// The members of the JWKs in one JSON document, as the key tools read them (`keys import`,
 /// private JWKs), here so that the JSON reader stays internal to TokenVerifier: each JWK as its
 /// string members and the names of its members of other types (duplicate members refused).

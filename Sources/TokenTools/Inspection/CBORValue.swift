@@ -1,3 +1,5 @@
+import TokenVerifier
+
 /// One CBOR data item decoded to a value, for a person or a tool to read: what
 /// ``COSESign1Contents`` holds. Decoded with the verifier's strict rules (spec §2b): definite
 /// lengths, valid UTF-8, map keys that are integers or text strings and none twice, simple values

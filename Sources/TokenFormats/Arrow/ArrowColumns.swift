@@ -1,25 +1,26 @@
 /// A validity bitmap being built: bit `k` (least significant first) says whether value `k` is
 /// there.
-struct ArrowValidity {
+package struct ArrowValidity {
     private(set) var bits: [UInt8] = []
-    private(set) var count = 0
-    private(set) var nullCount = 0
+    package private(set) var count = 0
+    package private(set) var nullCount = 0
+    package init() {}
 
     /// Empties the bitmap, keeping its memory.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         bits.removeAll(keepingCapacity: true)
         count = 0
         nullCount = 0
     }
 
-    mutating func append(_ isValid: Bool) {
+    package mutating func append(_ isValid: Bool) {
         if count % 8 == 0 { bits.append(0) }
         if isValid { bits[bits.count - 1] |= 1 << (count % 8) } else { nullCount += 1 }
         count += 1
     }
 
     /// Adds the bitmap to `body`, or an empty buffer when no value is missing.
-    func add(to body: inout ArrowBody) {
+    package func add(to body: inout ArrowBody) {
         if nullCount == 0 {
             body.addBuffer(UnsafeRawBufferPointer(start: nil, count: 0))
         } else {
@@ -29,14 +30,15 @@ struct ArrowValidity {
 }
 
 /// A non-null 64-bit integer column.
-struct ArrowInt64Column {
+package struct ArrowInt64Column {
     private var values: [Int64] = []
+    package init() {}
 
-    mutating func append(_ value: Int64) { values.append(value) }
+    package mutating func append(_ value: Int64) { values.append(value) }
 
-    mutating func removeAll() { values.removeAll(keepingCapacity: true) }
+    package mutating func removeAll() { values.removeAll(keepingCapacity: true) }
 
-    func add(to body: inout ArrowBody) {
+    package func add(to body: inout ArrowBody) {
         body.addNode(length: values.count, nullCount: 0)
         body.addBuffer(UnsafeRawBufferPointer(start: nil, count: 0))
         body.addBuffer(values)
@@ -44,14 +46,15 @@ struct ArrowInt64Column {
 }
 
 /// A non-null boolean column.
-struct ArrowBoolColumn {
+package struct ArrowBoolColumn {
     private var values = ArrowValidity()
+    package init() {}
 
-    mutating func append(_ value: Bool) { values.append(value) }
+    package mutating func append(_ value: Bool) { values.append(value) }
 
-    mutating func removeAll() { values.removeAll() }
+    package mutating func removeAll() { values.removeAll() }
 
-    func add(to body: inout ArrowBody) {
+    package func add(to body: inout ArrowBody) {
         body.addNode(length: values.count, nullCount: 0)
         body.addBuffer(UnsafeRawBufferPointer(start: nil, count: 0))
         body.addBuffer(values.bits)
@@ -59,21 +62,22 @@ struct ArrowBoolColumn {
 }
 
 /// A nullable 64-bit floating point column.
-struct ArrowFloat64Column {
+package struct ArrowFloat64Column {
     private var validity = ArrowValidity()
     private var values: [Double] = []
+    package init() {}
 
-    mutating func append(_ value: Double?) {
+    package mutating func append(_ value: Double?) {
         validity.append(value != nil)
         values.append(value ?? 0)
     }
 
-    mutating func removeAll() {
+    package mutating func removeAll() {
         validity.removeAll()
         values.removeAll(keepingCapacity: true)
     }
 
-    func add(to body: inout ArrowBody) {
+    package func add(to body: inout ArrowBody) {
         body.addNode(length: validity.count, nullCount: validity.nullCount)
         validity.add(to: &body)
         body.addBuffer(values)
@@ -81,39 +85,40 @@ struct ArrowFloat64Column {
 }
 
 /// A nullable UTF-8 text column (32-bit offsets).
-struct ArrowTextColumn {
+package struct ArrowTextColumn {
     private var validity = ArrowValidity()
     private var offsets: [Int32] = [0]
     /// The texts back to back.
-    private(set) var data: [UInt8] = []
+    package private(set) var data: [UInt8] = []
+    package init() {}
 
-    var count: Int { validity.count }
+    package var count: Int { validity.count }
 
     /// Appends `text` (valid UTF-8).
-    mutating func append(_ text: UnsafeBufferPointer<UInt8>) {
+    package mutating func append(_ text: UnsafeBufferPointer<UInt8>) {
         data.append(contentsOf: text)
         close(isValid: true)
     }
 
-    mutating func append(_ text: StaticString) {
+    package mutating func append(_ text: StaticString) {
         text.withUTF8Buffer { append($0) }
     }
 
-    mutating func append(_ text: String) {
+    package mutating func append(_ text: String) {
         var text = text
         text.withUTF8 { append($0) }
     }
 
     /// Appends a text written by `body` straight into the column's data.
-    mutating func append(writing body: (inout [UInt8]) -> Void) {
+    package mutating func append(writing body: (inout [UInt8]) -> Void) {
         body(&data)
         close(isValid: true)
     }
 
-    mutating func appendNull() { close(isValid: false) }
+    package mutating func appendNull() { close(isValid: false) }
 
     /// Empties the column, keeping its memory.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         validity.removeAll()
         offsets.removeAll(keepingCapacity: true)
         offsets.append(0)
@@ -125,7 +130,7 @@ struct ArrowTextColumn {
         offsets.append(Int32(data.count))
     }
 
-    func add(to body: inout ArrowBody) {
+    package func add(to body: inout ArrowBody) {
         body.addNode(length: validity.count, nullCount: validity.nullCount)
         validity.add(to: &body)
         body.addBuffer(offsets)
@@ -134,33 +139,34 @@ struct ArrowTextColumn {
 }
 
 /// A nullable column of lists of UTF-8 texts.
-struct ArrowTextListColumn {
+package struct ArrowTextListColumn {
     private var validity = ArrowValidity()
     private var offsets: [Int32] = [0]
     private var items = ArrowTextColumn()
+    package init() {}
 
     /// The items' text bytes so far.
-    var dataCount: Int { items.data.count }
+    package var dataCount: Int { items.data.count }
 
-    mutating func append(_ texts: some Sequence<String>) {
+    package mutating func append(_ texts: some Sequence<String>) {
         for text in texts { items.append(text) }
         validity.append(true)
         offsets.append(Int32(items.count))
     }
 
-    mutating func appendNull() {
+    package mutating func appendNull() {
         validity.append(false)
         offsets.append(Int32(items.count))
     }
 
-    mutating func removeAll() {
+    package mutating func removeAll() {
         validity.removeAll()
         offsets.removeAll(keepingCapacity: true)
         offsets.append(0)
         items.removeAll()
     }
 
-    func add(to body: inout ArrowBody) {
+    package func add(to body: inout ArrowBody) {
         body.addNode(length: validity.count, nullCount: validity.nullCount)
         validity.add(to: &body)
         body.addBuffer(offsets)

@@ -2,12 +2,12 @@ import CTokenX509
 
 /// A decoded X.509 certificate (OpenSSL's, behind CTokenX509) and the fields the chain checks and
 /// the summaries read. Either owned (made from DER here) or borrowed from a validation result.
-struct Certificate: ~Copyable {
+package struct X509Certificate: ~Copyable {
     let handle: UnsafeRawPointer
     private let owned: Bool
 
     /// Decodes exactly `der` as one certificate; nil when the bytes are not one.
-    init?(der: [UInt8]) {
+    package init?(der: [UInt8]) {
         guard let pointer = der.withUnsafeBufferPointer({ tv_x509_cert_new($0.baseAddress, $0.count) }) else {
             return nil
         }
@@ -33,11 +33,11 @@ struct Certificate: ~Copyable {
         return written == length ? bytes : []
     }
 
-    var subject: String { Self.name(handle, tv_x509_cert_subject) }
-    var issuer: String { Self.name(handle, tv_x509_cert_issuer) }
+    package var subject: String { Self.name(handle, tv_x509_cert_subject) }
+    package var issuer: String { Self.name(handle, tv_x509_cert_issuer) }
 
     /// notBefore and notAfter in seconds since 1970; nil when OpenSSL cannot read them.
-    var validity: (notBefore: Int64, notAfter: Int64)? {
+    package var validity: (notBefore: Int64, notAfter: Int64)? {
         var notBefore: Int64 = 0
         var notAfter: Int64 = 0
         return tv_x509_cert_validity(handle, &notBefore, &notAfter) == 1 ? (notBefore, notAfter) : nil
@@ -45,7 +45,7 @@ struct Certificate: ~Copyable {
 
     /// The subjectAltName URIs and dNSNames, in the certificate's order; an entry holding a byte
     /// other than printable ASCII is left out.
-    var alternativeNames: (uris: [String], dnsNames: [String]) {
+    package var alternativeNames: (uris: [String], dnsNames: [String]) {
         var uris: [String] = []
         var dnsNames: [String] = []
         let count = tv_x509_cert_san_count(handle)
@@ -73,7 +73,7 @@ struct Certificate: ~Copyable {
     }
 
     /// basicConstraints: whether a CA, and its pathLenConstraint when one is given.
-    var authority: (isCA: Bool, pathLength: Int?) {
+    package var authority: (isCA: Bool, pathLength: Int?) {
         var pathLength = -1
         let isCA = tv_x509_cert_is_ca(handle, &pathLength) == 1
         return (isCA, pathLength >= 0 ? pathLength : nil)
@@ -87,6 +87,9 @@ struct Certificate: ~Copyable {
         default: return false
         }
     }
+
+    /// The subject key in words: `Ed25519`, `P-256`, `P-384`, `RSA 2048`, …
+    package var keyDescription: String { key.description }
 
     /// The subject public key: a key tokens may be signed with, or a description of another.
     var key: (leaf: LeafKey?, description: String) {

@@ -1,4 +1,5 @@
-import TokenEncoding
+import TokenFormats
+import TokenVerifier
 
 /// The CWT claims map the tools write from JSON claims (spec §2b), ``CWTEncoding/claims(json:)``:
 /// here, beside the JSON reader, so that the reader stays internal to TokenVerifier. The rest of a

@@ -103,26 +103,26 @@ package enum ArrowIPC {
 /// of 8 bytes, with the field nodes (rows and nulls of each column, depth first) and the buffers'
 /// places that the batch's metadata lists.
 package struct ArrowBody {
-    private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     private(set) var nodes: [(Int64, Int64)] = []
     private(set) var buffers: [(Int64, Int64)] = []
 
     package init() {}
 
     /// Adds a column's (or a list's child's) node: its length and null count.
-    mutating func addNode(length: Int, nullCount: Int) {
+    package mutating func addNode(length: Int, nullCount: Int) {
         nodes.append((Int64(length), Int64(nullCount)))
     }
 
     /// Adds a buffer.
-    mutating func addBuffer(_ buffer: UnsafeRawBufferPointer) {
+    package mutating func addBuffer(_ buffer: UnsafeRawBufferPointer) {
         buffers.append((Int64(bytes.count), Int64(buffer.count)))
         bytes.append(contentsOf: buffer)
         bytes.append(contentsOf: repeatElement(0, count: (8 - buffer.count % 8) % 8))
     }
 
     /// Adds a buffer that holds the array's bytes.
-    mutating func addBuffer<Element>(_ array: [Element]) {
+    package mutating func addBuffer<Element>(_ array: [Element]) {
         array.withUnsafeBytes { addBuffer($0) }
     }
 }
