@@ -10,21 +10,23 @@ import PackageDescription
 let package = Package(
     name: "tokenverify",
     products: [
-        .library(name: "TokenConcurrency", targets: ["TokenConcurrency"]),
+        // The library: verification of tokens, key sets, chains, revocations and status lists
+        // (its DocC catalog: Sources/TokenVerifier/TokenVerifier.docc). Every other module is
+        // internal to this package (`package` access).
         .library(name: "TokenVerifier", targets: ["TokenVerifier"]),
-        .library(name: "LineProtocol", targets: ["LineProtocol"]),
-        .library(name: "LiveState", targets: ["LiveState"]),
-        .library(name: "TokenStream", targets: ["TokenStream"]),
-        .library(name: "TokenTools", targets: ["TokenTools"]),
-        .library(name: "TokenGen", targets: ["TokenGen"]),
-        .library(name: "TokenFetch", targets: ["TokenFetch"]),
-        .library(name: "TokenMetrics", targets: ["TokenMetrics"]),
-        // For the fuzz package (Fuzz/) and the tests only.
-        .library(name: "TokenVerifierTesting", targets: ["TokenVerifierTesting"]),
-        // The verification C back ends, for the benchmark package's raw-rate reference (its C
-        // includes their headers); not an API.
-        .library(name: "_CTokenVerification", targets: ["CTokenCrypto", "CTokenEd25519"]),
         .executable(name: "tokenverify", targets: ["tokenverify"]),
+        // For this repository's Benchmarks/ and Fuzz/ packages only: the token generator, the
+        // signing tools, the pipeline, the line protocol, the signature paths side by side and
+        // the verification C back ends they measure and fuzz. Not an API and not under semver (the
+        // leading underscore, as swift-nio marks such products); its modules make public only
+        // what those two packages call.
+        .library(
+            name: "_TokenVerifierInternals",
+            targets: [
+                "TokenGen", "TokenTools", "TokenStream", "LineProtocol", "TokenVerifierTesting", "CTokenCrypto",
+                "CTokenEd25519",
+            ]
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),

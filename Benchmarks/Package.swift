@@ -15,7 +15,7 @@ let package = Package(
     targets: [
         .target(
             name: "CRawCrypto",
-            dependencies: [.product(name: "_CTokenVerification", package: "tokenverify")],
+            dependencies: [.product(name: "_TokenVerifierInternals", package: "tokenverify")],
             linkerSettings: [.linkedLibrary("sodium"), .linkedLibrary("crypto")]
         ),
         .executableTarget(
@@ -24,9 +24,7 @@ let package = Package(
                 "CRawCrypto",
                 .product(name: "TokenBenchReport", package: "tokenbench-report"),
                 .product(name: "TokenVerifier", package: "tokenverify"),
-                .product(name: "TokenStream", package: "tokenverify"),
-                .product(name: "TokenGen", package: "tokenverify"),
-                .product(name: "TokenTools", package: "tokenverify"),
+                .product(name: "_TokenVerifierInternals", package: "tokenverify"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Atomics", package: "swift-atomics"),

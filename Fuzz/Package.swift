@@ -13,7 +13,7 @@ let package = Package(
             name: "FuzzSupport",
             dependencies: [
                 .product(name: "TokenVerifier", package: "tokenverify"),
-                .product(name: "LineProtocol", package: "tokenverify"),
+                .product(name: "_TokenVerifierInternals", package: "tokenverify"),
             ]),
         .executableTarget(
             name: "FuzzToken", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
@@ -21,15 +21,15 @@ let package = Package(
             name: "FuzzCWT", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(
             name: "FuzzRequestLine",
-            dependencies: ["FuzzSupport", .product(name: "LineProtocol", package: "tokenverify")]),
+            dependencies: ["FuzzSupport", .product(name: "_TokenVerifierInternals", package: "tokenverify")]),
         .executableTarget(
             name: "FuzzKeySet", dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
         .executableTarget(
             name: "FuzzSignature",
-            dependencies: ["FuzzSupport", .product(name: "TokenVerifierTesting", package: "tokenverify")]),
+            dependencies: ["FuzzSupport", .product(name: "_TokenVerifierInternals", package: "tokenverify")]),
         .executableTarget(
             name: "FuzzEd25519Signature",
-            dependencies: ["FuzzSupport", .product(name: "TokenVerifierTesting", package: "tokenverify")]),
+            dependencies: ["FuzzSupport", .product(name: "_TokenVerifierInternals", package: "tokenverify")]),
         .executableTarget(
             name: "FuzzStatusList",
             dependencies: ["FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify")]),
@@ -37,14 +37,14 @@ let package = Package(
             name: "FuzzChain",
             dependencies: [
                 "FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify"),
-                .product(name: "TokenVerifierTesting", package: "tokenverify"),
+                .product(name: "_TokenVerifierInternals", package: "tokenverify"),
             ],
             exclude: ["anchors.pem"]),
         .executableTarget(
             name: "FuzzCertificate",
             dependencies: [
                 "FuzzSupport", .product(name: "TokenVerifier", package: "tokenverify"),
-                .product(name: "TokenVerifierTesting", package: "tokenverify"),
+                .product(name: "_TokenVerifierInternals", package: "tokenverify"),
             ]),
         .executableTarget(
             name: "FuzzRevocations",

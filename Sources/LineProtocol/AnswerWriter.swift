@@ -18,7 +18,7 @@ enum AnswerWriter {
 extension VerificationResult {
     /// This verdict as the answer line of spec §6 (with its newline) for input line `number`,
     /// echoing `id` (JSON text) when given.
-    public func answerLine(number: Int, id: [UInt8]? = nil, audit: Bool = false) -> [UInt8] {
+    package func answerLine(number: Int, id: [UInt8]? = nil, audit: Bool = false) -> [UInt8] {
         var writer = JSONWriter()
         if let id {
             id.withUnsafeBufferPointer {

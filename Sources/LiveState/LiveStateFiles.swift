@@ -4,32 +4,32 @@ import TokenVerifier
 /// The files of the live state (spec §3, §4, §4b, §4c) and the one loader of them:
 /// ``makeVerifier(options:)`` loads them all at start-up; ``sources`` reloads each group alone
 /// for the ``LiveStateWatcher``. Both run the same loading and print the same warnings.
-public struct LiveStateFiles: Sendable {
+package struct LiveStateFiles: Sendable {
     /// JWKS files, or directories standing for their regular files (at least one, unless trust
     /// anchors are given: tokens with chains need no key set).
-    public var keys: [String]
+    package var keys: [String]
     /// Revocation list files.
-    public var revocations: [String]
+    package var revocations: [String]
     /// The step policy file.
-    public var stepPolicy: String?
+    package var stepPolicy: String?
     /// Device steps files.
-    public var deviceSteps: [String]
+    package var deviceSteps: [String]
     /// Status List Token files, or directories standing for their regular files (nil: none
     /// configured).
-    public var statusLists: [String]?
+    package var statusLists: [String]?
     /// Trust anchor files (PEM), or directories standing for their regular files, each for an
     /// environment or none (spec §3b; empty: no chain a token carries is read).
-    public var trustAnchors: [TrustAnchorPath]
+    package var trustAnchors: [TrustAnchorPath]
     /// The largest inflated status list accepted, in bytes.
-    public var maxStatusListBytes: Int
+    package var maxStatusListBytes: Int
     /// The floors of the status lists at start-up: the `iat`s `fetch` recorded for the folders
     /// followed (spec §4c "No step back").
-    public var statusListFloors: StatusListFloors = .none
+    package var statusListFloors: StatusListFloors = .none
     /// Where warnings go (a line each).
-    public var warn: @Sendable (String) -> Void
+    package var warn: @Sendable (String) -> Void
     private let statusListFiles: StatusListFiles?
 
-    public init(
+    package init(
         keys: [String], revocations: [String] = [], stepPolicy: String? = nil, deviceSteps: [String] = [],
         statusLists: [String]? = nil, trustAnchors: [TrustAnchorPath] = [], maxStatusListBytes: Int = 256 << 20,
         options: VerificationOptions = VerificationOptions(),
@@ -50,7 +50,7 @@ public struct LiveStateFiles: Sendable {
     /// Loads every file and makes the verifier, for start-up; throws the first group's error
     /// (its description is the message to show). `timing` is told each group's load time in
     /// seconds, by its name in ``sources`` ("keys", "revocations", …).
-    public func makeVerifier(
+    package func makeVerifier(
         options: VerificationOptions, timing: (_ group: String, _ seconds: Double) -> Void = { _, _ in }
     ) throws -> Verifier {
         func timed<T>(_ group: String, _ load: () throws -> T) rethrows -> T {
@@ -85,7 +85,7 @@ public struct LiveStateFiles: Sendable {
     }
 
     /// The groups of files, each reloaded alone when it changes.
-    public var sources: [LiveStateWatcher.Source] {
+    package var sources: [LiveStateWatcher.Source] {
         var sources: [LiveStateWatcher.Source] = []
         if !keys.isEmpty || trustAnchors.isEmpty {
             sources.append(
@@ -159,18 +159,18 @@ public struct LiveStateFiles: Sendable {
 
 /// One `--trust-anchors [ENV=]PATH`: a PEM file or a directory of them, and the environment of
 /// every key its certificates vouch for (spec §3b).
-public struct TrustAnchorPath: Sendable, Equatable {
-    public var path: String
-    public var environment: Environment?
+package struct TrustAnchorPath: Sendable, Equatable {
+    package var path: String
+    package var environment: Environment?
 
-    public init(path: String, environment: Environment? = nil) {
+    package init(path: String, environment: Environment? = nil) {
         self.path = path
         self.environment = environment
     }
 
     /// The anchors of `paths` (directories expanded into their regular files), as `verify` loads
     /// them; throws a ``TrustAnchorError`` naming the file at fault.
-    public static func load(_ paths: [TrustAnchorPath]) throws -> TrustAnchors {
+    package static func load(_ paths: [TrustAnchorPath]) throws -> TrustAnchors {
         let files = paths.flatMap { anchor in
             StatePaths.expand([anchor.path]).map { (path: $0, environment: anchor.environment) }
         }
@@ -181,7 +181,7 @@ public struct TrustAnchorPath: Sendable, Equatable {
     /// A text whose part before the first `=` looks like a tag (letters, digits, `_` and `-`)
     /// but names no environment is refused, naming the tag: `staging=roots.pem` is a mistake,
     /// not a file of that name (write `./staging=roots.pem` for one).
-    public init(parsing argument: String) throws(UnknownEnvironmentTag) {
+    package init(parsing argument: String) throws(UnknownEnvironmentTag) {
         guard let equals = argument.firstIndex(of: "=") else {
             self.init(path: argument)
             return
@@ -201,9 +201,9 @@ public struct TrustAnchorPath: Sendable, Equatable {
     }
 
     /// `--trust-anchors TAG=PATH` with a TAG that names no environment.
-    public struct UnknownEnvironmentTag: Error, CustomStringConvertible, Sendable {
-        public var tag: String
-        public var description: String {
+    package struct UnknownEnvironmentTag: Error, CustomStringConvertible, Sendable {
+        package var tag: String
+        package var description: String {
             "unknown environment tag \"\(tag)\" (\(Environment.allCases.map(\.rawValue).joined(separator: ", ")))"
         }
     }

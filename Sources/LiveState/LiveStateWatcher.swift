@@ -15,32 +15,32 @@ import Musl
 /// leaves its part of the state in force and says why on stderr; the run goes on.
 /// A ``Service``: a ``ServiceGroup`` runs it on a thread of its own, which alone touches its
 /// mutable state.
-public final class LiveStateWatcher: Service, @unchecked Sendable {
+package final class LiveStateWatcher: Service, @unchecked Sendable {
     /// One group of files and how to load and swap it in; `load` returns a line for stderr.
-    public struct Source: Sendable {
+    package struct Source: Sendable {
         /// What the files hold, for messages ("keys", "revocations", …).
-        public var name: String
+        package var name: String
         /// What stays in force when they fail to load ("key set", "list", …).
-        public var kept: String
+        package var kept: String
         /// The files, or directories standing for their regular files (``StatePaths``).
-        public var files: [String]
+        package var files: [String]
         /// Loads the files and checks them completely; throws when they fail a check. Given the
         /// key set this round puts in force (new keys of the same round, else the keys in force).
         /// Returns the new part of the state and what was loaded, in words ("3 keys").
-        public var load: @Sendable (_ keys: KeySet) throws -> (update: LiveStateUpdate, summary: String)
+        package var load: @Sendable (_ keys: KeySet) throws -> (update: LiveStateUpdate, summary: String)
         /// Whether the files are loaded again whenever a new key set is put in force, changed or
         /// not (status lists: a list refused because no key verified it is tried again).
-        public var reloadsWithKeys: Bool
+        package var reloadsWithKeys: Bool
         /// Whether the files are loaded again whenever new trust anchors are put in force (status
         /// lists: a list refused because its chain did not validate is tried again).
-        public var reloadsWithAnchors: Bool
+        package var reloadsWithAnchors: Bool
         /// ``load`` given the trust anchors this round puts in force too (new anchors of the same
         /// round, else those in force; nil: none configured). Used in place of ``load`` when set.
-        public var loadWithAnchors:
+        package var loadWithAnchors:
             (@Sendable (_ keys: KeySet, _ anchors: TrustAnchors?) throws -> (update: LiveStateUpdate, summary: String))?
 
         /// A group loaded with the key set and the trust anchors this round puts in force.
-        public init(
+        package init(
             name: String, kept: String, files: [String], reloadsWithKeys: Bool = false, reloadsWithAnchors: Bool,
             loadWithAnchors:
                 @escaping @Sendable (_ keys: KeySet, _ anchors: TrustAnchors?) throws -> (
@@ -54,7 +54,7 @@ public final class LiveStateWatcher: Service, @unchecked Sendable {
             self.loadWithAnchors = loadWithAnchors
         }
 
-        public init(
+        package init(
             name: String, kept: String, files: [String], reloadsWithKeys: Bool = false,
             load: @escaping @Sendable (_ keys: KeySet) throws -> (update: LiveStateUpdate, summary: String)
         ) {
@@ -79,18 +79,18 @@ public final class LiveStateWatcher: Service, @unchecked Sendable {
     /// The files' signatures taken before the state was loaded: a watcher made with them reloads
     /// a file that changed while the state was loading, at its first poll, instead of taking the
     /// change for what was loaded.
-    public struct Baseline: Sendable {
+    package struct Baseline: Sendable {
         fileprivate let states: [[FileState]]
     }
 
     /// The signatures of `sources`' files now: take them before loading the state.
-    public static func baseline(of sources: [Source]) -> Baseline {
+    package static func baseline(of sources: [Source]) -> Baseline {
         Baseline(states: sources.map(Self.signatures))
     }
 
     /// A watcher polling every `interval` seconds (0: files are not polled, only SIGHUP reloads),
     /// whose files were loaded as `baseline` found them (nil: as they are now).
-    public init(
+    package init(
         verifier: Verifier, sources: [Source], interval: Double = 0.25, baseline: Baseline? = nil,
         log: @escaping @Sendable (String) -> Void
     ) {
@@ -105,7 +105,7 @@ public final class LiveStateWatcher: Service, @unchecked Sendable {
 
     /// Watches (polls every interval; without polling, looks for a SIGHUP every 0.1 s) until
     /// `stop`; a reload under way finishes first.
-    public func run(until stop: StopSignal) {
+    package func run(until stop: StopSignal) {
         let period = interval > 0 ? interval : 0.1
         while !stop.wait(seconds: period) { poll() }
     }
@@ -134,7 +134,7 @@ public final class LiveStateWatcher: Service, @unchecked Sendable {
     /// Loads the groups now and puts those that load in force, in one swap. The loading runs at
     /// the lowest CPU priority (nice 19 for the watcher's thread, restored after), so that a reload of
     /// millions of entries takes what the verifying threads leave rather than their time.
-    public func reload(_ due: [(Source, reason: String)]) {
+    package func reload(_ due: [(Source, reason: String)]) {
         guard !due.isEmpty else { return }
         let thread: id_t = 0  // on Linux the nice value is per thread: 0 is the calling one
         let priority = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread)

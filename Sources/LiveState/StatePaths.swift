@@ -7,10 +7,10 @@ import Musl
 /// The files a live-state path stands for (spec §3, §4c): a file itself; a directory, its regular
 /// files in name order, leaving out names that start with `.` (where a writer such as
 /// `tokenverify fetch` keeps a download until it is checked and renamed into place).
-public enum StatePaths {
+package enum StatePaths {
     /// Every file `paths` stand for, in order; a path that is missing is kept (its reader says
     /// why it cannot be read).
-    public static func expand(_ paths: [String]) -> [String] {
+    package static func expand(_ paths: [String]) -> [String] {
         paths.flatMap { path -> [String] in
             guard isDirectory(path) else { return [path] }
             return regularFiles(in: path)
@@ -18,7 +18,7 @@ public enum StatePaths {
     }
 
     /// Whether `path` is a directory.
-    public static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
     }

@@ -11,9 +11,9 @@ import Musl
 /// mode 0666 less the process's umask (applied by the kernel); it is synced, renamed over the path, and the folder is
 /// synced after. A reader opens either the previous file or the new one; a symbolic link at the
 /// path is replaced, never written through. Measure: `strace -e trace=openat,fsync,rename`.
-public final class AtomicFileWriter {
+package final class AtomicFileWriter {
     /// How the temporary file is named.
-    public enum Temporary: Sendable {
+    package enum Temporary: Sendable {
         /// `PREFIX` + the file's name + `.XXXXXX` (six random characters): a dotfile for a
         /// prefix starting with ".", which folder readers skip.
         case unique(prefix: String)
@@ -23,16 +23,16 @@ public final class AtomicFileWriter {
     }
 
     /// The file replaced.
-    public let path: String
+    package let path: String
     /// Where the bytes go until ``commit()``.
-    public let temporaryPath: String
+    package let temporaryPath: String
     /// The temporary file's descriptor (−1 once committed or discarded), for writers that write
     /// themselves (`fetch`'s downloads).
-    public private(set) var descriptor: Int32
+    package private(set) var descriptor: Int32
     private var committed = false
 
     /// Creates the temporary file for `path`; throws a sentence naming the folder and why.
-    public init(replacing path: String, temporary: Temporary = .unique(prefix: ".")) throws(AtomicFileError) {
+    package init(replacing path: String, temporary: Temporary = .unique(prefix: ".")) throws(AtomicFileError) {
         self.path = path
         let folder = Self.folder(of: path)
         let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
@@ -56,7 +56,7 @@ public final class AtomicFileWriter {
     deinit { discard() }
 
     /// Appends `bytes` to the temporary file (retrying short writes and EINTR).
-    public func write(_ bytes: [UInt8]) throws(AtomicFileError) {
+    package func write(_ bytes: [UInt8]) throws(AtomicFileError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
@@ -70,7 +70,7 @@ public final class AtomicFileWriter {
 
     /// Syncs and closes the temporary file, renames it over ``path`` and syncs the folder. On a
     /// failure the temporary file is removed and the previous file stays as it was.
-    public func commit() throws(AtomicFileError) {
+    package func commit() throws(AtomicFileError) {
         var failure: String?
         if fsync(descriptor) != 0 { failure = "cannot sync \(temporaryPath): \(errnoText())" }
         if Glibc.close(descriptor) != 0, failure == nil { failure = "cannot close \(temporaryPath): \(errnoText())" }
@@ -91,7 +91,7 @@ public final class AtomicFileWriter {
     }
 
     /// Closes and removes the temporary file, unless it was committed (after a stop or an error).
-    public func discard() {
+    package func discard() {
         if descriptor >= 0 { _ = Glibc.close(descriptor) }
         descriptor = -1
         if !committed {
@@ -101,7 +101,7 @@ public final class AtomicFileWriter {
     }
 
     /// Removes the temporary files named `.unique(prefix:)` that a killed run left in `folder`.
-    public static func removeLeftovers(in folder: String, prefix: String) {
+    package static func removeLeftovers(in folder: String, prefix: String) {
         guard !prefix.isEmpty, let directory = opendir(folder) else { return }
         defer { closedir(directory) }
         var names: [String] = []
@@ -142,17 +142,17 @@ public final class AtomicFileWriter {
 
 /// A file written whole in one call (``AtomicFileWriter`` for bytes at hand): the metrics and
 /// summary files.
-public struct AtomicFile: Sendable {
-    public let path: String
+package struct AtomicFile: Sendable {
+    package let path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// Checks, before a run starts, that the file can be written where it is named: the path is
     /// not a folder and its folder takes a new file (one is made there and removed). Throws a
     /// sentence naming the option, the path and why.
-    public func checkWritable(option: String) throws(AtomicFileError) {
+    package func checkWritable(option: String) throws(AtomicFileError) {
         guard !path.isEmpty else { throw AtomicFileError("\(option) needs a path") }
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
@@ -168,7 +168,7 @@ public struct AtomicFile: Sendable {
 
     /// Replaces the file with `bytes`; throws a sentence naming the path and why (the previous
     /// file, if any, stays as it was, and no temporary file is left).
-    public func write(_ bytes: [UInt8]) throws(AtomicFileError) {
+    package func write(_ bytes: [UInt8]) throws(AtomicFileError) {
         do {
             let writer = try AtomicFileWriter(replacing: path)
             try writer.write(bytes)
@@ -180,12 +180,12 @@ public struct AtomicFile: Sendable {
 }
 
 /// Why a file could not be written: one sentence.
-public struct AtomicFileError: Error, CustomStringConvertible, Sendable {
-    public let description: String
+package struct AtomicFileError: Error, CustomStringConvertible, Sendable {
+    package let description: String
     /// The `errno` of the call that failed (0: none).
-    public let code: Int32
+    package let code: Int32
 
-    public init(_ description: String, code: Int32 = 0) {
+    package init(_ description: String, code: Int32 = 0) {
         self.description = description
         self.code = code
     }

@@ -7,14 +7,14 @@ import Musl
 /// A thread of its own (a pthread, no Foundation), joined by ``join()``: for the workers of
 /// ``OrderedProduction`` and the services of a ``ServiceGroup``, which wait for long stretches
 /// and so are no work for Dispatch's pool.
-public final class BackgroundThread: @unchecked Sendable {
+package final class BackgroundThread: @unchecked Sendable {
     private var thread: pthread_t
     private var joined = false
 
     /// Starts `body` on a new thread with a stack of `stackSize` bytes; with `blockingSignals`,
     /// SIGINT, SIGTERM and SIGHUP are blocked there (``ProcessSignals/blockInCurrentThread()``),
     /// so that they reach the thread that reads input.
-    public init(stackSize: Int = 1 << 20, blockingSignals: Bool = true, _ body: @escaping @Sendable () -> Void) {
+    package init(stackSize: Int = 1 << 20, blockingSignals: Bool = true, _ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(
             ThreadBody {
                 if blockingSignals { ProcessSignals.blockInCurrentThread() }
@@ -36,7 +36,7 @@ public final class BackgroundThread: @unchecked Sendable {
     }
 
     /// Waits for the thread's body to return (once; later calls return at once).
-    public func join() {
+    package func join() {
         guard !joined else { return }
         joined = true
         pthread_join(thread, nil)

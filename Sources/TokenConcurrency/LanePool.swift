@@ -4,12 +4,12 @@ import Dispatch
 /// Serial Dispatch queues, each owning one worker that only ever runs on it (so a worker needs no
 /// lock): long-lived lanes that a batch is spread over, chunk by chunk, and that single calls
 /// take in turn. A caller's thread is never needed by the work (the async API does not block it).
-public final class LanePool<Worker>: Sendable {
+package final class LanePool<Worker>: Sendable {
     /// One queue and the worker that only runs on it.
-    public final class Lane: @unchecked Sendable {
-        public let queue: DispatchQueue
+    package final class Lane: @unchecked Sendable {
+        package let queue: DispatchQueue
         /// Touched only on ``queue``.
-        public let worker: Worker
+        package let worker: Worker
 
         init(queue: DispatchQueue, worker: Worker) {
             self.queue = queue
@@ -17,18 +17,18 @@ public final class LanePool<Worker>: Sendable {
         }
     }
 
-    public let lanes: [Lane]
+    package let lanes: [Lane]
     private let nextLane = ManagedAtomic<Int>(0)
 
     /// `count` lanes (at least one) named `label.N`, with the workers `makeWorker` makes.
-    public init(count: Int, label: String, makeWorker: (Int) -> Worker) {
+    package init(count: Int, label: String, makeWorker: (Int) -> Worker) {
         lanes = (0..<max(1, count)).map { index in
             Lane(queue: DispatchQueue(label: "\(label).\(index)", qos: .userInitiated), worker: makeWorker(index))
         }
     }
 
     /// The next lane, round robin.
-    public func next() -> Lane {
+    package func next() -> Lane {
         lanes[nextLane.loadThenWrappingIncrement(ordering: .relaxed) % lanes.count]
     }
 
@@ -36,7 +36,7 @@ public final class LanePool<Worker>: Sendable {
     /// takes the next chunk from one atomic counter, so every index is covered exactly once) and
     /// calls `done` on the last lane to finish. `isCancelled` is polled between chunks; a
     /// cancelled run leaves the remaining chunks undone.
-    public func run(
+    package func run(
         count: Int, threads: Int, chunkSize: Int, isCancelled: @escaping @Sendable () -> Bool,
         body: @escaping @Sendable (Worker, Range<Int>) -> Void, done: @escaping @Sendable () -> Void
     ) {
@@ -60,14 +60,14 @@ public final class LanePool<Worker>: Sendable {
 }
 
 /// A flag set once, from any thread (a cancellation, a stop).
-public final class OnceFlag: Sendable {
+package final class OnceFlag: Sendable {
     private let flag = ManagedAtomic<Bool>(false)
 
-    public init() {}
+    package init() {}
 
     /// Whether the flag was set.
-    public var isSet: Bool { flag.load(ordering: .relaxed) }
+    package var isSet: Bool { flag.load(ordering: .relaxed) }
 
     /// Sets the flag.
-    public func set() { flag.store(true, ordering: .relaxed) }
+    package func set() { flag.store(true, ordering: .relaxed) }
 }

@@ -8,10 +8,10 @@
 /// builds (locking it twice on one thread, or unlocking it on a thread that does not hold it,
 /// stops the process with the error), a plain one in release builds. ThreadSanitizer sees its
 /// hand-offs (on Linux it does not see the standard library's `Mutex`). No Foundation.
-public final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    public init() {
+    package init() {
         var attributes = pthread_mutexattr_t()
         var error = pthread_mutexattr_init(&attributes)
         precondition(error == 0, "pthread_mutexattr_init failed: \(error)")
@@ -28,13 +28,13 @@ public final class Lock: @unchecked Sendable {
     }
 
     /// Takes the lock, waiting for it.
-    public func lock() {
+    package func lock() {
         let error = pthread_mutex_lock(mutex)
         precondition(error == 0, "pthread_mutex_lock failed: \(error)")
     }
 
     /// Releases the lock (held by the calling thread).
-    public func unlock() {
+    package func unlock() {
         let error = pthread_mutex_unlock(mutex)
         precondition(error == 0, "pthread_mutex_unlock failed: \(error)")
     }
@@ -42,7 +42,7 @@ public final class Lock: @unchecked Sendable {
     /// Runs `body` holding the lock and returns what it returns (the lock is released however
     /// `body` ends).
     @inlinable
-    public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         lock()
         defer { unlock() }
         return try body()

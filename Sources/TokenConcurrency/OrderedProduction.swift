@@ -7,13 +7,13 @@ import Dispatch
 /// The workers are threads of their own (``BackgroundThread``), not Dispatch work items: they
 /// wait on semaphores, and Dispatch on Linux grows its pool slowly. The one lock (a ``LockedValue``) guards the claim
 /// counter and the finished elements, a few times per element, never per token.
-public enum OrderedProduction {
+package enum OrderedProduction {
     /// Calls `consume` with the elements in order, each made by a producer from `makeProducer`
     /// (called once on each worker thread, so a producer may keep state that is not shared).
     /// `consume` returns false to stop early (then no further element is made); an error it
     /// throws stops the run and is rethrown. Returns whether every element was consumed. Every
     /// worker has ended when it returns.
-    public static func run<Element: Sendable, Failure: Error>(
+    package static func run<Element: Sendable, Failure: Error>(
         count: Int, threads: Int, window: Int,
         makeProducer: @escaping @Sendable () -> (Int) -> Element,
         consume: (Element) throws(Failure) -> Bool

@@ -22,7 +22,7 @@ public enum ProcessSignals {
 
     /// Installs the handlers and ignores SIGPIPE (a closed stdout is seen as EPIPE instead).
     /// SIGHUP asks for a reload when `reloadOnHangUp`, else it stops the run like SIGINT.
-    public static func install(reloadOnHangUp: Bool = true) {
+    package static func install(reloadOnHangUp: Bool = true) {
         hangUpReloads.store(reloadOnHangUp, ordering: .relaxed)
         signal(SIGPIPE, SIG_IGN)
         if wake.read < 0, let ends = makeWakePipe() { wake = ends }
@@ -50,7 +50,7 @@ public enum ProcessSignals {
 
     /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (a worker's), so that they are
     /// delivered to the reading thread, whose blocked read(2) they interrupt.
-    public static func blockInCurrentThread() {
+    package static func blockInCurrentThread() {
         var blocked = handledSignals()
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
     }
@@ -66,7 +66,7 @@ public enum ProcessSignals {
     /// Waits until `descriptor` is readable (true) or a handled signal arrives (false, the wake
     /// pipe drained: the caller checks the flags and waits again). Without installed handlers it
     /// returns true at once, and the caller's read(2) blocks as it would.
-    public static func waitReadable(_ descriptor: Int32) -> Bool {
+    package static func waitReadable(_ descriptor: Int32) -> Bool {
         guard wake.read >= 0 else { return true }
         var entries = [
             pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
@@ -85,5 +85,5 @@ public enum ProcessSignals {
     public static var stopRequested: Bool { stop.load(ordering: .relaxed) }
 
     /// Whether SIGHUP arrived since the last call (and clears it).
-    public static func takeReloadRequest() -> Bool { reload.exchange(false, ordering: .relaxed) }
+    package static func takeReloadRequest() -> Bool { reload.exchange(false, ordering: .relaxed) }
 }

@@ -10,7 +10,7 @@ import Musl
 /// async): ``run(until:)`` does the work until `stop` is triggered and returns once its last
 /// work is done. The background parts (the live-state watcher, the metrics writer) and the
 /// foreground loop of `fetch --watch` are services; a ``ServiceGroup`` runs them.
-public protocol Service {
+package protocol Service {
     /// Works until `stop` is triggered (or the work ends), then finishes (a metrics writer
     /// writes its last figures) and returns.
     func run(until stop: StopSignal)
@@ -20,14 +20,14 @@ public protocol Service {
 /// ``wait(seconds:)`` at once. A pipe and an atomic, no lock: ``trigger()`` is
 /// async-signal-safe. One that follows process signals (the foreground's in a ``ServiceGroup``)
 /// also counts SIGINT and SIGTERM (``ProcessSignals/stopRequested``) as a trigger.
-public final class StopSignal: Sendable {
+package final class StopSignal: Sendable {
     private let triggered = ManagedAtomic<Bool>(false)
     private let followsProcessSignals: Bool
     /// The pipe a trigger writes a byte to (never read: once triggered, every wait ends at once).
     private let ends: (read: Int32, write: Int32)
 
     /// A stop signal; with `followingProcessSignals`, SIGINT and SIGTERM trigger it too.
-    public init(followingProcessSignals: Bool = false) {
+    package init(followingProcessSignals: Bool = false) {
         self.followsProcessSignals = followingProcessSignals
         guard let ends = makeWakePipe() else { preconditionFailure("pipe failed: \(errnoText())") }
         self.ends = ends
@@ -39,21 +39,21 @@ public final class StopSignal: Sendable {
     }
 
     /// Asks the service to stop.
-    public func trigger() {
+    package func trigger() {
         guard !triggered.exchange(true, ordering: .sequentiallyConsistent) else { return }
         var byte: UInt8 = 1
         _ = write(ends.write, &byte, 1)
     }
 
     /// Whether a stop was asked for.
-    public var isTriggered: Bool {
+    package var isTriggered: Bool {
         triggered.load(ordering: .sequentiallyConsistent) || (followsProcessSignals && ProcessSignals.stopRequested)
     }
 
     /// Waits `seconds` or until a stop is asked for, whichever comes first, and returns
     /// ``isTriggered``. A process signal taken by the waiting thread ends the wait early too.
     @discardableResult
-    public func wait(seconds: Double) -> Bool {
+    package func wait(seconds: Double) -> Bool {
         if isTriggered { return true }
         var entry = pollfd(fd: ends.read, events: Int16(POLLIN), revents: 0)
         _ = poll(&entry, 1, Int32(min(max(0, seconds), 86_400) * 1000))  // EINTR: a signal, checked next
@@ -66,17 +66,17 @@ public final class StopSignal: Sendable {
 /// reads input), the foreground work on the calling thread; when the foreground returns (its
 /// work done, or stopped by SIGINT or SIGTERM), the background services are stopped in reverse
 /// order, each after the one started after it has finished.
-public struct ServiceGroup: Sendable {
+package struct ServiceGroup: Sendable {
     /// The background services, in the order they start.
-    public let services: [any Service & Sendable]
+    package let services: [any Service & Sendable]
 
-    public init(_ services: [any Service & Sendable]) {
+    package init(_ services: [any Service & Sendable]) {
         self.services = services
     }
 
     /// Starts the services, runs `foreground` with a stop signal that SIGINT and SIGTERM trigger
     /// (``ProcessSignals``), stops the services and returns what `foreground` returned.
-    public func run<Result>(_ foreground: (StopSignal) throws -> Result) rethrows -> Result {
+    package func run<Result>(_ foreground: (StopSignal) throws -> Result) rethrows -> Result {
         let running = services.map { service in
             let stop = StopSignal()
             return (stop, BackgroundThread { service.run(until: stop) })
@@ -91,7 +91,7 @@ public struct ServiceGroup: Sendable {
     }
 
     /// Runs `service` in the foreground (``run(_:)``): until its work ends or a stop signal.
-    public func run(_ service: some Service) {
+    package func run(_ service: some Service) {
         run { stop in service.run(until: stop) }
     }
 }

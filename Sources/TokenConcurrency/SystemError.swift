@@ -6,4 +6,4 @@ import Musl
 
 /// The text of an `errno` value (by default the current one), as `strerror(3)` gives it: the
 /// one way the project words a failed system call ("No such file or directory").
-public func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+package func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }

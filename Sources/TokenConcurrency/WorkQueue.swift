@@ -16,26 +16,26 @@ import Musl
 /// not yet released it (preempted between the two steps, a few instructions apart) still holds
 /// that slot while later ones are freed, so the producer may find the ring full after all: it
 /// then yields until that consumer has run its next instructions.
-public final class WorkQueue<Element>: @unchecked Sendable {
+package final class WorkQueue<Element>: @unchecked Sendable {
     private let ring: WorkRing<Element>
     private let available = DispatchSemaphore(value: 0)
     private let closed = ManagedAtomic<Bool>(false)
     private let consumers: Int
 
     /// A queue for `consumers` consumers, holding at least `capacity` items.
-    public init(capacity: Int, consumers: Int) {
+    package init(capacity: Int, consumers: Int) {
         ring = WorkRing(capacity: capacity + consumers)
         self.consumers = consumers
     }
 
     /// Appends `element` and wakes a sleeping consumer.
-    public func push(_ element: Element) {
+    package func push(_ element: Element) {
         while !ring.tryPush(element) { sched_yield() }
         available.signal()
     }
 
     /// The oldest element, sleeping while there is none; nil once the queue is closed and empty.
-    public func pop() -> Element? {
+    package func pop() -> Element? {
         while true {
             available.wait()
             if let element = ring.tryPop() { return element }
@@ -44,7 +44,7 @@ public final class WorkQueue<Element>: @unchecked Sendable {
     }
 
     /// No more pushes: every consumer gets nil once the queue is empty.
-    public func close() {
+    package func close() {
         closed.store(true, ordering: .releasing)
         for _ in 0..<consumers { available.signal() }
     }

@@ -3,7 +3,7 @@ import Atomics
 /// A bounded lock-free ring (Vyukov's bounded MPMC queue: one sequence number per slot), the
 /// hand-off of chunks of work from the reader to the workers. `tryPush` and `tryPop` never wait
 /// and never lock; ``WorkQueue`` adds the sleeping.
-public final class WorkRing<Element>: @unchecked Sendable {
+package final class WorkRing<Element>: @unchecked Sendable {
     private let mask: Int
     private let sequences: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>
     private let elements: UnsafeMutablePointer<Element?>
@@ -11,7 +11,7 @@ public final class WorkRing<Element>: @unchecked Sendable {
     private let dequeuePosition = ManagedAtomic<Int>(0)
 
     /// A ring of at least `capacity` slots (rounded up to a power of two).
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         var size = 2
         while size < capacity { size <<= 1 }
         mask = size - 1
@@ -31,7 +31,7 @@ public final class WorkRing<Element>: @unchecked Sendable {
     }
 
     /// The number of slots.
-    public var capacity: Int { mask + 1 }
+    package var capacity: Int { mask + 1 }
 
     @inline(__always)
     private func sequence(_ slot: Int) -> UnsafeAtomic<Int> {
@@ -39,7 +39,7 @@ public final class WorkRing<Element>: @unchecked Sendable {
     }
 
     /// Appends `element`; false when the ring is full.
-    public func tryPush(_ element: Element) -> Bool {
+    package func tryPush(_ element: Element) -> Bool {
         var position = enqueuePosition.load(ordering: .relaxed)
         while true {
             let slot = position & mask
@@ -62,7 +62,7 @@ public final class WorkRing<Element>: @unchecked Sendable {
     }
 
     /// The oldest element; nil when the ring is empty.
-    public func tryPop() -> Element? {
+    package func tryPop() -> Element? {
         var position = dequeuePosition.load(ordering: .relaxed)
         while true {
             let slot = position & mask

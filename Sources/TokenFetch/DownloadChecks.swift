@@ -3,23 +3,23 @@ import LiveState
 import TokenVerifier
 
 /// What `fetch` keeps of a Status List Token that passed its checks.
-public struct StatusListSummary: Sendable {
+package struct StatusListSummary: Sendable {
     /// Its `sub`: the URI tokens name.
-    public var uri: String
+    package var uri: String
     /// Its `iat`.
-    public var issuedAt: Double
+    package var issuedAt: Double
     /// Its `exp`, when it has one.
-    public var expiresAt: Double?
+    package var expiresAt: Double?
     /// Its `ttl`, seconds.
-    public var timeToLive: Double?
+    package var timeToLive: Double?
     /// What the report line says of it ("1000 entries of 1 bit").
-    public var description: String
+    package var description: String
     /// The list itself, when the loader keeps it (to tell a copy from other entries of one `iat`).
-    public var list: StatusListToken?
+    package var list: StatusListToken?
     /// The issuer it answers for (trust rule B: its key's `iss`, else its own; nil: none named).
-    public var issuer: String?
+    package var issuer: String?
 
-    public init(
+    package init(
         uri: String, issuedAt: Double, expiresAt: Double?, timeToLive: Double?, description: String,
         list: StatusListToken? = nil, issuer: String? = nil
     ) {
@@ -36,13 +36,13 @@ public struct StatusListSummary: Sendable {
 /// Loads a Status List Token exactly as `verify --status-lists` loads one (spec §4c: format,
 /// `typ`, signature against `keys`, claims, the list inflated within its limit); `source` names
 /// it in errors. Throws an error whose description says why it fails.
-public typealias StatusListLoader =
+package typealias StatusListLoader =
     @Sendable (_ bytes: [UInt8], _ source: String, _ keys: KeySet) throws -> StatusListSummary
 
 /// The loader of `verify --status-lists`: ``StatusListToken/load(bytes:source:keys:anchors:options:maxInflatedBytes:)``,
 /// with `anchors` as `verify --trust-anchors` gives them (a list that carries a chain is checked
 /// by it, spec §3b; nil: by `kid` only).
-public func standardStatusListLoader(
+package func standardStatusListLoader(
     maxInflatedBytes: Int = 256 << 20, anchors: TrustAnchors? = nil
 ) -> StatusListLoader {
     { bytes, source, keys in

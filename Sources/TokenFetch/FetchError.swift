@@ -1,19 +1,19 @@
 /// Why one URL could not be fetched, or a file not written: one sentence.
-public struct FetchError: Error, CustomStringConvertible, Sendable {
-    public var description: String
+package struct FetchError: Error, CustomStringConvertible, Sendable {
+    package var description: String
     /// Why a download that passed verify's checks may still not replace the file in place
     /// (spec §7); nil for a failure.
-    public var refusal: RefusalReason?
+    package var refusal: RefusalReason?
     /// A download that passed verify's checks but may not replace the file in place.
-    public var isRefusal: Bool { refusal != nil }
+    package var isRefusal: Bool { refusal != nil }
 
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
         refusal = nil
     }
 
     /// A refusal by one of spec §7's rules.
-    public init(refused description: String, reason: RefusalReason) {
+    package init(refused description: String, reason: RefusalReason) {
         self.description = description
         refusal = reason
     }
@@ -21,7 +21,7 @@ public struct FetchError: Error, CustomStringConvertible, Sendable {
 
 /// Why `fetch` kept a file rather than write a download (the `reason` label of the metrics'
 /// refusal counter).
-public enum RefusalReason: String, Sendable, CaseIterable {
+package enum RefusalReason: String, Sendable, CaseIterable {
     /// The download fails the checks `verify` makes (a bad key set, signature, `typ`, `sub`).
     case invalid
     /// A status list older than the URL's floor, or as old with other entries.

@@ -73,13 +73,13 @@ struct FetchState: Codable {
 
 /// A state file that exists but cannot be used: `fetch` stops (and `verify` with it, where it
 /// follows fetch's folder) naming the file, rather than forget the floors it holds.
-public struct FetchStateError: Error, CustomStringConvertible, Sendable {
+package struct FetchStateError: Error, CustomStringConvertible, Sendable {
     /// The state file.
-    public var file: String
+    package var file: String
     /// What is wrong with it.
-    public var why: String
+    package var why: String
 
-    public var description: String {
+    package var description: String {
         "\(file) \(why) (fetch's state: move it aside only to start over, which forgets every floor it holds)"
     }
 }

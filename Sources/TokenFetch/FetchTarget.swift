@@ -2,26 +2,26 @@ import Foundation
 
 /// One URL that `fetch` downloads: a key set (JWKS) or a Status List Token, and the file it
 /// becomes in the output directory.
-public struct FetchTarget: Sendable, Hashable {
+package struct FetchTarget: Sendable, Hashable {
     /// What a download is checked as, and the folder it is written to.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         case keys
         case statusList = "status-lists"
 
         /// The folder under the output directory.
-        public var folder: String { rawValue }
+        package var folder: String { rawValue }
     }
 
     /// Key set or status list.
-    public let kind: Kind
+    package let kind: Kind
     /// The URL as given (an `https:` URL).
-    public let url: String
+    package let url: String
     /// The file's name in its folder: the URL's host and path made safe, then a hash of the
     /// whole URL, so that two URLs never share a file and the same URL always has the same one.
-    public let fileName: String
+    package let fileName: String
 
     /// A target for `url`, which must be an absolute `https:` URL with a host.
-    public init(kind: Kind, url: String) throws(FetchUsageError) {
+    package init(kind: Kind, url: String) throws(FetchUsageError) {
         try FetchTarget.checkHTTPS(url)
         self.kind = kind
         self.url = url
@@ -29,7 +29,7 @@ public struct FetchTarget: Sendable, Hashable {
     }
 
     /// Refuses anything but an absolute `https:` URL with a host (plain `http:` included).
-    public static func checkHTTPS(_ url: String) throws(FetchUsageError) {
+    package static func checkHTTPS(_ url: String) throws(FetchUsageError) {
         if url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
             throw FetchUsageError("\(url): a URL may not hold spaces or control characters")
         }
@@ -79,8 +79,8 @@ public struct FetchTarget: Sendable, Hashable {
 }
 
 /// A usage error of `fetch` (exit status 2): a URL that is not https, a bad option.
-public struct FetchUsageError: Error, CustomStringConvertible, Sendable {
+package struct FetchUsageError: Error, CustomStringConvertible, Sendable {
     /// What is wrong, in one sentence.
-    public var description: String
-    public init(_ description: String) { self.description = description }
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

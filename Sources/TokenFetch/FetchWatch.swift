@@ -5,19 +5,19 @@ import TokenConcurrency
 /// (SIGINT or SIGTERM, as the ``ServiceGroup`` that runs it in the foreground passes on; a
 /// download in flight is aborted through ``ProcessSignals`` and its temporary file removed).
 /// SIGHUP makes every target due at once.
-public struct FetchWatch: Service {
+package struct FetchWatch: Service {
     /// Fetches and writes.
-    public let fetcher: Fetcher
+    package let fetcher: Fetcher
     /// Every URL watched.
-    public let targets: [FetchTarget]
+    package let targets: [FetchTarget]
     /// When each is due again.
-    public let schedule: WatchSchedule
+    package let schedule: WatchSchedule
     /// Called with each URL's outcome.
-    public let report: (FetchReport) -> Void
+    package let report: (FetchReport) -> Void
     /// Called after ``report`` with when (seconds since 1970) that URL is fetched next.
-    public let scheduled: (FetchTarget, Double) -> Void
+    package let scheduled: (FetchTarget, Double) -> Void
 
-    public init(
+    package init(
         fetcher: Fetcher, targets: [FetchTarget], schedule: WatchSchedule, report: @escaping (FetchReport) -> Void,
         scheduled: @escaping (FetchTarget, Double) -> Void = { _, _ in }
     ) {
@@ -29,7 +29,7 @@ public struct FetchWatch: Service {
     }
 
     /// Fetches until `stop`.
-    public func run(until stop: StopSignal) {
+    package func run(until stop: StopSignal) {
         var due = Dictionary(uniqueKeysWithValues: targets.map { ($0, 0.0) })
         var failures: [FetchTarget: Int] = [:]
         var generator = SystemRandomNumberGenerator()
@@ -66,7 +66,7 @@ public struct FetchWatch: Service {
 
 extension FetchReport.Outcome {
     /// Failed or refused: the file was not written, the run exits 1 and `--watch` retries with backoff.
-    public var isFailure: Bool {
+    package var isFailure: Bool {
         switch self {
         case .failed, .refused: true
         case .updated, .unchanged, .stopped: false

@@ -7,24 +7,24 @@ import Glibc
 #endif
 
 /// How `fetch` downloads.
-public struct FetchConfiguration: Sendable {
+package struct FetchConfiguration: Sendable {
     /// The output directory: `keys/`, `status-lists/` and the state file go here.
-    public var directory: String
+    package var directory: String
     /// PEM certificates trusted beside the system's.
-    public var caFile: String?
+    package var caFile: String?
     /// Seconds each URL may take, redirects included.
-    public var timeout: Double
+    package var timeout: Double
     /// A larger body fails the download.
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
     /// Checks a status list as `verify` would (by default, `verify`'s own loader).
-    public var statusListLoader: StatusListLoader
+    package var statusListLoader: StatusListLoader
     /// Seconds a list's `iat` may lie in the future before it is refused (spec §7, "No rollback").
-    public var leeway: Double
+    package var leeway: Double
     /// `kid`s a key set may bring back although an earlier key set of its URL dropped them
     /// (`--readmit-kid`): each once, until a key set holding it is written.
-    public var readmitKeyIDs: Set<String>
+    package var readmitKeyIDs: Set<String>
 
-    public init(
+    package init(
         directory: String, caFile: String? = nil, timeout: Double = 30, maxBodyBytes: Int = 256 << 20,
         statusListLoader: @escaping StatusListLoader = standardStatusListLoader(), leeway: Double = 60,
         readmitKeyIDs: Set<String> = []
@@ -40,8 +40,8 @@ public struct FetchConfiguration: Sendable {
 }
 
 /// What became of one URL.
-public struct FetchReport: Sendable {
-    public enum Outcome: Sendable, Equatable {
+package struct FetchReport: Sendable {
+    package enum Outcome: Sendable, Equatable {
         /// A new file was checked and renamed into place; the detail says what it holds.
         case updated(String)
         /// The publisher answered 304, or sent the bytes the file already holds.
@@ -56,28 +56,28 @@ public struct FetchReport: Sendable {
     }
 
     /// The URL and its file.
-    public let target: FetchTarget
+    package let target: FetchTarget
     /// What became of it.
-    public let outcome: Outcome
+    package let outcome: Outcome
     /// The status list now in the target's file, when it is one and could be read.
-    public let statusList: StatusListSummary?
+    package let statusList: StatusListSummary?
     /// A failure after the body arrived: the download failed the checks `verify` would make.
-    public var refused = false
+    package var refused = false
     /// Why the file was kept rather than the download written: spec §7's rule, or `.invalid`
     /// for a download that failed verify's checks; nil otherwise.
-    public var refusalReason: RefusalReason?
+    package var refusalReason: RefusalReason?
 
-    public init(target: FetchTarget, outcome: Outcome, statusList: StatusListSummary?) {
+    package init(target: FetchTarget, outcome: Outcome, statusList: StatusListSummary?) {
         self.target = target
         self.outcome = outcome
         self.statusList = statusList
     }
 
     /// The path of the target's file, relative to the output directory.
-    public var file: String { "\(target.kind.folder)/\(target.fileName)" }
+    package var file: String { "\(target.kind.folder)/\(target.fileName)" }
 
     /// One line for stderr.
-    public var line: String {
+    package var line: String {
         switch outcome {
         case .updated(let detail): return "\(target.url): wrote \(file) (\(detail))"
         case .unchanged(let why): return "\(target.url): unchanged (\(why)), \(file) stays"
@@ -91,9 +91,9 @@ public struct FetchReport: Sendable {
 /// Downloads key sets and Status List Tokens into the output directory, each checked as `verify`
 /// would check it before it replaces the previous file; one instance per directory (it holds a
 /// lock on it) and per thread.
-public final class Fetcher {
+package final class Fetcher {
     /// How it downloads.
-    public let configuration: FetchConfiguration
+    package let configuration: FetchConfiguration
     let client: HTTPSClient
     var state: FetchState
     private let lockDescriptor: Int32
@@ -104,7 +104,7 @@ public final class Fetcher {
 
     /// Creates the output folders, takes the directory's lock and removes temporary files a
     /// killed run left behind.
-    public init(configuration: FetchConfiguration) throws(FetchUsageError) {
+    package init(configuration: FetchConfiguration) throws(FetchUsageError) {
         self.configuration = configuration
         client = try HTTPSClient(
             caFile: configuration.caFile, timeout: configuration.timeout,
@@ -159,7 +159,7 @@ public final class Fetcher {
     }
 
     /// The loaders' warnings since the last call (a private member in a key set, for stderr).
-    public func takeWarnings() -> [String] {
+    package func takeWarnings() -> [String] {
         defer { warnings = [] }
         return warnings
     }
@@ -167,7 +167,7 @@ public final class Fetcher {
     /// Fetches every target: the key sets first, then the status lists, checked against the key
     /// set the key folder then holds. A failure does not stop the others; a stop signal does
     /// (the targets not yet fetched are reported stopped).
-    public func fetch(_ targets: [FetchTarget]) -> [FetchReport] {
+    package func fetch(_ targets: [FetchTarget]) -> [FetchReport] {
         var reports: [FetchReport] = []
         func stopped(_ target: FetchTarget) -> FetchReport? {
             ProcessSignals.stopRequested ? FetchReport(target: target, outcome: .stopped, statusList: nil) : nil

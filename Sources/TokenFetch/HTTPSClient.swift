@@ -9,15 +9,15 @@ import Glibc
 /// The validators of the last good response, sent back as a conditional request to the URL that
 /// gave them, and to no other (not to a redirect's target). A validator with a control
 /// character is neither kept nor sent (it could end a header line and start another).
-public struct Validators: Codable, Sendable, Equatable {
+package struct Validators: Codable, Sendable, Equatable {
     /// The response's ETag, sent back as If-None-Match.
-    public var etag: String?
+    package var etag: String?
     /// The response's Last-Modified, sent back as If-Modified-Since.
-    public var lastModified: String?
+    package var lastModified: String?
     /// The URL whose response gave them (nil: the URL fetched, as state files without it say).
-    public var url: String?
+    package var url: String?
 
-    public init(etag: String? = nil, lastModified: String? = nil, url: String? = nil) {
+    package init(etag: String? = nil, lastModified: String? = nil, url: String? = nil) {
         self.etag = etag
         self.lastModified = lastModified
         self.url = url

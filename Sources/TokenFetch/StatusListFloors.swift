@@ -10,7 +10,7 @@ import TokenVerifier
 /// ```swift
 /// let floors = try statusListFloors(followedFolder: "/var/lib/tokenverify/status-lists")
 /// ```
-public func statusListFloors(followedFolder: String) throws(FetchStateError) -> [StatusListFloor] {
+package func statusListFloors(followedFolder: String) throws(FetchStateError) -> [StatusListFloor] {
     let folder = URL(fileURLWithPath: followedFolder).standardizedFileURL
     guard folder.lastPathComponent == FetchTarget.Kind.statusList.folder else { return [] }
     let state = try FetchState.load(directory: folder.deletingLastPathComponent().path)

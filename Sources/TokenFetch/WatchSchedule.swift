@@ -1,18 +1,18 @@
 /// When `fetch --watch` fetches a URL again: key sets every `interval`; a status list after its
 /// `ttl` bounded by `minInterval` and `maxInterval`, and before its `exp`; after a failure,
 /// sooner, with exponential backoff and jitter, while the last good file stays.
-public struct WatchSchedule: Sendable {
+package struct WatchSchedule: Sendable {
     /// Seconds between fetches of a key set.
-    public var interval: Double
+    package var interval: Double
     /// The shortest wait before a status list is fetched again.
-    public var minInterval: Double
+    package var minInterval: Double
     /// The longest wait before a status list is fetched again (also for one without `ttl`).
-    public var maxInterval: Double
+    package var maxInterval: Double
     /// The first retry after a failure comes after about this many seconds, then twice as long
     /// each time, up to the URL's ordinary delay.
-    public var firstRetry: Double = 1
+    package var firstRetry: Double = 1
 
-    public init(interval: Double, minInterval: Double, maxInterval: Double) {
+    package init(interval: Double, minInterval: Double, maxInterval: Double) {
         self.interval = interval
         self.minInterval = minInterval
         self.maxInterval = maxInterval
@@ -20,7 +20,7 @@ public struct WatchSchedule: Sendable {
 
     /// Seconds from `now` until the next fetch after `report`, the `failures`-th failure in a row
     /// when it failed (0 otherwise); `random` gives numbers in 0..<1 for the jitter.
-    public func delay(after report: FetchReport, failures: Int, now: Double, random: () -> Double) -> Double {
+    package func delay(after report: FetchReport, failures: Int, now: Double, random: () -> Double) -> Double {
         let ordinary = ordinaryDelay(report, now: now)
         guard failures > 0 else { return ordinary }
         let backoff = min(ordinary, firstRetry * Double(1 << min(failures - 1, 30)))

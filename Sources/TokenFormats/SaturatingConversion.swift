@@ -3,7 +3,7 @@ extension FixedWidthInteger {
     /// of a Double that cannot trap, for counts and rates that are not times (a time is checked
     /// with TokenVerifier's `NumericDate.isRepresentable` where it is read).
     @inlinable
-    public init(saturating value: Double) {
+    package init(saturating value: Double) {
         if value.isNaN {
             self = 0
         } else if value <= Double(Self.min) {

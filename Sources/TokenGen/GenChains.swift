@@ -8,11 +8,11 @@ import TokenVerifier
 /// `gen-operator` (the tokens' `iss`) as a dNSName; leaves differ in serial and subject, so each
 /// is a distinct chain. A chained token carries leaf + intermediate in place of its `kid`. All of
 /// it follows from the seed; certificates are made once per set, not per token.
-public struct GenChains: Sendable {
+package struct GenChains: Sendable {
     /// The root, the set's trust anchor.
-    public let root: Certificate
+    package let root: Certificate
     /// The intermediate every leaf is issued under.
-    public let intermediate: Certificate
+    package let intermediate: Certificate
     /// Per algorithm (Ed25519, then ES256), the leaves' chains in token headers.
     let ed25519Leaves: [Leaf]
     let es256Leaves: [Leaf]
@@ -30,7 +30,7 @@ public struct GenChains: Sendable {
     static let validityMargin: Int64 = 365 * 86_400
 
     /// The chains of `spec` for its `keys`.
-    public init(_ spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey)) throws(CertificateProblem) {
+    package init(_ spec: TokenSetSpec, keys: (ed25519: SigningKey, es256: SigningKey)) throws(CertificateProblem) {
         var seeder = SplitMix64(spec.seed ^ 0xCE27_C4A1_0000_0001)
         func derive(_ keyID: String) -> SigningKey {
             let secret = (0..<4).flatMap { _ in withUnsafeBytes(of: seeder.next()) { Array($0) } }
@@ -82,7 +82,7 @@ public struct GenChains: Sendable {
     }
 
     /// The anchors file: the root as PEM (verify with `--trust-anchors int=SET/anchors.pem`).
-    public var anchorsPEM: String { root.pem }
+    package var anchorsPEM: String { root.pem }
 
     /// The COSE algorithm of a JWS one (RFC 9053, RFC 9864).
     static func coseAlgorithm(_ algorithm: SignatureAlgorithm) -> Int64 {

@@ -11,21 +11,21 @@ import Musl
 /// The raw signing rate of the back ends on given threads: libsodium's `crypto_sign_detached`
 /// (Ed25519) and OpenSSL's own ES256 signing (SHA-256 and `EVP_PKEY_sign`, contexts set up once
 /// per thread), over messages as long as a token's signing input. The ceiling `gen` is held to.
-public enum SigningRate {
+package enum SigningRate {
     /// A measured rate: per second of wall-clock time (all threads together), and per second of
     /// CPU time the signing threads got (what a shared machine disturbs least).
-    public struct Rate: Sendable {
-        public var perSecond: Double
-        public var perCPUSecond: Double
+    package struct Rate: Sendable {
+        package var perSecond: Double
+        package var perCPUSecond: Double
 
-        public init(perSecond: Double, perCPUSecond: Double) {
+        package init(perSecond: Double, perCPUSecond: Double) {
             self.perSecond = perSecond
             self.perCPUSecond = perCPUSecond
         }
     }
 
     /// Signatures per second of one back end on `threads` threads, each signing for `seconds`.
-    public static func measure(es256: Bool, threads: Int, seconds: Double, messageLength: Int = 330) -> Rate {
+    package static func measure(es256: Bool, threads: Int, seconds: Double, messageLength: Int = 330) -> Rate {
         let counts = Counts(threads)
         let start = DispatchTime.now().uptimeNanoseconds
         let deadline = start + UInt64(seconds * 1e9)
@@ -50,7 +50,7 @@ public enum SigningRate {
 
     /// Signatures per second for a mix with `es256Share` ES256: the time one signature of the mix
     /// takes, from both back ends' rates.
-    public static func mixRate(es256Share: Double, ed25519Rate: Double, es256Rate: Double) -> Double {
+    package static func mixRate(es256Share: Double, ed25519Rate: Double, es256Rate: Double) -> Double {
         guard es256Share > 0 || ed25519Rate > 0, es256Share < 1 || es256Rate > 0 else { return 0 }
         let secondsPerToken =
             (es256Share > 0 ? es256Share / es256Rate : 0) + (es256Share < 1 ? (1 - es256Share) / ed25519Rate : 0)
@@ -65,7 +65,7 @@ public enum SigningRate {
     }
 
     /// CPU seconds (user and system) this process has used, all threads.
-    public static func processCPUSeconds() -> Double {
+    package static func processCPUSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(

@@ -2,38 +2,38 @@ import TokenTools
 import TokenVerifier
 
 /// One block of consecutive lines of a generated set, as the bytes of each output file.
-public struct TokenChunk: Sendable {
+package struct TokenChunk: Sendable {
     /// Zero-based index of the chunk's first line in the set.
-    public let firstLine: Int
+    package let firstLine: Int
     /// `tokens.txt` lines: the bare tokens.
-    public internal(set) var tokens: [UInt8] = []
+    package internal(set) var tokens: [UInt8] = []
     /// `requests.jsonl` lines: requests with context and an `id`.
-    public internal(set) var requests: [UInt8] = []
+    package internal(set) var requests: [UInt8] = []
     /// `expected.jsonl` lines: `{"line":N,"valid":…,"reason":…}`.
-    public internal(set) var expected: [UInt8] = []
+    package internal(set) var expected: [UInt8] = []
     /// `revocations.jsonl` lines for the chunk's revoked tokens.
-    public internal(set) var revocations: [UInt8] = []
+    package internal(set) var revocations: [UInt8] = []
     /// `device-steps.jsonl` lines (sets with a step share only).
-    public internal(set) var deviceSteps: [UInt8] = []
+    package internal(set) var deviceSteps: [UInt8] = []
     /// The expected verdict of each line: nil for valid, else the reason. Lines whose verdict is
     /// `step_required` (it depends on the device steps written alongside, not on the token) are
     /// nil here too and counted in `stepRequiredLines`.
-    public internal(set) var reasons: [Reason?] = []
+    package internal(set) var reasons: [Reason?] = []
     /// Lines expected to be `step_required`.
-    public internal(set) var stepRequiredLines = 0
+    package internal(set) var stepRequiredLines = 0
     /// The non-zero status list entries of the chunk's tokens: (format, line, value).
-    public internal(set) var statusEntries: [(format: TokenFormat, index: Int, value: UInt8)] = []
+    package internal(set) var statusEntries: [(format: TokenFormat, index: Int, value: UInt8)] = []
     /// Lines whose token was signed for this chunk (the others repeat an earlier line's token).
-    public internal(set) var signedTokens = 0
+    package internal(set) var signedTokens = 0
     /// Of those, the ES256 ones.
-    public internal(set) var signedES256 = 0
+    package internal(set) var signedES256 = 0
 
     /// Lines in the chunk.
-    public var lineCount: Int { reasons.count }
+    package var lineCount: Int { reasons.count }
     /// Lines expected to be valid.
-    public var validLines: Int { reasons.reduce(0) { $0 + ($1 == nil ? 1 : 0) } - stepRequiredLines }
+    package var validLines: Int { reasons.reduce(0) { $0 + ($1 == nil ? 1 : 0) } - stepRequiredLines }
     /// Revocation entries in the chunk.
-    public var revocationCount: Int { revocations.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) } }
+    package var revocationCount: Int { revocations.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) } }
 
     init(firstLine: Int, lineCapacity: Int) {
         self.firstLine = firstLine

@@ -8,9 +8,9 @@ import TokenFetch
 /// The watch loop records (``record(_:)``, ``scheduled(_:at:)``); ``render()`` runs on the
 /// metrics writer's thread. Both take one ``Lock``, once per request: it guards this object's own
 /// fields (a `LockedValue` of an empty tuple, which held no value, raced under ThreadSanitizer).
-public final class FetchMetrics: @unchecked Sendable {
+package final class FetchMetrics: @unchecked Sendable {
     /// What a request came to, as the `outcome` label says it.
-    public static let outcomes = ["fetched", "not_modified", "refused", "failed"]
+    package static let outcomes = ["fetched", "not_modified", "refused", "failed"]
     private let registry = PrometheusCollectorRegistry()
     private let lock = Lock()
     private var requests: [String: Counter] = [:]
@@ -26,7 +26,7 @@ public final class FetchMetrics: @unchecked Sendable {
 
     /// Metrics for these targets: every series starts at 0, so that rates and alerts see them
     /// before the first request ends.
-    public init(targets: [FetchTarget]) {
+    package init(targets: [FetchTarget]) {
         let r = registry
         written = r.gauge("tokenverify_fetch_metrics_written_timestamp_seconds", "When this file was written.")
         listIssued = GaugeSet(
@@ -68,7 +68,7 @@ public final class FetchMetrics: @unchecked Sendable {
     }
 
     /// The `outcome` label of a report (nil: stopped by a signal, not counted).
-    public static func outcome(of report: FetchReport) -> String? {
+    package static func outcome(of report: FetchReport) -> String? {
         switch report.outcome {
         case .updated: return "fetched"
         case .unchanged: return "not_modified"
@@ -79,7 +79,7 @@ public final class FetchMetrics: @unchecked Sendable {
     }
 
     /// One request's outcome, at `now` (seconds since 1970).
-    public func record(_ report: FetchReport, now: Double) {
+    package func record(_ report: FetchReport, now: Double) {
         guard let outcome = Self.outcome(of: report) else { return }
         let url = report.target.url
         lock.withLock {
@@ -96,12 +96,12 @@ public final class FetchMetrics: @unchecked Sendable {
     }
 
     /// When `target` is fetched next.
-    public func scheduled(_ target: FetchTarget, at time: Double) {
+    package func scheduled(_ target: FetchTarget, at time: Double) {
         lock.withLock { next[target.url]?.set(time) }
     }
 
     /// The file's text now.
-    public func render() -> [UInt8] {
+    package func render() -> [UInt8] {
         lock.withLock {
             listIssued.set(issued)
             listExpires.set(expires)

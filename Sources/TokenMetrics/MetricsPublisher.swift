@@ -4,7 +4,7 @@ import TokenConcurrency
 /// run's final figures): a ``Service`` that a ``ServiceGroup`` runs on a thread of its own. A
 /// write that fails is said on stderr (through `log`: once when writes start failing, and once
 /// when they work again) and never stops the run.
-public final class MetricsPublisher: Service, @unchecked Sendable {
+package final class MetricsPublisher: Service, @unchecked Sendable {
     private let file: AtomicFile
     private let interval: Double
     private let render: @Sendable () -> [UInt8]
@@ -13,7 +13,7 @@ public final class MetricsPublisher: Service, @unchecked Sendable {
     private var lastFailure: String?
 
     /// A publisher of what `render` returns to `file`.
-    public init(
+    package init(
         file: AtomicFile, interval: Double, render: @escaping @Sendable () -> [UInt8],
         log: @escaping @Sendable (String) -> Void
     ) {
@@ -24,7 +24,7 @@ public final class MetricsPublisher: Service, @unchecked Sendable {
     }
 
     /// Writes the file now and every interval until `stop`, then a last time.
-    public func run(until stop: StopSignal) {
+    package func run(until stop: StopSignal) {
         repeat { publish() } while !stop.wait(seconds: interval)
         publish()
     }

@@ -6,16 +6,16 @@ import TokenVerifier
 /// `verify --summary-file` (spec §6b): the end-of-run summary as one JSON object, for batch jobs
 /// and CI: counts by reason, lines, seconds, CPU seconds, and the state in force (its files, the
 /// key count, the status lists with `iat` and `exp`). Written whole (``AtomicFile``).
-public enum SummaryFile {
+package enum SummaryFile {
     /// The run's figures and how it ended.
-    public struct Run {
-        public var summary: RunSummary
-        public var linesRead: Int
-        public var seconds: Double
-        public var interrupted: Bool
-        public var outputClosed: Bool
+    package struct Run {
+        package var summary: RunSummary
+        package var linesRead: Int
+        package var seconds: Double
+        package var interrupted: Bool
+        package var outputClosed: Bool
 
-        public init(summary: RunSummary, linesRead: Int, seconds: Double, interrupted: Bool, outputClosed: Bool) {
+        package init(summary: RunSummary, linesRead: Int, seconds: Double, interrupted: Bool, outputClosed: Bool) {
             self.summary = summary
             self.linesRead = linesRead
             self.seconds = seconds
@@ -25,7 +25,7 @@ public enum SummaryFile {
     }
 
     /// The JSON object's bytes (members sorted by name).
-    public static func json(_ run: Run, files: LiveStateFiles, verifier: Verifier) -> [UInt8] {
+    package static func json(_ run: Run, files: LiveStateFiles, verifier: Verifier) -> [UInt8] {
         var byReason: [String: Int] = [:]
         for (reason, count) in run.summary.byReason { byReason[reason.rawValue] = count }
         var state: [String: Any] = [
@@ -54,7 +54,7 @@ public enum SummaryFile {
     }
 
     /// User and system CPU seconds of this process so far.
-    public static func cpuSeconds() -> Double {
+    package static func cpuSeconds() -> Double {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }

@@ -13,9 +13,9 @@ import Glibc
 /// of the live state by part and outcome, and the state in force (status lists' `iat` and `exp`,
 /// keys by `env`), the signature path of each algorithm (``SignaturePath``), as the Prometheus
 /// text format. ``render()`` runs on the metrics writer's queue.
-public final class VerifyMetrics: @unchecked Sendable {
+package final class VerifyMetrics: @unchecked Sendable {
     /// Where the pipeline counts (``VerifyPipeline/Configuration/counters``).
-    public let counters = StreamCounters()
+    package let counters = StreamCounters()
     private let verifier: Verifier
     private let registry = PrometheusCollectorRegistry()
     private let reloads = LockedValue<[ReloadEvent]>([])
@@ -46,7 +46,7 @@ public final class VerifyMetrics: @unchecked Sendable {
     /// Metrics for a run of `verifier` whose live state has these parts (``part(of:)`` names),
     /// loaded at start-up in `startupSeconds`, each group of files in `startupGroupSeconds` (by
     /// its source name, as ``LiveStateFiles/makeVerifier(options:timing:)`` tells them).
-    public init(
+    package init(
         verifier: Verifier, parts: [String], startupSeconds: Double, startupGroupSeconds: [String: Double] = [:]
     ) {
         self.verifier = verifier
@@ -118,7 +118,7 @@ public final class VerifyMetrics: @unchecked Sendable {
     }
 
     /// The metrics' name for a live-state source (``LiveStateWatcher/Source/name``).
-    public static func part(of sourceName: String) -> String {
+    package static func part(of sourceName: String) -> String {
         switch sourceName {
         case "step policy", "device steps": return "steps"
         default: return String(sourceName.map { $0 == " " || $0 == "-" ? "_" : $0 })
@@ -126,7 +126,7 @@ public final class VerifyMetrics: @unchecked Sendable {
     }
 
     /// `sources` whose loads are timed and counted here (the watcher reloads through them).
-    public func observing(_ sources: [LiveStateWatcher.Source]) -> [LiveStateWatcher.Source] {
+    package func observing(_ sources: [LiveStateWatcher.Source]) -> [LiveStateWatcher.Source] {
         sources.map { source in
             var observed = source
             let load = source.load
@@ -152,7 +152,7 @@ public final class VerifyMetrics: @unchecked Sendable {
     }
 
     /// The file's text now.
-    public func render() -> [UInt8] {
+    package func render() -> [UInt8] {
         let reading = counters.reading()
         linesRead.set(reading.linesRead)
         answers[nil]!.set(reading.valid)

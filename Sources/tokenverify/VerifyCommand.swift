@@ -3,8 +3,8 @@ import Dispatch
 import LineProtocol
 import LiveState
 import TokenConcurrency
-import TokenFormats
 import TokenFetch
+import TokenFormats
 import TokenStream
 import TokenTools
 import TokenVerifier

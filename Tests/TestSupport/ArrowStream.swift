@@ -3,23 +3,23 @@
 /// length, nodes and buffers.
 
 /// The messages of an Arrow IPC stream, each with the FlatBuffers table of its header.
-public struct IPCMessages: RandomAccessCollection {
-    public struct Message {
+package struct IPCMessages: RandomAccessCollection {
+    package struct Message {
         /// 1 for a schema, 3 for a record batch.
-        public var headerType: UInt8
-        public var header: FlatTable
-        public var body: [UInt8]
+        package var headerType: UInt8
+        package var header: FlatTable
+        package var body: [UInt8]
     }
 
-    public struct Malformed: Error {}
+    package struct Malformed: Error {}
 
-    public var messages: [Message] = []
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { messages.count }
-    public subscript(index: Int) -> Message { messages[index] }
+    package var messages: [Message] = []
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { messages.count }
+    package subscript(index: Int) -> Message { messages[index] }
 
     /// The messages of a whole stream, up to its end-of-stream marker, which must end it.
-    public init(_ stream: [UInt8]) throws {
+    package init(_ stream: [UInt8]) throws {
         var position = 0
         func int32(_ at: Int) -> Int32 {
             stream.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: Int32.self) }
@@ -44,21 +44,21 @@ public struct IPCMessages: RandomAccessCollection {
 }
 
 /// A FlatBuffers table read from its buffer: a field by its slot.
-public struct FlatTable {
+package struct FlatTable {
     let bytes: [UInt8]
     let position: Int
 
-    public init(_ bytes: [UInt8], at position: Int) {
+    package init(_ bytes: [UInt8], at position: Int) {
         self.bytes = bytes
         self.position = position
     }
 
-    public static func uint32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+    package static func uint32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
         bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt32.self) }
     }
 
     /// Where slot `slot`'s field lies (nil: absent).
-    public func field(_ slot: Int) -> Int? {
+    package func field(_ slot: Int) -> Int? {
         let vtable = position - Int(Int32(bitPattern: Self.uint32(bytes, position)))
         let vtableSize = Int(bytes[vtable]) | Int(bytes[vtable + 1]) << 8
         guard 4 + 2 * slot < vtableSize else { return nil }
@@ -66,19 +66,19 @@ public struct FlatTable {
         return offset == 0 ? nil : position + offset
     }
 
-    public func byte(_ slot: Int) -> UInt8 { field(slot).map { bytes[$0] } ?? 0 }
+    package func byte(_ slot: Int) -> UInt8 { field(slot).map { bytes[$0] } ?? 0 }
 
-    public func long(_ slot: Int) -> Int64 {
+    package func long(_ slot: Int) -> Int64 {
         field(slot).map { at in bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: Int64.self) } } ?? 0
     }
 
-    public func table(_ slot: Int) -> FlatTable {
+    package func table(_ slot: Int) -> FlatTable {
         let at = field(slot)!
         return FlatTable(bytes, at: at + Int(Self.uint32(bytes, at)))
     }
 
     /// A vector of structs of two 64-bit integers.
-    public func pairs(_ slot: Int) -> [(Int64, Int64)] {
+    package func pairs(_ slot: Int) -> [(Int64, Int64)] {
         let at = field(slot)!
         let vector = at + Int(Self.uint32(bytes, at))
         return (0..<Int(Self.uint32(bytes, vector))).map { index in

@@ -4,7 +4,7 @@ extension Fixtures {
     /// A self-signed Ed25519 root ("Test Fixtures Root", made once with the openssl command line,
     /// valid to 2126) that issued nothing the tests sign: anchors under which every chain a test
     /// token carries is `untrusted_chain` (spec §3b).
-    public static let unrelatedRootPEM = """
+    package static let unrelatedRootPEM = """
         -----BEGIN CERTIFICATE-----
         MIIBYTCCAROgAwIBAgIUfDb+bAW/BSTGnQc61sMMeFTJLGAwBQYDK2VwMB0xGzAZ
         BgNVBAMMElRlc3QgRml4dHVyZXMgUm9vdDAgFw0yNjExMjgxNTMzMjVaGA8yMTI2
@@ -19,7 +19,7 @@ extension Fixtures {
         """
 
     /// ``unrelatedRootPEM`` as trust anchors.
-    public static func unrelatedAnchors() -> TrustAnchors {
+    package static func unrelatedAnchors() -> TrustAnchors {
         try! TrustAnchors.parse(pem: Array(unrelatedRootPEM.utf8), environment: nil, file: "unrelated-root.pem")
     }
 }

@@ -2,13 +2,13 @@ import Foundation
 
 /// What ``eventually(within:observe:until:)`` saw: whether the condition held before the
 /// deadline, the last value it observed (for the failure message) and how long it waited.
-public struct Observation<Value> {
+package struct Observation<Value> {
     /// The condition held on `last`.
-    public var met: Bool
+    package var met: Bool
     /// The last value observed: the one that met the condition, or the one seen at the deadline.
-    public var last: Value
+    package var last: Value
     /// Seconds from the first observation to the last.
-    public var waited: Double
+    package var waited: Double
 }
 
 /// The one wait of the tests: observes `observe()` until `holds` is true of what it returns,
@@ -16,7 +16,7 @@ public struct Observation<Value> {
 /// 50 ms, so that a fast event costs about a millisecond and a slow one about 50 ms of polling.
 /// A test waits on something the code under test does (an answer, a stderr line, a file, a
 /// count), never on the clock alone; the deadline only bounds a test whose event never comes.
-public func eventually<Value>(
+package func eventually<Value>(
     within timeout: Double = 10, observe: () throws -> Value, until holds: (Value) throws -> Bool
 ) rethrows -> Observation<Value> {
     let start = DispatchTime.now().uptimeNanoseconds
@@ -35,29 +35,29 @@ public func eventually<Value>(
 /// ``eventually(within:observe:until:)`` for a condition with nothing to report: true once
 /// `condition` holds, false when `timeout` seconds pass first.
 @discardableResult
-public func eventually(within timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+package func eventually(within timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
     try eventually(within: timeout, observe: condition, until: { $0 }).met
 }
 
 /// A value shared between a test's threads under a lock; ``wait(within:until:)`` sleeps until a
 /// change makes the condition true (no polling).
-public final class LockedBox<Value>: @unchecked Sendable {
+package final class LockedBox<Value>: @unchecked Sendable {
     private let condition = NSCondition()
     private var value: Value
 
-    public init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
-    public func get() -> Value {
+    package func get() -> Value {
         condition.lock()
         defer { condition.unlock() }
         return value
     }
 
-    public func set(_ newValue: Value) { update { $0 = newValue } }
+    package func set(_ newValue: Value) { update { $0 = newValue } }
 
     /// Changes the value under the lock and wakes the waiters.
     @discardableResult
-    public func update<Result>(_ change: (inout Value) throws -> Result) rethrows -> Result {
+    package func update<Result>(_ change: (inout Value) throws -> Result) rethrows -> Result {
         condition.lock()
         defer {
             condition.broadcast()
@@ -68,7 +68,7 @@ public final class LockedBox<Value>: @unchecked Sendable {
 
     /// Waits until `holds` is true of the value (checked at once and after each change) or
     /// `timeout` seconds pass; the last value seen either way.
-    public func wait(within timeout: Double = 10, until holds: (Value) -> Bool) -> Observation<Value> {
+    package func wait(within timeout: Double = 10, until holds: (Value) -> Bool) -> Observation<Value> {
         let start = Date()
         let deadline = start.addingTimeInterval(timeout)
         condition.lock()

@@ -5,16 +5,16 @@ import Testing
 /// `../shared/`, another library to mint or verify tokens) state it with ``require(_:_:sourceLocation:)``:
 /// when it is missing the test is skipped with the reason, and in CI (the variable `CI` set to
 /// anything but "", "0" or "false") it fails instead, so CI never passes a test it did not run.
-public enum ExternalRequirement {
+package enum ExternalRequirement {
     /// Whether the CI rule is in force.
-    public static var inCI: Bool {
+    package static var inCI: Bool {
         guard let value = ProcessInfo.processInfo.environment["CI"] else { return false }
         return !["", "0", "false"].contains(value.lowercased())
     }
 
     /// Returns when `available`; otherwise skips the running test with `reason` (or, in CI,
     /// records a failure and stops it).
-    public static func require(
+    package static func require(
         _ available: Bool, _ reason: @autoclosure () -> String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
@@ -27,8 +27,8 @@ public enum ExternalRequirement {
     }
 
     /// What stopped a test in CI.
-    public struct Missing: Error, CustomStringConvertible {
-        public var reason: String
-        public var description: String { reason }
+    package struct Missing: Error, CustomStringConvertible {
+        package var reason: String
+        package var description: String { reason }
     }
 }

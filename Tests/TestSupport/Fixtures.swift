@@ -3,27 +3,27 @@ import TokenTools
 import TokenVerifier
 
 /// Keys, claims and tokens for the tests of every module, made with the library's signer.
-public struct Fixtures {
-    public init() {}
+package struct Fixtures {
+    package init() {}
 
-    public static let now: Double = 1_800_000_000
+    package static let now: Double = 1_800_000_000
 
-    public let ed = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1")
-    public let edDSA = SigningKey.generate(algorithm: .edDSA, keyID: "eddsa-1")
-    public let es = SigningKey.generate(algorithm: .es256, keyID: "es-1")
-    public let prodKey = SigningKey.generate(
+    package let ed = SigningKey.generate(algorithm: .ed25519, keyID: "ed-1")
+    package let edDSA = SigningKey.generate(algorithm: .edDSA, keyID: "eddsa-1")
+    package let es = SigningKey.generate(algorithm: .es256, keyID: "es-1")
+    package let prodKey = SigningKey.generate(
         algorithm: .ed25519, keyID: "prod-1", environment: .production, issuer: "operator-a")
 
-    public var keySet: KeySet {
+    package var keySet: KeySet {
         try! KeySet(keys: [ed, edDSA, es, prodKey].map { try! Self.publicKey($0) })
     }
 
-    public static func publicKey(_ key: SigningKey) throws -> VerificationKey {
+    package static func publicKey(_ key: SigningKey) throws -> VerificationKey {
         let file = try writeTemporary("{\"keys\":[\(key.publicJWK)]}")
         return try KeySet.load(files: [file]).0.keys[0]
     }
 
-    public func verifier(
+    package func verifier(
         revocations: RevocationList = .empty,
         options: VerificationOptions = VerificationOptions(checkTime: Fixtures.now)
     ) -> Verifier {
@@ -32,7 +32,7 @@ public struct Fixtures {
 
     /// Claims JSON with defaults that pass every check at `now`; `overrides` replace or add
     /// members (raw JSON values); a nil value removes the member.
-    public static func claims(_ overrides: [String: String?] = [:]) -> String {
+    package static func claims(_ overrides: [String: String?] = [:]) -> String {
         var members: [(String, String)] = [
             ("iss", "\"operator-a\""), ("sub", "\"phone-1\""), ("aud", "\"car-1\""), ("jti", "\"t-1\""),
             ("iat", "1799990000"), ("exp", "1800003600"), ("ch", "[\"ble\",\"nfc\"]"), ("cmd", "[\"unlock\",\"lock\"]"),
@@ -45,12 +45,12 @@ public struct Fixtures {
         return "{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
 
-    public static func token(_ key: SigningKey, claims: String = Fixtures.claims(), header: String? = nil) -> String {
+    package static func token(_ key: SigningKey, claims: String = Fixtures.claims(), header: String? = nil) -> String {
         if let header { return key.sign(header: Array(header.utf8), claims: Array(claims.utf8)) }
         return key.sign(claims: Array(claims.utf8))
     }
 
-    public static func writeTemporary(_ text: String, name: String = "file") throws -> String {
+    package static func writeTemporary(_ text: String, name: String = "file") throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tokenverify-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -61,15 +61,15 @@ public struct Fixtures {
 }
 
 /// `segment` of a compact token replaced.
-public func replacingSegment(_ token: String, _ index: Int, with segment: String) -> String {
+package func replacingSegment(_ token: String, _ index: Int, with segment: String) -> String {
     var parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     parts[index] = segment
     return parts.joined(separator: ".")
 }
 
-public func b64(_ text: String) -> String { Base64URL.encodeString(Array(text.utf8)) }
+package func b64(_ text: String) -> String { Base64URL.encodeString(Array(text.utf8)) }
 
-public func hexBytes(_ hex: String) -> [UInt8] {
+package func hexBytes(_ hex: String) -> [UInt8] {
     var bytes: [UInt8] = []
     var index = hex.startIndex
     while index < hex.endIndex {
@@ -81,7 +81,7 @@ public func hexBytes(_ hex: String) -> [UInt8] {
 }
 
 /// Wraps a value that is handed to other threads under a discipline the compiler cannot see.
-public struct UncheckedSendable<Value>: @unchecked Sendable {
-    public let value: Value
-    public init(_ value: Value) { self.value = value }
+package struct UncheckedSendable<Value>: @unchecked Sendable {
+    package let value: Value
+    package init(_ value: Value) { self.value = value }
 }

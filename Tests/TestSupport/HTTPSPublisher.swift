@@ -5,19 +5,19 @@ import Foundation
 /// throwaway CA made here with the `openssl` command line. What a file's URL answers is switched
 /// with ``setMode(_:_:)`` (a 500, a truncated body, redirects, a slow answer: the script says
 /// which).
-public final class HTTPSPublisher: @unchecked Sendable {
+package final class HTTPSPublisher: @unchecked Sendable {
     /// The scratch folder: `served/` (the published files), the CA and the request log.
-    public let directory: URL
+    package let directory: URL
     /// The CA's certificate, for `--ca-file`.
-    public let caFile: String
-    public let httpsPort: Int
-    public let httpPort: Int
+    package let caFile: String
+    package let httpsPort: Int
+    package let httpPort: Int
     private let process = Process()
     private let stdin = Pipe()
     private let served: URL
     private let log: URL
 
-    public init() throws {
+    package init() throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("tokenverify-publisher-\(UUID().uuidString)")
         served = directory.appendingPathComponent("served")
@@ -74,11 +74,11 @@ public final class HTTPSPublisher: @unchecked Sendable {
     }
 
     /// The https URL of a published file.
-    public func url(_ name: String) -> String { "https://127.0.0.1:\(httpsPort)/\(name)" }
+    package func url(_ name: String) -> String { "https://127.0.0.1:\(httpsPort)/\(name)" }
 
     /// Publishes `contents` as `name` (written beside it and renamed into place), with the
     /// modification time `modified` when given.
-    public func publish(_ name: String, _ contents: String, modified: Date? = nil) throws {
+    package func publish(_ name: String, _ contents: String, modified: Date? = nil) throws {
         let temporary = served.appendingPathComponent(".\(name).new")
         try Data(contents.utf8).write(to: temporary)
         if let modified {
@@ -91,7 +91,7 @@ public final class HTTPSPublisher: @unchecked Sendable {
 
     /// Sets how `name` is answered (`status 500`, `truncate`, `redirect 3`, `redirect-http`,
     /// `slow 5`, `etag-only`, `lm-only`), or back to normal with nil.
-    public func setMode(_ name: String, _ mode: String?) throws {
+    package func setMode(_ name: String, _ mode: String?) throws {
         let file = served.appendingPathComponent(".mode").appendingPathComponent(name)
         if let mode {
             try mode.write(to: file, atomically: true, encoding: .utf8)
@@ -101,7 +101,7 @@ public final class HTTPSPublisher: @unchecked Sendable {
     }
 
     /// The requests the publisher answered, in order: path, status, tls, if_none_match, if_modified_since.
-    public func requests() -> [[String: Any]] {
+    package func requests() -> [[String: Any]] {
         guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -121,8 +121,8 @@ public final class HTTPSPublisher: @unchecked Sendable {
         }
     }
 
-    public struct PublisherError: Error, CustomStringConvertible {
-        public var description: String
+    package struct PublisherError: Error, CustomStringConvertible {
+        package var description: String
     }
 }
 

@@ -7,8 +7,8 @@ import Glibc
 /// A running `tokenverify` (`verify` fed line by line, `fetch --watch`, …) for interactive,
 /// reload and signal tests. Its stdout and stderr are drained by background threads, so it never
 /// blocks on a full pipe; the tests wait on what it writes (an answer, a stderr line).
-public final class LiveTool: @unchecked Sendable {
-    public let process = Process()
+package final class LiveTool: @unchecked Sendable {
+    package let process = Process()
     private let stdin = Pipe()
     private let stdout = Pipe()
     private let stderr = Pipe()
@@ -22,7 +22,7 @@ public final class LiveTool: @unchecked Sendable {
     /// The complete lines of stderr so far.
     private var errorLines: [String] = []
 
-    public init(_ arguments: [String]) throws {
+    package init(_ arguments: [String]) throws {
         signal(SIGPIPE, SIG_IGN)  // writing to a tool that has stopped reading must not kill the tests
         process.executableURL = Tool.binary
         process.arguments = arguments
@@ -68,16 +68,16 @@ public final class LiveTool: @unchecked Sendable {
 
     /// Writes to the tool's stdin; false once the tool no longer reads.
     @discardableResult
-    public func send(_ text: String) -> Bool {
+    package func send(_ text: String) -> Bool {
         (try? stdin.fileHandleForWriting.write(contentsOf: Data(text.utf8))) != nil
     }
 
-    public func closeInput() {
+    package func closeInput() {
         try? stdin.fileHandleForWriting.close()
     }
 
     /// The next output line, or nil after `timeout` seconds or at the end of output.
-    public func readLine(timeout: Double = 10) -> String? {
+    package func readLine(timeout: Double = 10) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         condition.lock()
         defer { condition.unlock() }
@@ -94,7 +94,7 @@ public final class LiveTool: @unchecked Sendable {
     /// Waits until the tool has written `count` lines to stdout (read or not): the number written
     /// when it returns (fewer after `timeout` seconds or at the end of output).
     @discardableResult
-    public func waitForOutputLines(_ count: Int, timeout: Double = 10) -> Int {
+    package func waitForOutputLines(_ count: Int, timeout: Double = 10) -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         condition.lock()
         defer { condition.unlock() }
@@ -103,26 +103,26 @@ public final class LiveTool: @unchecked Sendable {
     }
 
     /// One answer for `line` ("(no answer)" when none comes).
-    public func answer(_ line: String) -> String {
+    package func answer(_ line: String) -> String {
         send(line + "\n")
         return readLine() ?? "(no answer)"
     }
 
     /// Asks `line` until its answer contains `text` (true), or `timeout` seconds pass (false):
     /// for a change the tool takes in on its own schedule (a reload, a fetch).
-    public func ask(_ line: String, until text: String, timeout: Double = 5) -> Bool {
+    package func ask(_ line: String, until text: String, timeout: Double = 5) -> Bool {
         eventually(within: timeout) { answer(line).contains(text) }
     }
 
     /// The number of complete lines the tool has written to stderr so far.
-    public var errorLineCount: Int {
+    package var errorLineCount: Int {
         condition.lock()
         defer { condition.unlock() }
         return errorLines.count
     }
 
     /// The complete lines the tool has written to stderr so far, from line `start` (0-based) on.
-    public func errorLines(from start: Int) -> ArraySlice<String> {
+    package func errorLines(from start: Int) -> ArraySlice<String> {
         condition.lock()
         defer { condition.unlock() }
         return errorLines[min(start, errorLines.count)...]
@@ -130,14 +130,14 @@ public final class LiveTool: @unchecked Sendable {
 
     /// Waits until the tool has written a complete stderr line containing `text`, from line
     /// `start` (0-based) on: that line, or nil after `timeout` seconds or at the end of stderr.
-    public func waitForErrorLine(containing text: String, from start: Int = 0, timeout: Double = 10) -> String? {
+    package func waitForErrorLine(containing text: String, from start: Int = 0, timeout: Double = 10) -> String? {
         waitForErrorLines(containing: text, count: 1, from: start, timeout: timeout).first
     }
 
     /// Waits until the tool has written `count` complete stderr lines containing `text`, from
     /// line `start` on: those seen when it returns (fewer after `timeout` seconds or at the end
     /// of stderr).
-    public func waitForErrorLines(
+    package func waitForErrorLines(
         containing text: String, count: Int, from start: Int = 0, timeout: Double = 10
     ) -> [String] {
         let deadline = Date().addingTimeInterval(timeout)
@@ -153,7 +153,7 @@ public final class LiveTool: @unchecked Sendable {
     /// the default interval, that has answered `probe` before the change. True once the witness has
     /// logged a line containing `reloaded`: a tool that polled would have seen the change by then,
     /// so a tool that must not poll can be asked next.
-    public static func changeSeenByAPollingWitness(
+    package static func changeSeenByAPollingWitness(
         _ arguments: [String], probe: String, reloaded: String, _ change: () throws -> Void
     ) throws -> Bool {
         let witness = try LiveTool(arguments)
@@ -170,7 +170,7 @@ public final class LiveTool: @unchecked Sendable {
     /// Waits until a thread of the tool is blocked waiting for its standard input (as
     /// /proc/PID/task/TID/syscall shows it): the tool is idle, waiting for a line. False after
     /// `timeout` seconds.
-    public func waitUntilReadingStandardInput(timeout: Double = 10) -> Bool {
+    package func waitUntilReadingStandardInput(timeout: Double = 10) -> Bool {
         // The syscall's number, then its first argument: read(2) of fd 0, or poll(2)/ppoll(2), in
         // which the reader waits for its input and the signals' wake pipe together.
         #if arch(arm64)
@@ -190,12 +190,12 @@ public final class LiveTool: @unchecked Sendable {
     }
 
     /// Waits until the process has ended: false after `timeout` seconds.
-    public func waitUntilExit(timeout: Double = 10) -> Bool {
+    package func waitUntilExit(timeout: Double = 10) -> Bool {
         eventually(within: timeout) { !process.isRunning }
     }
 
     /// Everything left on stdout and stderr after the process ends.
-    public func finish() -> (stdout: String, stderr: String, status: Int32) {
+    package func finish() -> (stdout: String, stderr: String, status: Int32) {
         process.waitUntilExit()
         condition.lock()
         while !outputEnded || !errorsEnded { condition.wait() }

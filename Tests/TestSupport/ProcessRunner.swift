@@ -8,32 +8,32 @@ import Glibc
 /// thread, stdout and stderr drained by others (so no pipe fills and blocks the program), its
 /// peak resident memory sampled, and optionally a bound on its time and memory past which it is
 /// killed. ``Tool`` runs the built `tokenverify` through it; `External.run` other programs.
-public enum ProcessRunner {
+package enum ProcessRunner {
     /// A bound on a run: past `seconds`, or once resident memory passes `memoryBytes`, the
     /// program is killed (SIGKILL) and the result says why.
-    public struct Limits: Sendable {
-        public var seconds: Double
-        public var memoryBytes: Int
-        public init(seconds: Double = 30, memoryBytes: Int = 512 << 20) {
+    package struct Limits: Sendable {
+        package var seconds: Double
+        package var memoryBytes: Int
+        package init(seconds: Double = 30, memoryBytes: Int = 512 << 20) {
             self.seconds = seconds
             self.memoryBytes = memoryBytes
         }
     }
 
     /// What a finished program left.
-    public struct Result: Sendable {
-        public var stdout: Data
-        public var stderr: Data
-        public var status: Int32
+    package struct Result: Sendable {
+        package var stdout: Data
+        package var stderr: Data
+        package var status: Int32
         /// The highest VmHWM sampled while it ran (0 when it ended before a sample).
-        public var peakResidentBytes: Int
+        package var peakResidentBytes: Int
         /// Why it was killed (over a limit), or nil.
-        public var killed: String?
+        package var killed: String?
     }
 
     /// Runs `executable` (in `directory`, else the tests' own) to completion; `feed` writes its
     /// stdin from another thread (stdin is closed after it returns).
-    public static func run(
+    package static func run(
         _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil,
         limits: Limits? = nil, feed: @escaping @Sendable (FileHandle) -> Void = { _ in }
     ) throws -> Result {

@@ -2,8 +2,8 @@ import Foundation
 
 /// Runs the built `tokenverify` binary (or the one `TOKENVERIFY_BINARY` names: to run a suite
 /// against another build, such as one without a fix, and see its tests fail).
-public enum Tool {
-    public static let binary: URL = {
+package enum Tool {
+    package static let binary: URL = {
         if let chosen = ProcessInfo.processInfo.environment["TOKENVERIFY_BINARY"] {
             return URL(fileURLWithPath: chosen)
         }
@@ -15,33 +15,33 @@ public enum Tool {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
     }()
 
-    public static let repository = Repository.root
+    package static let repository = Repository.root
 
-    public struct Output {
-        public var stdout: String
-        public var stderr: String
-        public var status: Int32
+    package struct Output {
+        package var stdout: String
+        package var stderr: String
+        package var status: Int32
         /// The highest VmHWM sampled while the tool ran (0 when it ended before a sample).
-        public var peakResidentBytes = 0
-        public var lines: [String] { stdout.split(separator: "\n").map(String.init) }
-        public var answers: [[String: Any]] {
+        package var peakResidentBytes = 0
+        package var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+        package var answers: [[String: Any]] {
             lines.map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         }
     }
 
     /// Runs the tool to completion with `input` on stdin (a tool that exits before reading it
     /// all, as one refusing its arguments does, leaves the rest unwritten).
-    public static func run(_ arguments: [String], input: Data = Data()) throws -> Output {
+    package static func run(_ arguments: [String], input: Data = Data()) throws -> Output {
         try run(arguments) { handle in try? handle.write(contentsOf: input) }
     }
 
-    public static func run(_ arguments: [String], input: String) throws -> Output {
+    package static func run(_ arguments: [String], input: String) throws -> Output {
         try run(arguments, input: Data(input.utf8))
     }
 
     /// Runs the tool with `prefix`, `count` copies of `chunk` and `suffix` on stdin, written as
     /// they go (so the test never holds the whole input).
-    public static func run(
+    package static func run(
         _ arguments: [String], inputChunks count: Int, of chunk: Data, prefix: Data, suffix: Data
     ) throws -> Output {
         try run(arguments) { handle in
@@ -57,7 +57,7 @@ public enum Tool {
 
     /// Runs the tool to completion; `feed` writes its stdin from another thread. Also samples
     /// the tool's peak resident memory (VmHWM) while it runs.
-    public static func run(_ arguments: [String], feed: @escaping @Sendable (FileHandle) -> Void) throws -> Output {
+    package static func run(_ arguments: [String], feed: @escaping @Sendable (FileHandle) -> Void) throws -> Output {
         let result = try ProcessRunner.run(binary, arguments, feed: feed)
         return Output(
             stdout: String(decoding: result.stdout, as: UTF8.self),
@@ -70,15 +70,15 @@ public enum Tool {
 /// without a writer) or grows without bound (reading `/dev/zero`) is killed and the run says so,
 /// so that such a test fails instead of hanging or exhausting the machine. Its stdout comes back
 /// as bytes (an Arrow stream is not text).
-public struct BoundedRun {
-    public var stdout: Data
-    public var stderr: String
-    public var status: Int32
+package struct BoundedRun {
+    package var stdout: Data
+    package var stderr: String
+    package var status: Int32
     /// Killed at the deadline or over the memory bound.
-    public var killed: String?
+    package var killed: String?
 
     /// The answers, one JSON object a line.
-    public var answers: [[String: Any]] {
+    package var answers: [[String: Any]] {
         String(decoding: stdout, as: UTF8.self).split(separator: "\n").map {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) ?? [:]
         }
@@ -86,7 +86,7 @@ public struct BoundedRun {
 
     /// Runs `tokenverify arguments` with `input` on stdin, killing it after `seconds` or once its
     /// resident memory passes `memoryBytes`.
-    public static func run(
+    package static func run(
         _ arguments: [String], input: Data = Data(), seconds: Double = 30, memoryBytes: Int = 512 << 20
     ) throws -> BoundedRun {
         let result = try ProcessRunner.run(

@@ -1,4 +1,5 @@
 import FuzzSupport
+import TokenTools
 import TokenVerifierTesting
 
 @testable import TokenVerifier

@@ -107,8 +107,8 @@ extension SigningKey {
 }
 
 /// Standard base64 (RFC 4648 §4, with padding), as PEM and a JWS `x5c` (RFC 7515 §4.1.6) hold DER.
-public enum StandardBase64 {
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+package enum StandardBase64 {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         var text = Base64URL.encode(bytes).map { byte -> UInt8 in
             switch byte {
             case UInt8(ascii: "-"): UInt8(ascii: "+")

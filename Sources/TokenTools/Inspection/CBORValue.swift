@@ -4,7 +4,7 @@ import TokenVerifier
 /// ``COSESign1Contents`` holds. Decoded with the verifier's strict rules (spec §2b): definite
 /// lengths, valid UTF-8, map keys that are integers or text strings and none twice, simple values
 /// `false`, `true`, `null` and `undefined` only, nesting no deeper than 128.
-public indirect enum CBORValue: Sendable, Equatable {
+package indirect enum CBORValue: Sendable, Equatable {
     /// An unsigned integer (major type 0).
     case unsigned(UInt64)
     /// A negative integer (major type 1): the value is −1 − n.
@@ -23,9 +23,9 @@ public indirect enum CBORValue: Sendable, Equatable {
 }
 
 /// One entry of a ``CBORValue/map(_:)``.
-public struct CBORMapEntry: Sendable, Equatable {
+package struct CBORMapEntry: Sendable, Equatable {
     /// A map key as the verifier reads it.
-    public enum Key: Sendable, Equatable {
+    package enum Key: Sendable, Equatable {
         /// An integer key that fits an `Int64`.
         case integer(Int64)
         case text(String)
@@ -33,10 +33,10 @@ public struct CBORMapEntry: Sendable, Equatable {
         case integerBeyond64Bits
     }
 
-    public var key: Key
-    public var value: CBORValue
+    package var key: Key
+    package var value: CBORValue
 
-    public init(key: Key, value: CBORValue) {
+    package init(key: Key, value: CBORValue) {
         self.key = key
         self.value = value
     }

@@ -5,17 +5,17 @@ import TokenVerifier
 ///
 /// The bytes are read with the same strict rules as verification (spec §2b), but no signature,
 /// key, time or revocation is checked.
-public struct COSESign1Contents: Sendable, Equatable {
+package struct COSESign1Contents: Sendable, Equatable {
     /// The protected header map (an empty map when the protected header is empty).
-    public var protected: CBORValue
-    public var unprotected: CBORValue
+    package var protected: CBORValue
+    package var unprotected: CBORValue
     /// The payload decoded as one CBOR item: a CWT's claims map.
-    public var payload: CBORValue
-    public var signatureByteCount: Int
+    package var payload: CBORValue
+    package var signatureByteCount: Int
 
     /// Decodes a CWT written as `token` (base64url of a COSE_Sign1 message), or says why it
     /// cannot be read.
-    public static func decode(cwt token: [UInt8]) -> Result<COSESign1Contents, CBORError> {
+    package static func decode(cwt token: [UInt8]) -> Result<COSESign1Contents, CBORError> {
         guard let cbor = Base64URL.decode(token) else { return .failure(CBORError("not canonical base64url", at: 0)) }
         return cbor.withUnsafeBufferPointer { (bytes) -> Result<COSESign1Contents, CBORError> in
             do throws(CBORError) {

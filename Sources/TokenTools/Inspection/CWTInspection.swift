@@ -5,10 +5,10 @@ import TokenVerifier
 /// headers and the claims of ``COSESign1Contents`` as one JSON object's members. Known labels are
 /// named (`"alg (1)"`, `"iss (1)"`), byte strings are written as base64url, tags as
 /// `{"tag": N, "value": …}`, integers exactly from −2^64 to 2^64 − 1.
-public enum CWTInspection {
+package enum CWTInspection {
     /// The JSON members `"protected":…,"unprotected":…,"claims":…,"signature_bytes":N` of the
     /// CWT written as `token` (base64url), or why it could not be read.
-    public static func members(of token: [UInt8]) -> Result<[UInt8], CBORError> {
+    package static func members(of token: [UInt8]) -> Result<[UInt8], CBORError> {
         COSESign1Contents.decode(cwt: token).map { contents in
             var writer = JSONWriter()
             writer.raw("\"protected\":")

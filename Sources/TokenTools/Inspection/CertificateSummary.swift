@@ -53,5 +53,5 @@ public struct CertificateSummary: Sendable, Equatable {
 
 extension TrustAnchors {
     /// What `keys list` shows of each anchor, in the order given.
-    public var summaries: [CertificateSummary] { CertificateSummary.summaries(der: certificates).compactMap { $0 } }
+    package var summaries: [CertificateSummary] { CertificateSummary.summaries(der: certificates).compactMap { $0 } }
 }

@@ -2,17 +2,17 @@ import TokenFormats
 import TokenVerifier
 
 /// What `tokenverify keys import` sets on every key it writes.
-public struct KeyImportOptions: Sendable {
+package struct KeyImportOptions: Sendable {
     /// The `kid` of the one key read (nil: the key's own `kid`, else its RFC 7638 thumbprint).
-    public var keyID: String?
+    package var keyID: String?
     /// `env` for every key.
-    public var environment: Environment?
+    package var environment: Environment?
     /// `iss` for every key.
-    public var issuer: String?
+    package var issuer: String?
     /// `alg` for every key (it must fit the key's type).
-    public var algorithm: SignatureAlgorithm?
+    package var algorithm: SignatureAlgorithm?
 
-    public init(
+    package init(
         keyID: String? = nil, environment: Environment? = nil, issuer: String? = nil,
         algorithm: SignatureAlgorithm? = nil
     ) {
@@ -26,16 +26,16 @@ public struct KeyImportOptions: Sendable {
 /// Reads public keys in the forms other tools write them (PEM SPKI as `openssl pkey -pubout`
 /// writes, PEM private keys, DER, a bare JWK, a JWKS, JSON lines of JWKs) and turns them into
 /// one JWKS that `verify --keys` accepts, checked by the same rules (spec §3).
-public enum KeyImporter {
+package enum KeyImporter {
     /// The result: the JWKS text (ending in a newline), its keys and warnings for stderr.
-    public struct Imported: Sendable {
-        public var jwks: String
-        public var keys: [VerificationKey]
-        public var warnings: [String]
+    package struct Imported: Sendable {
+        package var jwks: String
+        package var keys: [VerificationKey]
+        package var warnings: [String]
     }
 
     /// Imports the keys of `files` (name and bytes, in order).
-    public static func importKeys(
+    package static func importKeys(
         _ files: [(file: String, bytes: [UInt8])], options: KeyImportOptions = KeyImportOptions()
     ) throws(KeySetError) -> Imported {
         var read: [(file: String, position: Int, members: [String: String], material: KeyMaterial)] = []

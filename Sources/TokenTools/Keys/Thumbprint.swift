@@ -22,5 +22,5 @@ func jwkThumbprint(type: KeyType, publicKeyBytes: [UInt8]) -> String {
 extension VerificationKey {
     /// The key's RFC 7638 thumbprint (SHA-256, base64url): the `kid` that `keys import` gives a
     /// key that has none.
-    public var thumbprint: String { jwkThumbprint(type: type, publicKeyBytes: publicKeyBytes) }
+    package var thumbprint: String { jwkThumbprint(type: type, publicKeyBytes: publicKeyBytes) }
 }

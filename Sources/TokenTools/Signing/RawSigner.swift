@@ -6,14 +6,14 @@ import TokenVerifier
 /// The back ends' own signing with a fresh random key, set up once: libsodium's
 /// `crypto_sign_detached` (Ed25519) or OpenSSL's randomised ES256 (SHA-256 and `EVP_PKEY_sign`).
 /// The reference for the raw signing rate; one per thread.
-public final class RawSigner {
+package final class RawSigner {
     private let es256Key: UnsafeMutableRawPointer?
     private let es256Signer: UnsafeMutableRawPointer?
     private let ed25519SecretKey: [UInt8]
     private var signature = [UInt8](repeating: 0, count: 64)
 
     /// A signer for ES256 (`es256`) or Ed25519 with a new random key.
-    public init(es256: Bool) {
+    package init(es256: Bool) {
         precondition(Sodium.ready, "libsodium failed to initialise")
         if es256 {
             var d = [UInt8](repeating: 0, count: 32)
@@ -41,7 +41,7 @@ public final class RawSigner {
     }
 
     /// Signs `message`, discarding the signature.
-    public func sign(_ message: [UInt8]) {
+    package func sign(_ message: [UInt8]) {
         if let es256Signer {
             _ = tv_p256_openssl_sign(es256Signer, message, message.count)
         } else {

@@ -7,16 +7,16 @@ import TokenVerifier
 /// nonces (deterministic: the same key and claims give the same token on any machine), computed
 /// in `p256_sign.c` because OpenSSL 3.0 has no deterministic ECDSA. Not for sharing across threads:
 /// make one per worker.
-public final class TokenSigner {
+package final class TokenSigner {
     /// The key this signer uses.
-    public let key: SigningKey
+    package let key: SigningKey
     private let encodedHeader: [UInt8]
     private let ed25519SecretKey: [UInt8]
     private let p256Signer: UnsafeMutableRawPointer?
     private var signature = [UInt8](repeating: 0, count: 64)
 
     /// A signer for `key`; every token gets the header `{"alg":…,"kid":…,"typ":"JWT"}`.
-    public convenience init(key: SigningKey) {
+    package convenience init(key: SigningKey) {
         self.init(key: key, header: key.standardHeader)
     }
 
@@ -79,7 +79,7 @@ public final class TokenSigner {
 
     /// The 64-byte r‖s ES256 signature of `message` with an RFC 6979 nonce (nil for an Ed25519
     /// key), and the nonce `k` used: for tests against RFC 6979's vectors.
-    public static func deterministicES256(
+    package static func deterministicES256(
         _ message: [UInt8], privateScalar d: [UInt8]
     ) -> (signature: [UInt8], nonce: [UInt8])? {
         guard d.count == 32, let signer = tv_p256_deterministic_signer_new(d) else { return nil }

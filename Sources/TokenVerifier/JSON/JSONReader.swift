@@ -109,7 +109,8 @@ public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Reads an object; `body` is called once per member and must consume the member's value
     /// (with one of the `read…` methods or ``skipValue()``).
     @inlinable
-    package mutating func readObject(_ body: (inout JSONReader, MemberName) throws(JSONError) -> Void) throws(JSONError) {
+    package mutating func readObject(_ body: (inout JSONReader, MemberName) throws(JSONError) -> Void) throws(JSONError)
+    {
         try withObject { (reader: inout JSONReader, seen: UnsafeMutableBufferPointer<SeenName>) throws(JSONError) in
             try reader.readMembers(seen: seen, body)
         }
