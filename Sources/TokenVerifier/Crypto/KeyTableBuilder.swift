@@ -139,7 +139,7 @@ extension Verifier {
     }
 
     /// The same as ``waitForKeyTables()`` (its earlier name, from when only ES256 keys had tables).
-    public func waitForES256Tables() {
+    package func waitForES256Tables() {
         waitForKeyTables()
     }
 }

@@ -1,8 +1,8 @@
 /// Strict JSON validation for tools (`sign`, `inspect`): the same rules as token parsing.
-public enum JSONValidation {
+package enum JSONValidation {
     /// Why `bytes` is not one strict JSON object (RFC 8259, no duplicate members at any depth),
     /// or nil when it is.
-    public static func problem(in bytes: [UInt8]) -> String? {
+    package static func problem(in bytes: [UInt8]) -> String? {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = JSONReader(buffer)
             do throws(JSONError) {

@@ -58,7 +58,7 @@ public struct StatusListToken: Sendable {
     }
 
     /// The entries that are not 0x00, in index order (for `inspect`).
-    public func nonZeroEntries() -> [(index: Int, status: UInt8)] {
+    package func nonZeroEntries() -> [(index: Int, status: UInt8)] {
         entries.nonZero()
     }
 
@@ -115,7 +115,7 @@ public struct StatusListToken: Sendable {
     public var entriesDigestHex: String { hexadecimal(entriesDigest) }
 
     /// Whether `other` holds the same entries (and bits and `exp`): a copy of the same generation.
-    public func hasSameEntries(as other: StatusListToken) -> Bool {
+    package func hasSameEntries(as other: StatusListToken) -> Bool {
         bits == other.bits && expiresAt == other.expiresAt
             && (entries === other.entries || entries.bytes == other.entries.bytes)
     }

@@ -8,28 +8,28 @@ import Musl
 #endif
 
 /// Why a file could not be read.
-public struct FileReadError: Error, CustomStringConvertible, Sendable {
-    public var path: String
-    public var reason: String
-    public var description: String { "\(path): \(reason)" }
+package struct FileReadError: Error, CustomStringConvertible, Sendable {
+    package var path: String
+    package var reason: String
+    package var description: String { "\(path): \(reason)" }
 }
 
 /// The most bytes each kind of file is read to (spec §3, §3b, §4, §4b, §7): a file option's
 /// file that is larger is refused, naming the limit, before it costs memory.
-public enum FileLimit {
+package enum FileLimit {
     /// A key set (JWKS), as `verify --keys`, `keys list` and `fetch` read it: 16 MiB.
-    public static let keySet = 16 << 20
+    package static let keySet = 16 << 20
     /// A PEM file of trust anchors (`--trust-anchors`): 16 MiB.
-    public static let trustAnchors = 16 << 20
+    package static let trustAnchors = 16 << 20
     /// A step policy (`--step-policy`): 16 MiB.
-    public static let stepPolicy = 16 << 20
+    package static let stepPolicy = 16 << 20
     /// A key or certificate file of the tools (`sign --key`, `--chain`, `keys import`,
     /// `certificate --key`, `--issuer-cert`, `fetch --ca-file`): 16 MiB.
-    public static let keyFile = 16 << 20
+    package static let keyFile = 16 << 20
     /// A file of JSON lines streamed through a buffer (`--revocations`, `--device-steps`): 16 GiB.
-    public static let lineFile = 16 << 30
+    package static let lineFile = 16 << 30
     /// One line of such a file: 1 MiB.
-    public static let line = 1 << 20
+    package static let line = 1 << 20
 }
 
 /// Opens `path` for reading (without blocking, were it a FIFO without a writer) and checks the
@@ -89,7 +89,7 @@ func tooLarge(_ size: Int?, limit: Int) -> String {
 /// Reads a whole regular file of at most `limit` bytes into memory with `read(2)`, without
 /// Foundation (`openRegularFile(_:limit:)` says what is refused). A file that grows past the
 /// limit while it is read is refused too: at most `limit` + 1 bytes are ever read.
-public func readFileBytes(_ path: String, limit: Int) throws(FileReadError) -> [UInt8] {
+package func readFileBytes(_ path: String, limit: Int) throws(FileReadError) -> [UInt8] {
     let (descriptor, size) = try openRegularFile(path, limit: limit)
     defer { close(descriptor) }
     var bytes: [UInt8] = []

@@ -3,7 +3,7 @@ extension VerificationWorker {
     /// again: `hits` answered check 12 from the cache, `misses` had their signature verified.
     /// A token with a cache key counts once (a copy met again in the same batch is looked up
     /// when its own check 12 runs). Both are 0 when the cache is off.
-    public func takeSignatureCacheCounts() -> (hits: Int, misses: Int) {
+    package func takeSignatureCacheCounts() -> (hits: Int, misses: Int) {
         defer {
             signatureCacheHits = 0
             signatureCacheMisses = 0
