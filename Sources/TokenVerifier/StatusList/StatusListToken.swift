@@ -102,7 +102,7 @@ public struct StatusListToken: Sendable {
     public var signerEnvironment: Environment? { signed.keyEnvironment }
 
     /// SHA-256 of `bits`, `exp` and the entries: equal for copies of one generation (as
-    /// ``hasSameEntries(as:)`` compares them), so that a generation can be told from another with
+    /// `hasSameEntries(as:)` compares them), so that a generation can be told from another with
     /// its `iat` after its list is gone: by the verifier's floors in one process, and by `fetch`'s
     /// state file across runs (as lowercase hex, ``entriesDigestHex``).
     public var entriesDigest: [UInt8] {

@@ -109,7 +109,7 @@ package func readFileBytes(_ path: String, limit: Int) throws(FileReadError) -> 
     return bytes
 }
 
-/// ``readFileBytes(_:limit:)`` without a limit of its own, for a caller that checked the size
+/// `readFileBytes(_:limit:)` without a limit of its own, for a caller that checked the size
 /// (status lists: `--max-status-list-bytes`); what is not a regular file is still refused.
 func readFileBytes(_ path: String) throws(FileReadError) -> [UInt8] {
     try readFileBytes(path, limit: Int.max - 1)

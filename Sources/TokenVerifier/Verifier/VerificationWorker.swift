@@ -26,7 +26,7 @@ public final class VerificationWorker {
     /// The other buffers of a batch's signature pass.
     let signatureScratch = BatchSignatureScratch()
     /// Signature-cache lookups that found the token, and that did not (check 12 verified it),
-    /// since ``takeSignatureCacheCounts()`` last took them.
+    /// since `takeSignatureCacheCounts()` last took them.
     @exclusivity(unchecked) var signatureCacheHits = 0
     @exclusivity(unchecked) var signatureCacheMisses = 0
 
