@@ -23,6 +23,7 @@
 #include "CTokenEd25519.h"
 #include "CTokenEd25519Testing.h"
 #include "ed25519_internal.h"
+#include "ed25519_wide.h"
 
 #include <pthread.h>
 #include <sodium.h>
@@ -51,7 +52,11 @@ typedef struct { tv_ge25519_cached multiples[WINDOWS][DIGITS]; } comb;
 struct ed25519_table {
     comb negated_key;         // the multiples of −A
     uint8_t public_key[32];   // A's encoding, hashed into h
+    uint64_t *wide;           // the same multiples as a wide comb (ed25519_wide.h), or NULL
 };
+
+// The bytes of one wide comb.
+#define WIDE_COMB_BYTES (TV_ED25519_WIDE_COMB_WORDS * sizeof(uint64_t))
 
 #if TV_ED25519_TABLES
 // libsodium.a's internal functions (libsodium 1.0.18, crypto_core/ed25519/ref10/ed25519_ref10.c).
@@ -77,6 +82,8 @@ const uint8_t tv_ed25519_base_point[32] = {
 static comb *base_comb;             // the multiples of B, made once
 static tv_ge25519_p3 identity;      // the neutral element (0, 1, 1, 0)
 static int status = TV_ED25519_TABLES_SETUP_FAILED;  // why the path is on or off (CTokenEd25519.h)
+static uint64_t *base_wide;         // the multiples of B as a wide comb, where the CPU has IFMA
+static int wide_status = TV_ED25519_WIDE_NO_TABLES;  // why the wide path is on or off
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
 static void tv_ed25519_build_comb(comb *table, const tv_ge25519_p3 *point) {
@@ -171,13 +178,20 @@ static inline void tv_ed25519_challenge(uint8_t h[64], const uint8_t r[32], cons
 // R' = [S]B + [h](−A) for `signature` of `message` under the table's key, into `sum`; 0 (and
 // no point) when crypto_sign_verify_detached refuses the signature before its arithmetic, in its
 // order (the key's refusals were made with the table).
+static inline __attribute__((always_inline)) int tv_ed25519_checks(uint8_t h[64], const struct ed25519_table *table,
+                                                                   const uint8_t *message, size_t length,
+                                                                   const uint8_t *signature, int faults) {
+    if ((signature[63] & 240) != 0 && sc25519_is_canonical(signature + 32) == 0) return 0;
+    if (!(faults & TV_ED25519_FAULT_SKIP_SMALL_ORDER_R) && ge25519_has_small_order(signature) != 0) return 0;
+    tv_ed25519_challenge(h, signature, table->public_key, message, length);
+    return 1;
+}
+
 static inline __attribute__((always_inline)) int tv_ed25519_sum(tv_ge25519_p3 *sum, const struct ed25519_table *table,
                                                                 const uint8_t *message, size_t length,
                                                                 const uint8_t *signature, int faults) {
-    if ((signature[63] & 240) != 0 && sc25519_is_canonical(signature + 32) == 0) return 0;
-    if (!(faults & TV_ED25519_FAULT_SKIP_SMALL_ORDER_R) && ge25519_has_small_order(signature) != 0) return 0;
     uint8_t h[64];
-    tv_ed25519_challenge(h, signature, table->public_key, message, length);
+    if (!tv_ed25519_checks(h, table, message, length, signature, faults)) return 0;
     *sum = identity;
     tv_ed25519_add_multiple(sum, base_comb, signature + 32, faults);
     tv_ed25519_add_multiple(sum, &table->negated_key, h, faults);
@@ -222,15 +236,15 @@ static inline void tv_fe_mul(tv_fe25519 *h, const tv_fe25519 *f, const tv_fe2551
 }
 
 // At most this many points are encoded with one inversion (their sums and running products stay
-// on the stack: 200 bytes a point).
-enum { ENCODE_GROUP = 32 };
+// on the stack: 200 bytes a point); a group of the wide walk can arrive when it is nearly full.
+enum { ENCODE_GROUP = 32, ENCODE_CAPACITY = ENCODE_GROUP + TV_ED25519_WIDE_LANES };
 
 // Encodes `count` points as ge25519_p3_tobytes does (y, with x's sign in the top bit), with one
 // field inversion for all of them (Montgomery's trick: running products of the Z's, one
 // inversion, three multiplications a point): the same canonical bytes. A Z of zero (no point in
 // extended coordinates has one) would zero the product: then each is encoded on its own.
 static void tv_ed25519_encode_many(uint8_t (*encoded)[32], const tv_ge25519_p3 *points, int count) {
-    tv_fe25519 products[ENCODE_GROUP], inverse, z_inverse, x, y;
+    tv_fe25519 products[ENCODE_CAPACITY], inverse, z_inverse, x, y;
     uint8_t bytes[32], zero[32] = {0};
     products[0] = points[0].Z;
     for (int i = 1; i < count; i++) tv_fe_mul(&products[i], &products[i - 1], &points[i].Z);
@@ -255,26 +269,144 @@ static void tv_ed25519_encode_many(uint8_t (*encoded)[32], const tv_ge25519_p3 *
     }
 }
 
+// Whether a batch with `faults` runs through the wide walk: the verifier's (faults 0) where the
+// wide path is on, and any with TV_ED25519_WIDE (the wide self-tests and the tests).
+static inline int tv_ed25519_wide_in(int faults) {
+    if (faults & TV_ED25519_SCALAR) return 0;
+    return (faults & TV_ED25519_WIDE) || (faults == 0 && wide_status == TV_ED25519_WIDE_ON);
+}
+
+// The signatures that passed the checks and wait for the wide walk: each lane's wide comb of −A,
+// the digits of S and h, and the signature's place in the batch.
+typedef struct {
+    const uint64_t *keys[TV_ED25519_WIDE_LANES];
+    int8_t s_digits[TV_ED25519_WIDE_LANES][WINDOWS], h_digits[TV_ED25519_WIDE_LANES][WINDOWS];
+    size_t positions[TV_ED25519_WIDE_LANES];
+    int lanes;
+} wide_group;
+
+// Walks the group's lanes, the empty ones padded with lane 0's input (a sum computed and
+// dropped), and appends the filled lanes' sums to `sums` as libsodium points (X, Y and Z, limbs
+// below 2^52; the encoding reads no T), with their places in the batch.
+static void tv_ed25519_wide_run(wide_group *group, tv_ge25519_p3 *sums, size_t *positions, int *grouped, int faults) {
+    uint64_t out[TV_ED25519_WIDE_LANES][3][5];
+    for (int lane = group->lanes; lane < TV_ED25519_WIDE_LANES; lane++) {
+        group->keys[lane] = group->keys[0];
+        memcpy(group->s_digits[lane], group->s_digits[0], WINDOWS);
+        memcpy(group->h_digits[lane], group->h_digits[0], WINDOWS);
+    }
+    tv_ed25519_wide_sum(out, base_wide, group->keys, (const int8_t (*)[WINDOWS])group->s_digits,
+                        (const int8_t (*)[WINDOWS])group->h_digits, faults);
+    for (int lane = 0; lane < group->lanes; lane++) {
+        tv_ge25519_p3 *sum = &sums[*grouped];
+        memcpy(sum->X.limbs, out[lane][0], sizeof sum->X.limbs);
+        memcpy(sum->Y.limbs, out[lane][1], sizeof sum->Y.limbs);
+        memcpy(sum->Z.limbs, out[lane][2], sizeof sum->Z.limbs);
+        memset(sum->T.limbs, 0, sizeof sum->T.limbs);
+        positions[(*grouped)++] = group->positions[lane];
+    }
+    group->lanes = 0;
+}
+
+// The batch: each signature's checks in libsodium's order, then its sum, alone (the table path)
+// or in a group of eight (the wide path, when `faults` says so and its table has a wide comb);
+// the sums encoded with shared inversions and compared with R. Where `encodings` is not NULL, each
+// signature's R' encoded goes there too (32 zero bytes where the checks refused it before the
+// arithmetic), for the comparisons of the paths.
 static void tv_ed25519_verify_many_with(const void *const *tables, const uint8_t *const *messages, const size_t *lengths,
                                         const uint8_t *const *signatures, size_t count, uint8_t *verdicts,
-                                        int faults) {
-    tv_ge25519_p3 sums[ENCODE_GROUP];
-    uint8_t encoded[ENCODE_GROUP][32];
-    size_t positions[ENCODE_GROUP];
-    int grouped = 0;
+                                        uint8_t (*encodings)[32], int faults) {
+    tv_ge25519_p3 sums[ENCODE_CAPACITY];
+    uint8_t encoded[ENCODE_CAPACITY][32];
+    size_t positions[ENCODE_CAPACITY];
+    wide_group group;
+    group.lanes = 0;
+    int grouped = 0, wide = tv_ed25519_wide_in(faults);
     for (size_t i = 0; i < count; i++) {
+        const struct ed25519_table *table = tables[i];
         verdicts[i] = 0;
-        if (tv_ed25519_sum(&sums[grouped], tables[i], messages[i], lengths[i], signatures[i], faults)) {
+        if (encodings != NULL) memset(encodings[i], 0, 32);
+        if (wide && table->wide != NULL) {
+            uint8_t h[64];
+            if (tv_ed25519_checks(h, table, messages[i], lengths[i], signatures[i], faults)) {
+                int lane = group.lanes++;
+                group.keys[lane] = table->wide;
+                tv_ed25519_recode(group.s_digits[lane], signatures[i] + 32);
+                tv_ed25519_recode(group.h_digits[lane], h);
+                group.positions[lane] = i;
+                if (group.lanes == TV_ED25519_WIDE_LANES) tv_ed25519_wide_run(&group, sums, positions, &grouped, faults);
+            }
+        } else if (tv_ed25519_sum(&sums[grouped], table, messages[i], lengths[i], signatures[i], faults)) {
             positions[grouped++] = i;
         }
-        if (grouped == ENCODE_GROUP || (i + 1 == count && grouped > 0)) {
+        if (i + 1 == count && group.lanes > 0) tv_ed25519_wide_run(&group, sums, positions, &grouped, faults);
+        if (grouped >= ENCODE_GROUP || (i + 1 == count && grouped > 0)) {
             tv_ed25519_encode_many(encoded, sums, grouped);
             for (int k = 0; k < grouped; k++) {
                 verdicts[positions[k]] = crypto_verify_32(encoded[k], signatures[positions[k]]) == 0;
+                if (encodings != NULL) memcpy(encodings[positions[k]], encoded[k], 32);
             }
             grouped = 0;
         }
     }
+}
+
+// 255 bits (a canonical field element's bytes) as five 51-bit limbs.
+static void tv_fe_limbs(uint64_t limbs[5], const uint8_t s[32]) {
+    uint64_t w[4];
+    for (int k = 0; k < 4; k++) {
+        w[k] = 0;
+        for (int b = 7; b >= 0; b--) w[k] = (w[k] << 8) | s[8 * k + b];
+    }
+    const uint64_t mask = (1ULL << 51) - 1;
+    limbs[0] = w[0] & mask;
+    limbs[1] = ((w[0] >> 51) | (w[1] << 13)) & mask;
+    limbs[2] = ((w[1] >> 38) | (w[2] << 26)) & mask;
+    limbs[3] = ((w[2] >> 25) | (w[3] << 39)) & mask;
+    limbs[4] = (w[3] >> 12) & mask;
+}
+
+// The wide comb of a comb's points (ed25519_wide.h): each entry (Y + X, Y − X, Z, 2d·T) made
+// affine, (y + x, y − x, 2d·x·y), with one inversion for all of them (Montgomery's trick), each
+// element canonical (fe25519_tobytes) in 51-bit limbs. NULL when memory fails or a Z is zero
+// (no point has one).
+static uint64_t *tv_ed25519_wide_comb(const comb *table) {
+    enum { ENTRIES = WINDOWS * DIGITS };
+    const tv_ge25519_cached *entries = &table->multiples[0][0];
+    uint64_t *wide = aligned_alloc(64, WIDE_COMB_BYTES);
+    tv_fe25519 *products = malloc(ENTRIES * sizeof *products);
+    if (wide == NULL || products == NULL) {
+        free(wide);
+        free(products);
+        return NULL;
+    }
+    tv_fe25519 inverse, z_inverse, value;
+    uint8_t bytes[32], zero[32] = {0};
+    products[0] = entries[0].Z;
+    for (int i = 1; i < ENTRIES; i++) tv_fe_mul(&products[i], &products[i - 1], &entries[i].Z);
+    fe25519_tobytes(bytes, &products[ENTRIES - 1]);
+    if (memcmp(bytes, zero, 32) == 0) {
+        free(wide);
+        free(products);
+        return NULL;
+    }
+    fe25519_invert(&inverse, &products[ENTRIES - 1]);
+    for (int i = ENTRIES - 1; i >= 0; i--) {
+        if (i > 0) {
+            tv_fe_mul(&z_inverse, &inverse, &products[i - 1]);
+            tv_fe_mul(&inverse, &inverse, &entries[i].Z);
+        } else {
+            z_inverse = inverse;
+        }
+        const tv_fe25519 *elements[3] = {&entries[i].YplusX, &entries[i].YminusX, &entries[i].T2d};
+        for (int e = 0; e < 3; e++) {
+            tv_fe_mul(&value, elements[e], &z_inverse);
+            fe25519_tobytes(bytes, &value);
+            tv_fe_limbs(wide + (size_t)i * TV_ED25519_WIDE_ENTRY_WORDS + 5 * e, bytes);
+        }
+    }
+    free(products);
+    return wide;
 }
 
 struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key, int faults) {
@@ -286,6 +418,7 @@ struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key, int fault
     if (table == NULL) return NULL;
     tv_ed25519_build_comb(&table->negated_key, &negated);
     memcpy(table->public_key, public_key, 32);
+    table->wide = tv_ed25519_wide_in(faults) && base_wide != NULL ? tv_ed25519_wide_comb(&table->negated_key) : NULL;
     return table;
 }
 
@@ -296,7 +429,7 @@ int tv_ed25519_table_verdict(const uint8_t public_key[32], const uint8_t *messag
     struct ed25519_table *table = tv_ed25519_make_table(public_key, faults);
     if (table == NULL) return 0;
     int verdict = tv_ed25519_verify_with(table, message, length, signature, faults);
-    free(table);
+    tv_ed25519_table_free(table);
     return verdict;
 }
 
@@ -316,7 +449,13 @@ int tv_ed25519_verify_faulty(const struct ed25519_table *table, const uint8_t *m
 
 void tv_ed25519_verify_many_faulty(const void *const *tables, const uint8_t *const *messages, const size_t *lengths,
                                    const uint8_t *const *signatures, size_t count, uint8_t *verdicts, int faults) {
-    tv_ed25519_verify_many_with(tables, messages, lengths, signatures, count, verdicts, faults);
+    tv_ed25519_verify_many_with(tables, messages, lengths, signatures, count, verdicts, NULL, faults);
+}
+
+void tv_ed25519_encodings_of(const void *const *tables, const uint8_t *const *messages, const size_t *lengths,
+                             const uint8_t *const *signatures, size_t count, uint8_t *verdicts,
+                             uint8_t (*encodings)[32], int faults) {
+    tv_ed25519_verify_many_with(tables, messages, lengths, signatures, count, verdicts, encodings, faults);
 }
 
 void tv_ed25519_challenge_of(uint8_t h[64], const uint8_t r[32], const uint8_t public_key[32], const uint8_t *message,
@@ -333,6 +472,8 @@ static int tv_ed25519_same_libsodium(void) {
     return strcmp(sodium_version_string(), SODIUM_VERSION_STRING) == 0;
 }
 
+static int tv_ed25519_wide_setup(void);
+
 static void tv_ed25519_setup(void) {
     static const uint8_t neutral[32] = {1};
     tv_ge25519_p3 base;
@@ -342,6 +483,27 @@ static void tv_ed25519_setup(void) {
     tv_ed25519_build_comb(base_comb, &base);
     if (!tv_ed25519_same_libsodium()) status = TV_ED25519_TABLES_OTHER_RUNTIME;
     else status = tv_ed25519_self_test(0) ? TV_ED25519_TABLES_ON : TV_ED25519_TABLES_SELF_TEST_FAILED;
+    wide_status = tv_ed25519_wide_setup();
+}
+
+// Both self-tests of the wide path: the table self-test's inputs with its batch through the wide
+// walk, and batches mixing keys (ed25519_self_test.c).
+static int tv_ed25519_wide_self_tests(int faults) {
+    return tv_ed25519_self_test(faults | TV_ED25519_WIDE) && tv_ed25519_wide_self_test(faults | TV_ED25519_WIDE);
+}
+
+// The wide path's status, once the table path's is known (run by the set-up). B's wide comb is
+// made wherever the CPU runs the walk, so that the tests can run it when the path is forced off.
+static int tv_ed25519_wide_setup(void) {
+    if (status != TV_ED25519_TABLES_ON) return TV_ED25519_WIDE_NO_TABLES;
+    if (!tv_ed25519_wide_cpu()) return TV_ED25519_WIDE_NO_CPU;
+    base_wide = tv_ed25519_wide_comb(base_comb);
+    if (base_wide == NULL) return TV_ED25519_WIDE_SETUP_FAILED;
+    const char *forced = getenv("TOKENVERIFY_SIGNATURE_PATH");
+    if (forced != NULL && (strcmp(forced, "tables") == 0 || strcmp(forced, "standard") == 0)) {
+        return TV_ED25519_WIDE_FORCED_OFF;
+    }
+    return tv_ed25519_wide_self_tests(0) ? TV_ED25519_WIDE_ON : TV_ED25519_WIDE_SELF_TEST_FAILED;
 }
 
 int tv_ed25519_table_status(void) {
@@ -362,17 +524,62 @@ int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t me
 
 void tv_ed25519_table_verify_many(const void *const *tables, const uint8_t *const *messages, const size_t *lengths,
                                   const uint8_t *const *signatures, size_t count, uint8_t *verdicts) {
-    tv_ed25519_verify_many_with(tables, messages, lengths, signatures, count, verdicts, 0);
+    tv_ed25519_verify_many_with(tables, messages, lengths, signatures, count, verdicts, NULL, 0);
 }
 
 int tv_ed25519_self_test_with_faults(int faults) {
     pthread_once(&setup_once, tv_ed25519_setup);
     return base_comb != NULL && tv_ed25519_self_test(faults);
 }
+
+int tv_ed25519_wide_status(void) {
+    pthread_once(&setup_once, tv_ed25519_setup);
+    return wide_status;
+}
+
+int tv_ed25519_wide_self_test_with_faults(int faults) {
+    pthread_once(&setup_once, tv_ed25519_setup);
+    if (base_wide == NULL) return -1;
+    return tv_ed25519_wide_self_tests(faults);
+}
+
+void *tv_ed25519_wide_table_new(const uint8_t *public_key) {
+    pthread_once(&setup_once, tv_ed25519_setup);
+    if (base_wide == NULL) return NULL;
+    struct ed25519_table *table = tv_ed25519_make_table(public_key, TV_ED25519_WIDE);
+    if (table != NULL && table->wide == NULL) {
+        tv_ed25519_table_free(table);
+        return NULL;
+    }
+    return table;
+}
+
+void tv_ed25519_wide_verify_many(const void *const *tables, const uint8_t *const *messages, const size_t *lengths,
+                                 const uint8_t *const *signatures, size_t count, uint8_t *verdicts) {
+    pthread_once(&setup_once, tv_ed25519_setup);
+    if (base_wide == NULL) {
+        memset(verdicts, 0, count);
+        return;
+    }
+    tv_ed25519_verify_many_with(tables, messages, lengths, signatures, count, verdicts, NULL, TV_ED25519_WIDE);
+}
+
+size_t tv_ed25519_table_size(void) {
+    return sizeof(struct ed25519_table) + (tv_ed25519_wide_status() == TV_ED25519_WIDE_ON ? WIDE_COMB_BYTES : 0);
+}
 #else
 int tv_ed25519_table_status(void) { return TV_ED25519_TABLES_NOT_COMPILED; }
 int tv_ed25519_table_available(void) { return 0; }
 int tv_ed25519_self_test_with_faults(int faults) { (void)faults; return 0; }
+int tv_ed25519_wide_status(void) { return TV_ED25519_WIDE_NO_TABLES; }
+int tv_ed25519_wide_self_test_with_faults(int faults) { (void)faults; return -1; }
+void *tv_ed25519_wide_table_new(const uint8_t *public_key) { (void)public_key; return NULL; }
+void tv_ed25519_wide_verify_many(const void *const *tables, const uint8_t *const *messages, const size_t *lengths,
+                                 const uint8_t *const *signatures, size_t count, uint8_t *verdicts) {
+    (void)tables; (void)messages; (void)lengths; (void)signatures;
+    memset(verdicts, 0, count);
+}
+size_t tv_ed25519_table_size(void) { return sizeof(struct ed25519_table); }
 void *tv_ed25519_table_new(const uint8_t *public_key) { (void)public_key; return NULL; }
 int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t message_length, const uint8_t *signature) {
     (void)table; (void)message; (void)message_length; (void)signature;
@@ -387,6 +594,7 @@ void tv_ed25519_table_verify_many(const void *const *tables, const uint8_t *cons
 
 const char *tv_ed25519_libsodium_compiled(void) { return SODIUM_VERSION_STRING; }
 
-size_t tv_ed25519_table_size(void) { return sizeof(struct ed25519_table); }
-
-void tv_ed25519_table_free(void *table) { free(table); }
+void tv_ed25519_table_free(void *table) {
+    if (table != NULL) free(((struct ed25519_table *)table)->wide);
+    free(table);
+}
