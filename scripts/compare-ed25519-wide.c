@@ -5,8 +5,9 @@
 // Built and run by scripts/compare-ed25519-wide:
 //
 //   compare-ed25519-wide compare COUNT [SEED]   COUNT signatures; exit 1 on any disagreement
-//   compare-ed25519-wide bench COUNT PASSES     COUNT valid signatures (16 keys, 100-byte
-//                                               messages) verified PASSES times through
+//   compare-ed25519-wide bench COUNT PASSES [KEYS]  COUNT valid signatures (KEYS keys, 16 unless
+//                                               given, 100-byte messages, each signature's key
+//                                               drawn at random) verified PASSES times through
 //                                               tv_ed25519_table_verify_many (the path that
 //                                               TOKENVERIFY_SIGNATURE_PATH leaves on), batches of 256
 #include "CTokenEd25519.h"
@@ -340,8 +341,9 @@ static int compare(uint64_t count, uint64_t seed) {
     return mismatches == 0 && sum_mismatches == 0 && refusals == 0 && compared == count ? 0 : 1;
 }
 
-static int bench(int count, int passes) {
+static int bench(int count, int passes, int key_count) {
     enum { BENCH_KEYS = 16, LENGTH = 100, BATCH = 256 };
+    if (key_count < 1 || key_count > BENCH_KEYS) return 2;
     rng_state = 1;
     if (tv_ed25519_table_status() != TV_ED25519_TABLES_ON) return 2;
     printf("wide status %d\n", tv_ed25519_wide_status());
@@ -360,7 +362,7 @@ static int bench(int count, int passes) {
     size_t *lengths = malloc((size_t)count * sizeof *lengths);
     uint8_t *verdicts = malloc((size_t)count);
     for (int i = 0; i < count; i++) {
-        int k = (int)below(BENCH_KEYS);
+        int k = (int)below((uint32_t)key_count);
         fill(messages[i], LENGTH);
         crypto_sign_detached(signatures[i], NULL, messages[i], LENGTH, secret_keys[k]);
         table_of[i] = tables[k];
@@ -396,12 +398,14 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "compare") == 0) {
         return compare(strtoull(argv[2], NULL, 10), argc >= 4 ? strtoull(argv[3], NULL, 10) : 1);
     }
-    if (argc >= 4 && strcmp(argv[1], "bench") == 0) return bench(atoi(argv[2]), atoi(argv[3]));
+    if (argc >= 4 && strcmp(argv[1], "bench") == 0) {
+        return bench(atoi(argv[2]), atoi(argv[3]), argc >= 5 ? atoi(argv[4]) : 16);
+    }
     if (argc >= 2 && strcmp(argv[1], "status") == 0) {
         printf("tables %d wide %d wide self-test %d\n", tv_ed25519_table_status(), tv_ed25519_wide_status(),
                tv_ed25519_wide_self_test_with_faults(0));
         return 0;
     }
-    fprintf(stderr, "usage: %s compare COUNT [SEED] | bench COUNT PASSES | status\n", argv[0]);
+    fprintf(stderr, "usage: %s compare COUNT [SEED] | bench COUNT PASSES [KEYS] | status\n", argv[0]);
     return 2;
 }

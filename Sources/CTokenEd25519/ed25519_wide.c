@@ -164,6 +164,24 @@ WIDE_INLINE void add_window(point8 *p, const uint64_t *const combs[TV_ED25519_WI
     add_niels(p, &ypx, &ymx, &xy2d);
 }
 
+// How many windows ahead the lanes' entries of a key's comb are asked for (a comb is 161 KiB, and
+// the lanes' combs together do not stay in the core's cache).
+enum { PREFETCH_WINDOWS = 2 };
+
+// Asks for the cache lines of the entries that window `window`'s digits pick from the lanes' combs.
+WIDE_INLINE void prefetch_window(const uint64_t *const combs[TV_ED25519_WIDE_LANES],
+                                 const int8_t digits[TV_ED25519_WIDE_LANES][TV_ED25519_WIDE_WINDOWS], int window) {
+    for (int lane = 0; lane < TV_ED25519_WIDE_LANES; lane++) {
+        int d = digits[lane][window];
+        if (d == 0) continue;
+        const char *entry = (const char *)(combs[lane] + (size_t)(window * TV_ED25519_WIDE_DIGITS + (d > 0 ? d : -d) - 1) *
+                                                             TV_ED25519_WIDE_ENTRY_WORDS);
+        __builtin_prefetch(entry);
+        __builtin_prefetch(entry + 64);
+        __builtin_prefetch(entry + 8 * TV_ED25519_WIDE_ENTRY_WORDS - 1);
+    }
+}
+
 WIDE_TARGET
 void tv_ed25519_wide_sum(uint64_t out[TV_ED25519_WIDE_LANES][3][5], const uint64_t *base,
                          const uint64_t *const keys[TV_ED25519_WIDE_LANES],
@@ -179,7 +197,9 @@ void tv_ed25519_wide_sum(uint64_t out[TV_ED25519_WIDE_LANES][3][5], const uint64
     }
     int windows = (faults & TV_ED25519_FAULT_WIDE_DROP_TOP_WINDOW) ? TV_ED25519_WIDE_WINDOWS - 1
                                                                    : TV_ED25519_WIDE_WINDOWS;
+    for (int i = 0; i < PREFETCH_WINDOWS && i < windows; i++) prefetch_window(keys, h_digits, i);
     for (int i = 0; i < windows; i++) {
+        if (i + PREFETCH_WINDOWS < windows) prefetch_window(keys, h_digits, i + PREFETCH_WINDOWS);
         add_window(&p, bases, s_digits, i, faults);
         add_window(&p, keys, h_digits, i, faults);
     }
