@@ -129,7 +129,7 @@ let package = Package(
         ),
         .target(
             name: "TokenVerifierTesting",
-            dependencies: ["TokenVerifier", "CSodium", "CTokenSigning"],
+            dependencies: ["TokenVerifier", "CSodium", "CTokenSigning", "CTokenEd25519"],
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(
