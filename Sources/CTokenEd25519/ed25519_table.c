@@ -16,6 +16,13 @@
 // it with crypto_sign_verify_detached on signed, tampered and forged small-order inputs; if either
 // fails, no table is made and every key verifies through crypto_sign_verify_detached.
 //
+// The wide path (ed25519_wide.c, on where the CPU has AVX-512 IFMA: tv_ed25519_wide_status) changes
+// only where a batch's sums are computed: the signatures that pass the same checks go eight at a
+// time through an IFMA walk over each key's second comb, of the same multiples in affine form
+// (made from the first at table build, one inversion for all), and its sums are encoded and
+// compared here as the table path's are. It has its own self-tests (the table self-test's inputs
+// as batches, and batches mixing keys) and is off unless they pass.
+//
 // The functions below take `faults`, a set of TV_ED25519_FAULT_* flags, so that the tests can run
 // the self-test on deliberately broken paths (tv_ed25519_self_test_with_faults) and see each one
 // fail. The verifier's entry points pass the constant 0 to always-inlined code, so the checks
@@ -175,9 +182,8 @@ static inline void tv_ed25519_challenge(uint8_t h[64], const uint8_t r[32], cons
     sc25519_reduce(h);
 }
 
-// R' = [S]B + [h](−A) for `signature` of `message` under the table's key, into `sum`; 0 (and
-// no point) when crypto_sign_verify_detached refuses the signature before its arithmetic, in its
-// order (the key's refusals were made with the table).
+// crypto_sign_verify_detached's checks on the signature before its arithmetic, in its order (the
+// key's refusals were made with the table), then h into h[0..32]: 0 when a check refuses it.
 static inline __attribute__((always_inline)) int tv_ed25519_checks(uint8_t h[64], const struct ed25519_table *table,
                                                                    const uint8_t *message, size_t length,
                                                                    const uint8_t *signature, int faults) {
@@ -187,6 +193,8 @@ static inline __attribute__((always_inline)) int tv_ed25519_checks(uint8_t h[64]
     return 1;
 }
 
+// R' = [S]B + [h](−A) for `signature` of `message` under the table's key, into `sum`; 0 (and
+// no point) when crypto_sign_verify_detached refuses the signature before its arithmetic.
 static inline __attribute__((always_inline)) int tv_ed25519_sum(tv_ge25519_p3 *sum, const struct ed25519_table *table,
                                                                 const uint8_t *message, size_t length,
                                                                 const uint8_t *signature, int faults) {
