@@ -5,6 +5,7 @@
 // Built and run by scripts/compare-ed25519-wide:
 //
 //   compare-ed25519-wide compare COUNT [SEED]   COUNT signatures; exit 1 on any disagreement
+//   compare-ed25519-wide build COUNT            CPU time of a key's table (COUNT keys)
 //   compare-ed25519-wide bench COUNT PASSES [KEYS [no-hash]]
 //                                               COUNT valid signatures (KEYS keys, 16 unless
 //                                               given, 100-byte messages, each signature's key
@@ -399,6 +400,25 @@ static int bench(int count, int passes, int key_count, int hash) {
     return accepted == (uint64_t)total ? 0 : 1;
 }
 
+// CPU time of tv_ed25519_table_new (with the wide comb where the wide path is on), per key.
+static int build(int count) {
+    if (tv_ed25519_table_status() != TV_ED25519_TABLES_ON) return 2;
+    uint8_t public_key[32], secret_key[64], seed[32];
+    double total = 0;
+    for (int k = 0; k < count; k++) {
+        fill(seed, 32);
+        crypto_sign_seed_keypair(public_key, secret_key, seed);
+        double start = cpu_seconds();
+        void *table = tv_ed25519_table_new(public_key);
+        total += cpu_seconds() - start;
+        if (table == NULL) return 1;
+        tv_ed25519_table_free(table);
+    }
+    printf("wide status %d: %d tables of %zu bytes, %.3f ms of CPU each\n", tv_ed25519_wide_status(), count,
+           tv_ed25519_table_size(), 1e3 * total / count);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (sodium_init() < 0) return 2;
     if (argc >= 3 && strcmp(argv[1], "compare") == 0) {
@@ -408,11 +428,13 @@ int main(int argc, char **argv) {
         return bench(atoi(argv[2]), atoi(argv[3]), argc >= 5 ? atoi(argv[4]) : 16,
                      !(argc >= 6 && strcmp(argv[5], "no-hash") == 0));
     }
+    if (argc >= 3 && strcmp(argv[1], "build") == 0) return build(atoi(argv[2]));
     if (argc >= 2 && strcmp(argv[1], "status") == 0) {
         printf("tables %d wide %d wide self-test %d\n", tv_ed25519_table_status(), tv_ed25519_wide_status(),
                tv_ed25519_wide_self_test_with_faults(0));
         return 0;
     }
-    fprintf(stderr, "usage: %s compare COUNT [SEED] | bench COUNT PASSES [KEYS [no-hash]] | status\n", argv[0]);
+    fprintf(stderr, "usage: %s compare COUNT [SEED] | bench COUNT PASSES [KEYS [no-hash]] | build COUNT | status\n",
+            argv[0]);
     return 2;
 }
