@@ -56,10 +56,13 @@ typedef struct { tv_fe25519 YplusX, YminusX, Z, T2d; } tv_ge25519_cached;
 // A comb: entry [i][j] is (j + 1)·2^(6i)·P, in libsodium's cached form.
 typedef struct { tv_ge25519_cached multiples[WINDOWS][DIGITS]; } comb;
 
+// A key's table holds the multiples of −A once: in libsodium's cached form, or where the wide path
+// is on (or asked for) as a wide comb only (ed25519_wide.h: affine, 120 bytes an entry instead of
+// 160), which the table path also reads (an affine entry is a cached one with Z = 1).
 struct ed25519_table {
-    comb negated_key;         // the multiples of −A
+    comb *negated_key;        // the multiples of −A, cached form; NULL when `wide` holds them
+    uint64_t *wide;           // the multiples of −A as a wide comb, or NULL
     uint8_t public_key[32];   // A's encoding, hashed into h
-    uint64_t *wide;           // the same multiples as a wide comb (ed25519_wide.h), or NULL
 };
 
 // The bytes of one wide comb.
@@ -145,6 +148,16 @@ static inline __attribute__((always_inline)) void tv_ed25519_prefetch_entry(cons
     __builtin_prefetch(entry + sizeof(tv_ge25519_cached) - 1);
 }
 
+// Asks for the cache lines (two or three) of the wide comb's entry that digit `d` of window `i`
+// reads (none for 0).
+static inline __attribute__((always_inline)) void tv_ed25519_prefetch_wide_entry(const uint64_t *wide, int i, int d) {
+    if (d == 0) return;
+    const char *entry = (const char *)(wide + (size_t)(i * DIGITS + (d > 0 ? d : -d) - 1) * TV_ED25519_WIDE_ENTRY_WORDS);
+    __builtin_prefetch(entry);
+    __builtin_prefetch(entry + 64);
+    __builtin_prefetch(entry + 8 * TV_ED25519_WIDE_ENTRY_WORDS - 1);
+}
+
 // sum += k · P, where `table` is P's comb.
 // (A path with TV_ED25519_FAULT_DROP_TOP_WINDOW leaves out the top window's digit.)
 static inline __attribute__((always_inline)) void tv_ed25519_add_multiple(tv_ge25519_p3 *sum, const comb *table,
@@ -166,6 +179,32 @@ static inline __attribute__((always_inline)) void tv_ed25519_add_multiple(tv_ge2
         } else {
             continue;
         }
+        ge25519_p1p1_to_p3(sum, &step);
+    }
+}
+
+// sum += k · P, where `wide` is P's wide comb: each entry (y + x, y − x, 2d·x·y) taken as libsodium's
+// cached point (Y + X, Y − X, Z, 2d·T) with Z = 1, for the same addition as above.
+static inline __attribute__((always_inline)) void tv_ed25519_add_multiple_wide(tv_ge25519_p3 *sum, const uint64_t *wide,
+                                                                               const uint8_t k[32], int faults) {
+    int8_t digits[WINDOWS];
+    tv_ge25519_p1p1 step;
+    tv_ge25519_cached entry = {.Z = {{1, 0, 0, 0, 0}}};
+    tv_ed25519_recode(digits, k);
+    int windows = (faults & TV_ED25519_FAULT_DROP_TOP_WINDOW) ? WINDOWS - 1 : WINDOWS;
+    for (int i = 0; i < PREFETCH_WINDOWS && i < windows; i++) tv_ed25519_prefetch_wide_entry(wide, i, digits[i]);
+    for (int i = 0; i < windows; i++) {
+        if (i + PREFETCH_WINDOWS < windows) {
+            tv_ed25519_prefetch_wide_entry(wide, i + PREFETCH_WINDOWS, digits[i + PREFETCH_WINDOWS]);
+        }
+        int d = digits[i];
+        if (d == 0) continue;
+        const uint64_t *words = wide + (size_t)(i * DIGITS + (d > 0 ? d : -d) - 1) * TV_ED25519_WIDE_ENTRY_WORDS;
+        memcpy(entry.YplusX.limbs, words, sizeof entry.YplusX.limbs);
+        memcpy(entry.YminusX.limbs, words + 5, sizeof entry.YminusX.limbs);
+        memcpy(entry.T2d.limbs, words + 10, sizeof entry.T2d.limbs);
+        if (d > 0) ge25519_add(&step, sum, &entry);
+        else ge25519_sub(&step, sum, &entry);
         ge25519_p1p1_to_p3(sum, &step);
     }
 }
@@ -202,7 +241,8 @@ static inline __attribute__((always_inline)) int tv_ed25519_sum(tv_ge25519_p3 *s
     if (!tv_ed25519_checks(h, table, message, length, signature, faults)) return 0;
     *sum = identity;
     tv_ed25519_add_multiple(sum, base_comb, signature + 32, faults);
-    tv_ed25519_add_multiple(sum, &table->negated_key, h, faults);
+    if (table->negated_key != NULL) tv_ed25519_add_multiple(sum, table->negated_key, h, faults);
+    else tv_ed25519_add_multiple_wide(sum, table->wide, h, faults);
     return 1;
 }
 
@@ -423,10 +463,21 @@ struct ed25519_table *tv_ed25519_make_table(const uint8_t *public_key, int fault
     if (ge25519_is_canonical(public_key) == 0 || small_order ||
         ge25519_frombytes_negate_vartime(&negated, public_key) != 0) return NULL;
     struct ed25519_table *table = malloc(sizeof *table);
-    if (table == NULL) return NULL;
-    tv_ed25519_build_comb(&table->negated_key, &negated);
+    comb *negated_key = malloc(sizeof *negated_key);
+    if (table == NULL || negated_key == NULL) {
+        free(table);
+        free(negated_key);
+        return NULL;
+    }
+    tv_ed25519_build_comb(negated_key, &negated);
     memcpy(table->public_key, public_key, 32);
-    table->wide = tv_ed25519_wide_in(faults) && base_wide != NULL ? tv_ed25519_wide_comb(&table->negated_key) : NULL;
+    table->negated_key = negated_key;
+    table->wide = tv_ed25519_wide_in(faults) && base_wide != NULL ? tv_ed25519_wide_comb(negated_key) : NULL;
+    if (table->wide != NULL) {
+        // The wide comb holds the same multiples for both paths.
+        free(negated_key);
+        table->negated_key = NULL;
+    }
     return table;
 }
 
@@ -573,7 +624,7 @@ void tv_ed25519_wide_verify_many(const void *const *tables, const uint8_t *const
 }
 
 size_t tv_ed25519_table_size(void) {
-    return sizeof(struct ed25519_table) + (tv_ed25519_wide_status() == TV_ED25519_WIDE_ON ? WIDE_COMB_BYTES : 0);
+    return sizeof(struct ed25519_table) + (tv_ed25519_wide_status() == TV_ED25519_WIDE_ON ? WIDE_COMB_BYTES : sizeof(comb));
 }
 #else
 int tv_ed25519_table_status(void) { return TV_ED25519_TABLES_NOT_COMPILED; }
@@ -587,7 +638,7 @@ void tv_ed25519_wide_verify_many(const void *const *tables, const uint8_t *const
     (void)tables; (void)messages; (void)lengths; (void)signatures;
     memset(verdicts, 0, count);
 }
-size_t tv_ed25519_table_size(void) { return sizeof(struct ed25519_table); }
+size_t tv_ed25519_table_size(void) { return sizeof(struct ed25519_table) + sizeof(comb); }
 void *tv_ed25519_table_new(const uint8_t *public_key) { (void)public_key; return NULL; }
 int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t message_length, const uint8_t *signature) {
     (void)table; (void)message; (void)message_length; (void)signature;
@@ -603,6 +654,9 @@ void tv_ed25519_table_verify_many(const void *const *tables, const uint8_t *cons
 const char *tv_ed25519_libsodium_compiled(void) { return SODIUM_VERSION_STRING; }
 
 void tv_ed25519_table_free(void *table) {
-    if (table != NULL) free(((struct ed25519_table *)table)->wide);
+    if (table != NULL) {
+        free(((struct ed25519_table *)table)->negated_key);
+        free(((struct ed25519_table *)table)->wide);
+    }
     free(table);
 }

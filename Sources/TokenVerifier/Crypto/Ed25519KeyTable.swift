@@ -10,7 +10,7 @@ final class Ed25519KeyTable: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 
     /// The memory one table takes: 43 windows × 32 multiples × 160 bytes, and the key; with the
-    /// wide path on, also its comb of the same multiples, 43 × 32 × 120 bytes.
+    /// wide path on, the same multiples in affine form instead, 43 × 32 × 120 bytes.
     static let bytesPerTable = tv_ed25519_table_size()
 
     /// Ed25519 keys' tables, capped by ``TableMemory/ed25519``.
