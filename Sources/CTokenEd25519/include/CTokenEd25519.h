@@ -3,9 +3,11 @@
 // libsodium's crypto_sign_verify_detached computes [s]B − [h]A with a sliding window for A that it
 // rebuilds (with A's decompression, a square root) on every call. A key's table holds the signed
 // multiples of −A for every 6-bit window of a scalar, so that [h](−A) costs 43 additions and no
-// doubling; B gets the same table once. All point arithmetic is libsodium's (ge25519_add/sub of
-// libsodium.a, the functions crypto_sign_verify_detached itself is built from), and the checks on
-// S, R and the key are libsodium's own functions, called in the order the standard call makes them.
+// doubling; B gets the same table once. The point arithmetic is libsodium's (ge25519_add/sub of
+// libsodium.a, the functions crypto_sign_verify_detached itself is built from), except in a batch
+// on a CPU with AVX-512 IFMA (the wide path, tv_ed25519_wide_status: the same additions eight
+// signatures at a time, checked against crypto_sign_verify_detached at start-up); the checks on S,
+// R and the key are libsodium's own functions, called in the order the standard call makes them.
 #ifndef TOKENVERIFY_CTOKENED25519_H
 #define TOKENVERIFY_CTOKENED25519_H
 
