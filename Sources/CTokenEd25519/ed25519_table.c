@@ -18,9 +18,10 @@
 //
 // The wide path (ed25519_wide.c, on where the CPU has AVX-512 IFMA: tv_ed25519_wide_status) changes
 // only where a batch's sums are computed: the signatures that pass the same checks go eight at a
-// time through an IFMA walk over each key's second comb, of the same multiples in affine form
-// (made from the first at table build, one inversion for all), and its sums are encoded and
-// compared here as the table path's are. It has its own self-tests (the table self-test's inputs
+// time through an IFMA walk over each key's comb of the same multiples in affine form (made from
+// libsodium's cached comb at table build, one inversion for all, and then kept instead of it: the
+// table path reads the affine entries too), and its sums are encoded and compared here as the
+// table path's are. It has its own self-tests (the table self-test's inputs
 // as batches, and batches mixing keys) and is off unless they pass.
 //
 // The functions below take `faults`, a set of TV_ED25519_FAULT_* flags, so that the tests can run
