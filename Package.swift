@@ -131,7 +131,7 @@ let package = Package(
         ),
         .target(
             name: "TokenVerifierTesting",
-            dependencies: ["TokenVerifier", "CSodium", "CTokenSigning"],
+            dependencies: ["TokenVerifier", "CSodium", "CTokenSigning", "CTokenEd25519"],
             linkerSettings: [.linkedLibrary("sodium")]
         ),
         .target(

@@ -150,4 +150,91 @@ int tv_ed25519_self_test(int faults) {
     free(t);
     return passed;
 }
+
+// The wide self-test's batch: three keys taking turns (the third A + T, T of order 8, signed with
+// A's secret scalar), so that neighbouring lanes hold different keys; first 16 valid signatures
+// (two full groups of eight), then 7 tampered or valid ones (a tail of fewer than eight lanes after
+// the refused ones leave, padded).
+enum { WIDE_KEYS = 3, WIDE_BATCH = 23, WIDE_MESSAGE = 40 };
+
+typedef struct {
+    uint8_t public_keys[WIDE_KEYS][32], secret_key[64], az[64], a[32];
+    struct ed25519_table *tables[WIDE_KEYS];
+    uint8_t signatures[WIDE_BATCH][64], messages[WIDE_BATCH][WIDE_MESSAGE];
+} wide_self_test;
+
+// A signature of `message` with secret scalar a under `public_key` (R = [r]B, r from the message).
+static void sign_with_scalar(uint8_t signature[64], const uint8_t a[32], const uint8_t public_key[32],
+                             const uint8_t *message, size_t length) {
+    uint8_t digest[64], r[32], h[64], ha[32];
+    crypto_hash_sha512(digest, message, length);
+    crypto_core_ed25519_scalar_reduce(r, digest);
+    crypto_scalarmult_ed25519_base_noclamp(signature, r);
+    tv_ed25519_challenge_of(h, signature, public_key, message, length);
+    crypto_core_ed25519_scalar_mul(ha, h, a);
+    crypto_core_ed25519_scalar_add(signature + 32, r, ha);
+}
+
+static int wide_batch_agrees(wide_self_test *t, int faults) {
+    static const uint8_t order8[32] = {
+        0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4, 0x89, 0xf2, 0xef, 0x98, 0xf0,
+        0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x05,
+    };
+    uint8_t seed[32], other_secret[64];
+    for (int i = 0; i < 32; i++) seed[i] = (uint8_t)(11 * i + 5);
+    if (crypto_sign_seed_keypair(t->public_keys[0], t->secret_key, seed) != 0) return 0;
+    seed[0] ^= 1;
+    if (crypto_sign_seed_keypair(t->public_keys[1], other_secret, seed) != 0) return 0;
+    seed[0] ^= 1;
+    crypto_hash_sha512(t->az, seed, 32);
+    t->az[0] &= 248;
+    t->az[31] &= 127;
+    t->az[31] |= 64;
+    memcpy(t->a, t->az, 32);
+    if (crypto_core_ed25519_add(t->public_keys[2], t->public_keys[0], order8) != 0) return 0;
+    for (int k = 0; k < WIDE_KEYS; k++) {
+        if ((t->tables[k] = tv_ed25519_make_table(t->public_keys[k], faults)) == NULL) return 0;
+    }
+    const void *tables[WIDE_BATCH];
+    const uint8_t *signatures[WIDE_BATCH], *messages[WIDE_BATCH];
+    size_t lengths[WIDE_BATCH];
+    uint8_t verdicts[WIDE_BATCH];
+    int agreed = 1, valid = 0;
+    for (int i = 0; i < WIDE_BATCH; i++) {
+        int key = i % WIDE_KEYS;
+        uint8_t *s = t->signatures[i], *m = t->messages[i];
+        for (int j = 0; j < WIDE_MESSAGE; j++) m[j] = (uint8_t)(i * 31 + j * 7);
+        if (key == 1) crypto_sign_detached(s, NULL, m, WIDE_MESSAGE, other_secret);
+        else if (key == 0) crypto_sign_detached(s, NULL, m, WIDE_MESSAGE, t->secret_key);
+        else sign_with_scalar(s, t->a, t->public_keys[2], m, WIDE_MESSAGE);
+        if (i == 16) s[5] ^= 4;     // R
+        if (i == 17) s[40] ^= 1;    // S
+        if (i == 18) m[3] ^= 1;     // the message
+        if (i == 19) s[63] |= 0x80; // S ≥ 2^255: refused before the walk
+        if (i == 20) { memset(s, 0, 32); s[0] = 1; }  // R the identity: refused before the walk
+        tables[i] = t->tables[key];
+        signatures[i] = s;
+        messages[i] = m;
+        lengths[i] = WIDE_MESSAGE;
+    }
+    tv_ed25519_verify_many_faulty(tables, messages, lengths, signatures, WIDE_BATCH, verdicts, faults);
+    for (int i = 0; i < WIDE_BATCH; i++) {
+        int standard =
+            crypto_sign_verify_detached(signatures[i], messages[i], WIDE_MESSAGE, t->public_keys[i % WIDE_KEYS]) == 0;
+        agreed = agreed && verdicts[i] == standard;
+        valid += standard;
+    }
+    // Two of every three of the first 16 verify whatever the mixed key does, none of 16…20.
+    return agreed && valid >= 11 && valid < WIDE_BATCH - 5;
+}
+
+int tv_ed25519_wide_self_test(int faults) {
+    wide_self_test *t = calloc(1, sizeof *t);
+    if (t == NULL) return 0;
+    int passed = wide_batch_agrees(t, faults);
+    for (int k = 0; k < WIDE_KEYS; k++) tv_ed25519_table_free(t->tables[k]);
+    sodium_memzero(t, sizeof *t);
+    free(t);
+    return passed;
+}
 #endif

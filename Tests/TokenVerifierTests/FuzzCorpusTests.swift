@@ -44,10 +44,15 @@ extension FuzzCorpusTests {
     }
 
     /// The Ed25519 signature corpus through both paths (`crypto_sign_verify_detached` and the
-    /// per-key table), as the FuzzEd25519Signature harness does: equal verdicts on every input.
+    /// per-key table) and the wide path, as the FuzzEd25519Signature harness does: equal verdicts
+    /// on every input.
     @Test func ed25519SignatureCorpus() throws {
         try Ed25519PathComparison.requireTablePath()
         try replayBothPaths("FuzzEd25519Signature", standard: "libsodium") { Ed25519PathCheck.verdicts($0) }
+        // The wide path in a batch of mixed keys, where the CPU has it (true elsewhere).
+        for input in try Repository.fuzzCorpus("FuzzEd25519Signature") {
+            #expect(input.withUnsafeBufferPointer(Ed25519PathCheck.wideAgrees), "wide path on \(input)")
+        }
     }
 
     /// Replays a signature corpus through `verdicts` (the standard call's, the table's alone and

@@ -3,9 +3,11 @@
 // libsodium's crypto_sign_verify_detached computes [s]B − [h]A with a sliding window for A that it
 // rebuilds (with A's decompression, a square root) on every call. A key's table holds the signed
 // multiples of −A for every 6-bit window of a scalar, so that [h](−A) costs 43 additions and no
-// doubling; B gets the same table once. All point arithmetic is libsodium's (ge25519_add/sub of
-// libsodium.a, the functions crypto_sign_verify_detached itself is built from), and the checks on
-// S, R and the key are libsodium's own functions, called in the order the standard call makes them.
+// doubling; B gets the same table once. The point arithmetic is libsodium's (ge25519_add/sub of
+// libsodium.a, the functions crypto_sign_verify_detached itself is built from), except in a batch
+// on a CPU with AVX-512 IFMA (the wide path, tv_ed25519_wide_status: the same additions eight
+// signatures at a time, checked against crypto_sign_verify_detached at start-up); the checks on S,
+// R and the key are libsodium's own functions, called in the order the standard call makes them.
 #ifndef TOKENVERIFY_CTOKENED25519_H
 #define TOKENVERIFY_CTOKENED25519_H
 
@@ -30,6 +32,24 @@ enum {
 
 /// One of the TV_ED25519_TABLES_* values (runs the set-up and self-test on first call).
 int tv_ed25519_table_status(void);
+
+/// Why tv_ed25519_table_verify_many runs its point arithmetic eight signatures at a time with
+/// AVX-512 IFMA (the wide path, ed25519_wide.c) or not (tv_ed25519_wide_status), decided once with
+/// the table path: on; the table path is off; this CPU (or the OS, or this build) has no AVX-512F,
+/// VL and IFMA with the ZMM state saved; TOKENVERIFY_SIGNATURE_PATH is `tables` or `standard`; the
+/// wide self-test disagreed with crypto_sign_verify_detached; an allocation failed. The verdicts
+/// are the same either way.
+enum {
+    TV_ED25519_WIDE_ON = 1,
+    TV_ED25519_WIDE_NO_TABLES = 2,
+    TV_ED25519_WIDE_NO_CPU = 3,
+    TV_ED25519_WIDE_FORCED_OFF = 4,
+    TV_ED25519_WIDE_SELF_TEST_FAILED = 5,
+    TV_ED25519_WIDE_SETUP_FAILED = 6,
+};
+
+/// One of the TV_ED25519_WIDE_* values (runs the set-up and self-tests on first call).
+int tv_ed25519_wide_status(void);
 
 /// The libsodium version this build's headers (and libsodium.a) are: SODIUM_VERSION_STRING.
 const char *tv_ed25519_libsodium_compiled(void);
@@ -56,7 +76,9 @@ int tv_ed25519_table_verify(const void *table, const uint8_t *message, size_t me
 
 /// `count` verifies at once: verdicts[i] is tv_ed25519_table_verify(tables[i], messages[i],
 /// lengths[i], signatures[i]) (1 or 0), the points' encodings sharing one field inversion for
-/// every 32 signatures instead of one each (the same canonical bytes, so the same verdicts).
+/// every 32 signatures instead of one each (the same canonical bytes, so the same verdicts). Where
+/// tv_ed25519_wide_status() is TV_ED25519_WIDE_ON, the sums of the signatures that pass the checks
+/// on S and R are computed eight at a time (the last group padded, its padding never reported).
 void tv_ed25519_table_verify_many(const void *const *tables, const uint8_t *const *messages, const size_t *lengths,
                                   const uint8_t *const *signatures, size_t count, uint8_t *verdicts);
 

@@ -9,7 +9,8 @@ final class Ed25519KeyTable: @unchecked Sendable {
     // Immutable after init; the C table is read-only, so any number of threads may use it.
     let handle: UnsafeMutableRawPointer
 
-    /// The memory one table takes: 43 windows × 32 multiples × 160 bytes, and the key.
+    /// The memory one table takes: 43 windows × 32 multiples × 160 bytes, and the key; with the
+    /// wide path on, the same multiples in affine form instead, 43 × 32 × 120 bytes.
     static let bytesPerTable = tv_ed25519_table_size()
 
     /// Ed25519 keys' tables, capped by ``TableMemory/ed25519``.
@@ -18,10 +19,10 @@ final class Ed25519KeyTable: @unchecked Sendable {
     /// Whether this build has the table path (libsodium 1.0.18, and its self-test passed).
     static let isAvailable = tv_ed25519_table_available() == 1
 
-    /// The path and why (``SignaturePath/ed25519(status:compiled:running:)``), decided once.
+    /// The path and why (``SignaturePath/ed25519(status:wide:compiled:running:)``), decided once.
     static let path = SignaturePath.ed25519(
-        status: Int(tv_ed25519_table_status()), compiled: SignatureLibrary.libsodiumCompiled,
-        running: SignatureLibrary.libsodiumRunning)
+        status: Int(tv_ed25519_table_status()), wide: Int(tv_ed25519_wide_status()),
+        compiled: SignatureLibrary.libsodiumCompiled, running: SignatureLibrary.libsodiumRunning)
 
     /// Nil when the path is unavailable or libsodium would refuse the key. Takes about 1 ms.
     init?(publicKey: [UInt8]) {

@@ -3,14 +3,17 @@ internal import CTokenCrypto
 internal import CTokenEd25519
 
 /// The signature path one algorithm's keys take in this process, and why: `tables` (each key's
-/// precomputed table, built in the background on its first use) or `standard` (the library's
-/// own call, `crypto_sign_verify_detached` or `EVP_PKEY_verify`, for every key). Both give the
-/// same verdict on every input; the tables are about three times faster. What `tokenverify
-/// version` prints and the metrics file's `tokenverify_signature_path` gauge carries.
+/// precomputed table, built in the background on its first use), `wide` (Ed25519 only: the
+/// tables, with a batch's point arithmetic run eight signatures at a time with AVX-512 IFMA) or
+/// `standard` (the library's own call, `crypto_sign_verify_detached` or `EVP_PKEY_verify`, for
+/// every key). All give the same verdict on every input; the tables are about three times faster
+/// than the standard call, the wide path about three times faster than the tables in a batch.
+/// What `tokenverify version` prints and the metrics file's `tokenverify_signature_path` gauge
+/// carries.
 public struct SignaturePath: Sendable, Equatable, CustomStringConvertible {
-    /// The two paths.
+    /// The three paths.
     public enum Kind: String, Sendable {
-        case tables, standard
+        case tables, wide, standard
     }
 
     /// `Ed25519` or `ES256`.
@@ -32,7 +35,7 @@ public struct SignaturePath: Sendable, Equatable, CustomStringConvertible {
 
     /// The path when a kind has `bytes` of table memory: the standard one when no table fits.
     func limited(to bytes: Int, _ kind: KeyTableKind) -> SignaturePath {
-        guard path == .tables, bytes < kind.bytesPerTable else { return self }
+        guard path != .standard, bytes < kind.bytesPerTable else { return self }
         return SignaturePath(
             algorithm: algorithm, path: .standard,
             reason:
@@ -40,12 +43,18 @@ public struct SignaturePath: Sendable, Equatable, CustomStringConvertible {
         )
     }
 
-    /// The Ed25519 path for a `tv_ed25519_table_status` value, with the libsodium versions the
-    /// build was compiled against and runs with.
-    static func ed25519(status: Int, compiled: String, running: String) -> SignaturePath {
+    /// The Ed25519 path for a `tv_ed25519_table_status` and a `tv_ed25519_wide_status` value,
+    /// with the libsodium versions the build was compiled against and runs with.
+    static func ed25519(status: Int, wide: Int, compiled: String, running: String) -> SignaturePath {
         let (path, reason): (Kind, String) =
             switch status {
-            case TV_ED25519_TABLES_ON: (.tables, "libsodium \(running) internals found, self-test passed")
+            case TV_ED25519_TABLES_ON where wide == TV_ED25519_WIDE_ON:
+                (
+                    .wide,
+                    "AVX-512 IFMA, 8 signatures at a time; libsodium \(running) internals found, self-tests passed"
+                )
+            case TV_ED25519_TABLES_ON:
+                (.tables, "libsodium \(running) internals found, self-test passed; \(wideOff(wide))")
             case TV_ED25519_TABLES_NOT_COMPILED:
                 (.standard, "not compiled for libsodium \(compiled): the table path is written for libsodium 1.0.18")
             case TV_ED25519_TABLES_OTHER_RUNTIME:
@@ -58,6 +67,16 @@ public struct SignaturePath: Sendable, Equatable, CustomStringConvertible {
             default: (.standard, "libsodium could not be set up (sodium_init or memory)")
             }
         return SignaturePath(algorithm: "Ed25519", path: path, reason: reason)
+    }
+
+    /// Why the Ed25519 wide path is off with the tables on, for a `tv_ed25519_wide_status` value.
+    static func wideOff(_ wide: Int) -> String {
+        switch wide {
+        case TV_ED25519_WIDE_NO_CPU: "no wide path: this CPU has no AVX-512 IFMA (or the OS does not save its state)"
+        case TV_ED25519_WIDE_FORCED_OFF: "no wide path: TOKENVERIFY_SIGNATURE_PATH turns it off"
+        case TV_ED25519_WIDE_SELF_TEST_FAILED: "no wide path: its self-test against crypto_sign_verify_detached failed"
+        default: "no wide path: it could not be set up (memory)"
+        }
     }
 
     /// The ES256 path for a `tv_p256_table_status` value, with the OpenSSL version running.

@@ -1,0 +1,184 @@
+import CSodium
+import CTokenEd25519
+import CTokenEd25519.Testing
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TokenVerifier
+
+/// The Ed25519 wide path (`ed25519_wide.c`: the batch's point arithmetic eight signatures at a
+/// time with AVX-512 IFMA) against `crypto_sign_verify_detached`: its self-test passes and fails on
+/// each broken walk, every Wycheproof vector and 20,000 randomized signatures (more with
+/// TOKENVERIFY_ED25519_WIDE_COMPARE=COUNT) in batches mixing keys get libsodium's verdicts, and
+/// the path is on wherever the CPU has it. Skipped with the reason on a CPU without AVX-512 IFMA
+/// (in CI too: the runner's CPU decides, and the table path's tests still run). The 10-million
+/// comparison is `scripts/compare-ed25519-wide 10000000`.
+@Suite struct Ed25519WideTests {
+    /// The wide path's tests need the table path and a CPU with AVX-512F, VL and IFMA.
+    static func requireWidePath() throws {
+        try Ed25519PathComparison.requireTablePath()
+        if tv_ed25519_wide_self_test_with_faults(0) == -1 {
+            try Test.cancel("skipped: this CPU has no AVX-512 IFMA (or the OS does not save its state): no wide path")
+        }
+    }
+
+    @Test func selfTestPassesOnTheVerifiersWalk() throws {
+        try Self.requireWidePath()
+        #expect(tv_ed25519_wide_self_test_with_faults(0) == 1)
+    }
+
+    @Test(arguments: [
+        ("leaves out the top window", Int32(TV_ED25519_FAULT_WIDE_DROP_TOP_WINDOW)),
+        ("gives the last lane the first lane's key", Int32(TV_ED25519_FAULT_WIDE_LANE_KEY)),
+        ("does not negate 2d·x·y for a negative digit", Int32(TV_ED25519_FAULT_WIDE_SKIP_NEGATE)),
+    ])
+    func selfTestFailsOnABrokenWalk(_ fault: String, _ flags: Int32) throws {
+        try Self.requireWidePath()
+        #expect(tv_ed25519_wide_self_test_with_faults(flags) == 0, "the self-test passed a walk that \(fault)")
+    }
+
+    /// Where the CPU has the wide path and TOKENVERIFY_SIGNATURE_PATH does not turn it off, the
+    /// batches take it, and the path says so.
+    @Test func theWidePathIsOnWhereTheCPUHasIt() throws {
+        try Self.requireWidePath()
+        let forced = ProcessInfo.processInfo.environment["TOKENVERIFY_SIGNATURE_PATH"]
+        if forced == "tables" || forced == "standard" {
+            #expect(tv_ed25519_wide_status() == TV_ED25519_WIDE_FORCED_OFF)
+            #expect(Ed25519KeyTable.path.path == .tables && Ed25519KeyTable.path.reason.contains("TOKENVERIFY"))
+        } else {
+            #expect(tv_ed25519_wide_status() == TV_ED25519_WIDE_ON)
+            #expect(Ed25519KeyTable.path.path == .wide, "\(Ed25519KeyTable.path)")
+            #expect(Ed25519KeyTable.bytesPerTable == 48 + 165_120, "the wide comb replaces the cached one")
+        }
+    }
+
+    /// A key's table with its wide comb, whatever TOKENVERIFY_SIGNATURE_PATH says.
+    final class WideTable {
+        let publicKey: [UInt8]
+        let handle: UnsafeMutableRawPointer
+
+        init?(_ publicKey: [UInt8]) {
+            guard publicKey.count == 32, let handle = tv_ed25519_wide_table_new(publicKey) else { return nil }
+            self.publicKey = publicKey
+            self.handle = handle
+        }
+
+        deinit { tv_ed25519_table_free(handle) }
+    }
+
+    /// The wide path's verdicts on `inputs`, all in one batch (the keys mixed).
+    static func wideVerdicts(_ inputs: [(table: WideTable, signature: [UInt8], message: [UInt8])]) -> [Bool] {
+        let tables: [UnsafeRawPointer?] = inputs.map { UnsafeRawPointer($0.table.handle) }
+        let signatures = inputs.map { _ in UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64) }
+        let messages = inputs.map { UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, $0.message.count)) }
+        defer { for buffer in signatures + messages { buffer.deallocate() } }
+        for (i, input) in inputs.enumerated() {
+            _ = signatures[i].initialize(from: input.signature)
+            _ = messages[i].initialize(from: input.message)
+        }
+        let signaturePointers: [UnsafePointer<UInt8>?] = signatures.map { UnsafePointer($0.baseAddress) }
+        let messagePointers: [UnsafePointer<UInt8>?] = messages.map { UnsafePointer($0.baseAddress) }
+        var verdicts = [UInt8](repeating: 0xAA, count: inputs.count)
+        tv_ed25519_wide_verify_many(
+            tables, messagePointers, inputs.map(\.message.count), signaturePointers, inputs.count, &verdicts)
+        return verdicts.map { $0 == 1 }
+    }
+
+    static func sodiumVerdict(_ publicKey: [UInt8], _ signature: [UInt8], _ message: [UInt8]) -> Bool {
+        signature.count == 64 && crypto_sign_verify_detached(signature, message, UInt64(message.count), publicKey) == 0
+    }
+
+    /// Every Wycheproof Ed25519 vector of 64 bytes through the wide path, as one batch of mixed
+    /// keys: libsodium's verdict and Wycheproof's on each.
+    @Test func everyWycheproofVector() throws {
+        try Self.requireWidePath()
+        var batch: [(table: WideTable, signature: [UInt8], message: [UInt8])] = []
+        var expected: [Bool] = []
+        var labels: [String] = []
+        var vectors = 0
+        for group in try SignatureBackendTests().loadVectors("ed25519_test.json") {
+            let publicKey = hexBytes((group["publicKey"] as! [String: Any])["pk"] as! String)
+            let table = try #require(WideTable(publicKey), "libsodium accepts every Wycheproof key")
+            for test in group["tests"] as! [[String: Any]] {
+                vectors += 1
+                let signature = hexBytes(test["sig"] as! String)
+                let message = hexBytes(test["msg"] as! String)
+                let standard = Self.sodiumVerdict(publicKey, signature, message)
+                #expect(standard == (test["result"] as! String == "valid"), "tcId \(test["tcId"]!)")
+                guard signature.count == 64 else { continue }  // the batch takes 64-byte signatures only
+                batch.append((table, signature, message))
+                expected.append(standard)
+                labels.append("tcId \(test["tcId"]!): \(test["comment"]!)")
+            }
+        }
+        #expect(vectors == 151)
+        let verdicts = Self.wideVerdicts(batch)
+        for (label, (verdict, standard)) in zip(labels, zip(verdicts, expected)) where verdict != standard {
+            Issue.record("\(label): libsodium \(standard), wide \(verdict)")
+        }
+        #expect(batch.count > 100 && expected.contains(true) && expected.contains(false))
+        print("Ed25519 wide path: \(batch.count) Wycheproof vectors of 64-byte signatures in one batch, all agree")
+    }
+
+    /// Randomized signatures (the variants of ``Ed25519TableRandomizedTests``) over 4 keys and
+    /// fresh mixed-order keys, in batches of 1 to 100 (so that the last group of eight is mostly
+    /// partial): the wide path's verdict is libsodium's on every one.
+    @Test func randomizedSignaturesAgree() throws {
+        try Self.requireWidePath()
+        typealias Variant = Ed25519TableRandomizedTests.Variant
+        let environment = ProcessInfo.processInfo.environment["TOKENVERIFY_ED25519_WIDE_COMPARE"]
+        let count =
+            try environment.map { try #require(Int($0), "TOKENVERIFY_ED25519_WIDE_COMPARE=\($0) is not a count") }
+            ?? 20_000
+        var random = SystemRandomNumberGenerator()
+        let keys = (0..<4).map { _ in
+            var publicKey = [UInt8](repeating: 0, count: 32)
+            var secretKey = [UInt8](repeating: 0, count: 64)
+            _ = crypto_sign_keypair(&publicKey, &secretKey)
+            return (publicKey: publicKey, secretKey: secretKey)
+        }
+        let tables = try keys.map { try #require(WideTable($0.publicKey)) }
+        var tally = PathComparisonTally<Variant>()
+        var batch: [(table: WideTable, signature: [UInt8], message: [UInt8])] = []
+        var variants: [Variant] = []
+        var batchSize = Int.random(in: 1...100, using: &random)
+        func verifyBatch() {
+            for (input, (variant, verdict)) in zip(batch, zip(variants, Self.wideVerdicts(batch))) {
+                tally.record(
+                    variant, standard: Self.sodiumVerdict(input.table.publicKey, input.signature, input.message),
+                    table: verdict, standardName: "libsodium",
+                    input: "key \(input.table.publicKey), signature \(input.signature), message \(input.message)")
+            }
+            batch = []
+            variants = []
+            batchSize = Int.random(in: 1...100, using: &random)
+        }
+        var index = 0
+        while index < count {
+            let keyIndex = Int.random(in: 0..<keys.count, using: &random)
+            let message = Ed25519TableRandomizedTests.randomBytes(Int.random(in: 1...400, using: &random), &random)
+            var signature = [UInt8](repeating: 0, count: 64)
+            _ = crypto_sign_detached(&signature, nil, message, UInt64(message.count), keys[keyIndex].secretKey)
+            for variant in Variant.allCases where index < count {
+                index += 1
+                if variant == .mixedOrderKey {
+                    let mixed = Ed25519TableRandomizedTests.mixedOrderSignature(message: message, random: &random)
+                    let table = try #require(WideTable(mixed.key), "libsodium accepts a key with a small-order part")
+                    batch.append((table, mixed.signature, message))
+                } else {
+                    let input = Ed25519TableRandomizedTests.apply(
+                        variant, signature: signature, message: message, random: &random)
+                    batch.append((tables[keyIndex], input.signature, input.message))
+                }
+                variants.append(variant)
+                if batch.count == batchSize { verifyBatch() }
+            }
+        }
+        if !batch.isEmpty { verifyBatch() }
+        tally.report("Ed25519 libsodium vs wide: \(count) signatures, batches of 1 to 100 mixing keys")
+        #expect(tally.mismatches.isEmpty)
+        #expect(tally.checked.values.reduce(0, +) == count)
+        #expect(tally.valid[.valid] == tally.checked[.valid])
+    }
+}
