@@ -113,10 +113,12 @@ def generate(tools: Tools, alg: str, count: int, work: Path, check: bool) -> Tok
     return TokenSet(alg, directory, int(found["count"]), int(found["valid"]))
 
 
-def run_tokenverify(tools: Tools, tokens: TokenSet, threads: int) -> Result:
-    """tokenverify verify on the bare tokens; its CPU is the whole child's (getrusage)."""
+def run_tokenverify(tools: Tools, tokens: TokenSet, threads: int, path: str | None = None) -> Result:
+    """tokenverify verify on the bare tokens; its CPU is the whole child's (getrusage). `path`
+    forces a signature path (TOKENVERIFY_SIGNATURE_PATH: `tables` leaves the wide path off)."""
     done, cpu = run_counting_cpu(
-        [
+        (["env", f"TOKENVERIFY_SIGNATURE_PATH={path}"] if path else [])
+        + [
             str(tools.tokenverify),
             "verify",
             "--keys",
@@ -171,6 +173,7 @@ def run_round(tools: Tools, tokens: TokenSet, threads: int, raw_seconds: float, 
     ]
     runs += [
         ("tokenverify", None),
+        ("tokenverify (tables)", "path:tables"),
         ("jwt-kit", tools.jwtkit),
         ("golang-jwt", tools.golang_jwt),
         ("jsonwebtoken", tools.jsonwebtoken),
@@ -178,7 +181,9 @@ def run_round(tools: Tools, tokens: TokenSet, threads: int, raw_seconds: float, 
     shift = round_index % len(runs)
     results: dict[str, Result] = {}
     for name, what in runs[shift:] + runs[:shift]:
-        if isinstance(what, str):
+        if isinstance(what, str) and what.startswith("path:"):
+            results[name] = run_tokenverify(tools, tokens, threads, what.removeprefix("path:"))
+        elif isinstance(what, str):
             results[name] = run_raw(tools, what, threads, raw_seconds)
         elif isinstance(what, Path):
             results[name] = run_peer(what, tokens, threads)
@@ -200,10 +205,10 @@ def print_medians(alg: str, rounds: list[dict[str, Result]]) -> None:
     ours = per_cpu["tokenverify"]
     fastest_peer = max(PEERS, key=lambda name: per_cpu[name])
     print(f"\n{alg}: medians of {len(rounds)} rounds")
-    print(f"{'tool':<18} {'tokens/CPU-s':>12} {'tokens/s':>10} {'tv ratio':>9}")
+    print(f"{'tool':<22} {'tokens/CPU-s':>12} {'tokens/s':>10} {'tv ratio':>9}")
     for name in sorted(names, key=lambda name: -per_cpu[name]):
         ratio = "" if name == "tokenverify" else f"{ours / per_cpu[name]:.2f}"
-        print(f"{name:<18} {per_cpu[name]:>12.0f} {rate[name]:>10.0f} {ratio:>9}")
+        print(f"{name:<22} {per_cpu[name]:>12.0f} {rate[name]:>10.0f} {ratio:>9}")
     print(f"tokenverify ÷ fastest peer ({fastest_peer}): {ours / per_cpu[fastest_peer]:.2f} per CPU-second")
 
 
@@ -235,7 +240,7 @@ def main() -> None:
     rounds = 1 if arguments.check else arguments.rounds
     results: dict[str, list[dict[str, Result]]] = {tokens.alg: [] for tokens in sets}
     print(f"{arguments.count} tokens a set, {arguments.threads} threads, check time {CHECK_TIME}")
-    print(f"{'alg':<8} {'round':>5} {'tool':<18} {'valid':>8} {'tokens/s':>10} {'tokens/CPU-s':>12}")
+    print(f"{'alg':<8} {'round':>5} {'tool':<22} {'valid':>8} {'tokens/s':>10} {'tokens/CPU-s':>12}")
     for round_index in range(rounds):
         for tokens in sets:
             round_results = run_round(tools, tokens, arguments.threads, raw_seconds, round_index)
@@ -243,7 +248,7 @@ def main() -> None:
             for name, result in round_results.items():
                 valid = "" if result.valid is None else str(result.valid)
                 print(
-                    f"{tokens.alg:<8} {round_index + 1:>5} {name:<18} {valid:>8} "
+                    f"{tokens.alg:<8} {round_index + 1:>5} {name:<22} {valid:>8} "
                     f"{result.rate:>10.0f} {result.per_cpu:>12.0f}",
                     flush=True,
                 )

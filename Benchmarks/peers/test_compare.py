@@ -60,4 +60,20 @@ def test_medians_give_ratios_to_each_tool_and_the_fastest_peer(capsys: pytest.Ca
     compare.print_medians("es256", [round_of(11000), round_of(13000), round_of(1000)])
     output = capsys.readouterr().out
     assert "tokenverify ÷ fastest peer (jsonwebtoken): 1.10 per CPU-second" in output
-    assert "jwt-kit                    5000       5000      2.20" in output
+    assert "jwt-kit                        5000       5000      2.20" in output
+
+
+def test_the_tables_run_forces_the_path_through_the_environment(tmp_path: Path) -> None:
+    """`tokenverify (tables)` is the same binary with TOKENVERIFY_SIGNATURE_PATH=tables."""
+    program = tmp_path / "tokenverify"
+    program.write_text(
+        "#!/bin/sh\n"
+        '[ "$TOKENVERIFY_SIGNATURE_PATH" = tables ] || exit 9\n'
+        f"printf '%s\\n' '{TOKENVERIFY.strip()}' >&2\n"
+    )
+    program.chmod(0o755)
+    tokens = compare.TokenSet("ed25519", tmp_path, 2000, 1615)
+    tools = compare.Tools(program, program, program, program, program)
+    assert compare.run_tokenverify(tools, tokens, 2, "tables").valid == 1615
+    with pytest.raises(SystemExit, match="failed \\(9\\)"):
+        compare.run_tokenverify(tools, tokens, 2)
