@@ -2,7 +2,8 @@
 // Built and run by scripts/compare-p256-wide (which also converts the Wycheproof vectors):
 //
 //   compare-p256-wide COUNT [SEED] [WYCHEPROOF.txt]   the comparisons below; exit status 1 on any disagreement
-//   compare-p256-wide --bench wide|tables|evp COUNT [KEYS]   COUNT verifies of valid signatures, for perf stat
+//   compare-p256-wide --bench wide|tables|evp|auto COUNT [KEYS]   COUNT verifies of valid signatures, for perf
+//                                                            stat (auto: tv_p256_table_verify_many's own choice)
 //
 // 1. The complete mixed addition on its own, lane by lane, against EC_POINT_add: random points,
 //    P = Q, P = −Q, P the point at infinity, each with a random projective Z.
@@ -80,6 +81,52 @@ static void key_random(key *k) {
     if (k->ec == NULL || EC_KEY_generate_key(k->ec) != 1) fail("generate");
     k->d = BN_dup(EC_KEY_get0_private_key(k->ec));
     key_finish(k, EC_KEY_get0_public_key(k->ec));
+}
+
+// A key from the harness's own random numbers (the same keys run after run, for --bench).
+static void key_seeded(key *k) {
+    uint8_t bytes[32];
+    random_bytes(bytes, 32);
+    k->d = BN_bin2bn(bytes, 32, NULL);
+    BN_nnmod(k->d, k->d, order_n, ctx);
+    if (BN_is_zero(k->d)) BN_one(k->d);
+    k->ec = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
+    EC_POINT *q = EC_POINT_new(curve);
+    if (k->ec == NULL || q == NULL || EC_POINT_mul(curve, q, k->d, NULL, NULL, ctx) != 1 ||
+        EC_KEY_set_private_key(k->ec, k->d) != 1 || EC_KEY_set_public_key(k->ec, q) != 1)
+        fail("seeded key");
+    key_finish(k, q);
+    EC_POINT_free(q);
+}
+
+// An ECDSA signature with a nonce from the harness's own random numbers (for --bench: the same
+// signatures run after run): r = x(k·G) mod n, s = k⁻¹·(e + r·d).
+static void sign_seeded(uint8_t signature[64], const key *key_, const uint8_t *message, size_t length) {
+    uint8_t digest[32], bytes[32];
+    SHA256(message, length, digest);
+    BIGNUM *k = BN_new(), *e = BN_bin2bn(digest, 32, NULL), *r = BN_new(), *s = BN_new(), *t = BN_new();
+    EC_POINT *point = EC_POINT_new(curve);
+    do {
+        random_bytes(bytes, 32);
+        BN_bin2bn(bytes, 32, k);
+        BN_nnmod(k, k, order_n, ctx);
+        EC_POINT_mul(curve, point, k, NULL, NULL, ctx);
+        EC_POINT_get_affine_coordinates(curve, point, r, NULL, ctx);
+        BN_nnmod(r, r, order_n, ctx);
+        BN_nnmod(e, e, order_n, ctx);
+        BN_mod_mul(t, r, key_->d, order_n, ctx);
+        BN_mod_add(t, t, e, order_n, ctx);
+        BN_mod_inverse(s, k, order_n, ctx);
+        BN_mod_mul(s, s, t, order_n, ctx);
+    } while (BN_is_zero(k) || BN_is_zero(r) || BN_is_zero(s));
+    BN_bn2binpad(r, signature, 32);
+    BN_bn2binpad(s, signature + 32, 32);
+    BN_free(k);
+    BN_free(e);
+    BN_free(r);
+    BN_free(s);
+    BN_free(t);
+    EC_POINT_free(point);
 }
 
 static void key_free(key *k) {
@@ -601,12 +648,19 @@ static double seconds(void) {
 static int bench(const char *path, long count, int key_count) {
     enum { DISTINCT = 4096, BATCH = 64 };
     key *keys = calloc((size_t)key_count, sizeof *keys);
-    for (int i = 0; i < key_count; i++) key_random(&keys[i]);
+    for (int i = 0; i < key_count; i++) key_seeded(&keys[i]);
     static item items[DISTINCT];
-    for (int i = 0; i < DISTINCT; i++) make_item(&items[i], 0, keys, key_count);
+    for (int i = 0; i < DISTINCT; i++) {
+        item *it = &items[i];
+        it->k = &keys[next_random() % (uint64_t)key_count];
+        it->length = 32 + (size_t)(next_random() % 33);
+        random_bytes(it->message, it->length);
+        sign_seeded(it->signature, it->k, it->message, it->length);
+    }
     void *scratch = tv_p256_table_scratch_new();
-    int wide = strcmp(path, "wide") == 0, evp = strcmp(path, "evp") == 0;
-    if (!wide && !evp && strcmp(path, "tables") != 0) fail("--bench wide|tables|evp");
+    int wide = strcmp(path, "wide") == 0, evp = strcmp(path, "evp") == 0, automatic = strcmp(path, "auto") == 0;
+    if (!wide && !evp && !automatic && strcmp(path, "tables") != 0) fail("--bench wide|tables|evp|auto");
+    if (automatic) printf("auto: wide status %d\n", tv_p256_wide_status());
     long valid = 0;
     double start = seconds();
     for (long done = 0; done < count; done += BATCH) {
@@ -624,6 +678,8 @@ static int bench(const char *path, long count, int key_count) {
         if (evp) {
             for (int i = 0; i < BATCH; i++)
                 verdicts[i] = (uint8_t)tv_p256_verify(items[(done + i) % DISTINCT].k->evp, messages[i], lengths[i], signatures[i]);
+        } else if (automatic) {
+            tv_p256_table_verify_many(tables, scratch, messages, lengths, signatures, BATCH, verdicts);
         } else {
             tv_p256_table_verify_many_using(wide, tables, scratch, messages, lengths, signatures, BATCH, verdicts);
         }
