@@ -264,20 +264,33 @@ void tv_p256_table_inverses(const uint8_t *s_values, size_t count, uint64_t *inv
 }
 
 // Signatures verified together: s inverted for every 64 at once (as `tv_p256_table_inverses`),
-// then, on the wide path, the scalars of eight at a time handed to `tv_p256_wide_verify8` (a
-// group's last lanes, when fewer than eight remain, repeat its first signature and are not
-// reported); a signature whose key has no wide table, or every signature off the wide path, is
-// verified alone with its inverse as the hint. A signature with r or s outside [1, n − 1] is
-// refused before any of that.
+// then, on the wide path, the scalars of eight at a time handed to `tv_p256_wide_verify8`. A last
+// group of four to seven fills its empty lanes with its first signature's inputs and reports only
+// its own; one of fewer than four (eight lanes cost about what three verifies one at a time
+// cost) is verified one at a time, as is a signature whose key has no wide table, or every
+// signature off the wide path, each with its inverse as the hint. A signature with r or s
+// outside [1, n − 1] is refused before any of that.
+enum { WIDE_LEAST = 4 };
+
 typedef struct {
     const uint64_t *tables[TV_P256_WIDE_LANES];
-    uint64_t u1[TV_P256_WIDE_LANES][4], u2[TV_P256_WIDE_LANES][4], r[TV_P256_WIDE_LANES][4];
+    uint64_t u1[TV_P256_WIDE_LANES][4], u2[TV_P256_WIDE_LANES][4], r[TV_P256_WIDE_LANES][4], w[TV_P256_WIDE_LANES][4];
     size_t positions[TV_P256_WIDE_LANES];
     int count;
 } wide_lanes;
 
-static void wide_flush(wide_lanes *lanes, uint8_t *verdicts) {
+static void wide_flush(wide_lanes *lanes, void *const *tables, void *scratch, const uint8_t *const *messages,
+                       const size_t *lengths, const uint8_t *const *signatures, uint8_t *verdicts) {
     if (lanes->count == 0) return;
+    if (lanes->count < WIDE_LEAST) {
+        for (int l = 0; l < lanes->count; l++) {
+            size_t i = lanes->positions[l];
+            verdicts[i] = (uint8_t)tv_p256_table_verify_hinted(tables[i], scratch, messages[i], lengths[i], signatures[i],
+                                                               lanes->w[l]);
+        }
+        lanes->count = 0;
+        return;
+    }
     for (int l = lanes->count; l < TV_P256_WIDE_LANES; l++) {
         lanes->tables[l] = lanes->tables[0];
         memcpy(lanes->u1[l], lanes->u1[0], sizeof lanes->u1[l]);
@@ -322,16 +335,18 @@ void tv_p256_table_verify_many_using(int wide, void *const *tables, void *opaque
             // w = s⁻¹ (the inverse made just above for this s), u1 = e·w, u2 = r·w (mod n).
             uint64_t e[4];
             int l = lanes.count;
+            memcpy(lanes.w[l], inverses + 4 * k, sizeof lanes.w[l]);
             tv_order_from_bytes(lanes.r[l], signature);
             tv_order_from_bytes(e, digest);
-            tv_order_mul(lanes.u1[l], e, inverses + 4 * k, order_rr);
-            tv_order_mul(lanes.u2[l], lanes.r[l], inverses + 4 * k, order_rr);
+            tv_order_mul(lanes.u1[l], e, lanes.w[l], order_rr);
+            tv_order_mul(lanes.u2[l], lanes.r[l], lanes.w[l], order_rr);
             lanes.tables[l] = table->wide;
             lanes.positions[l] = i;
-            if (++lanes.count == TV_P256_WIDE_LANES) wide_flush(&lanes, verdicts);
+            if (++lanes.count == TV_P256_WIDE_LANES)
+                wide_flush(&lanes, tables, scratch, messages, lengths, signatures, verdicts);
         }
     }
-    wide_flush(&lanes, verdicts);
+    wide_flush(&lanes, tables, scratch, messages, lengths, signatures, verdicts);
 }
 
 void tv_p256_table_verify_many(void *const *tables, void *scratch, const uint8_t *const *messages, const size_t *lengths,

@@ -112,7 +112,7 @@ void tv_p256_table_inverses(const uint8_t *s_values, size_t count, uint64_t *inv
 /// r‖s at `signatures[i]`) of `messages[i]` (`lengths[i]` bytes) under `tables[i]` (each a table
 /// from `tv_p256_table_new`), its verdict (1 or 0) to `verdicts[i]`. The signatures share one
 /// inversion of s for every 64, and on the wide path (tv_p256_wide_status) go through eight at a
-/// time, keys mixed as they come.
+/// time, keys mixed as they come (a last group of fewer than four goes one at a time).
 void tv_p256_table_verify_many(void *const *tables, void *scratch, const uint8_t *const *messages, const size_t *lengths,
                                const uint8_t *const *signatures, size_t count, uint8_t *verdicts);
 
