@@ -199,6 +199,13 @@ int tv_p256_wide_self_test(void) {
     return passed;
 }
 
+int tv_p256_wide_self_test_for_testing(int broken) {
+    tv_p256_wide_break_for_testing(broken);
+    int passed = tv_p256_wide_self_test();
+    tv_p256_wide_break_for_testing(0);
+    return passed;
+}
+
 // Whether TOKENVERIFY_SIGNATURE_PATH turns the wide path off: `tables` (the per-key tables, one
 // signature at a time) or `standard`.
 static int wide_forced_off(void) {

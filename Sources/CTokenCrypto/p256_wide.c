@@ -55,7 +55,9 @@ static const uint64_t B52[5] = {0xdf6229c4bddfdULL, 0xca8843090d89cULL, 0x212ed6
 static const uint64_t ONE52[5] = {0x0000000000010ULL, 0xf000000000000ULL, 0xfffffffffffffULL, 0xffeffffffffffULL,
                                   0x00000000fffffULL};
 
-static int wide_broken = 0;
+// Thread-local, so that a test breaking the path for its own self-test run leaves other threads'
+// verifies alone.
+static _Thread_local int wide_broken = 0;
 
 void tv_p256_wide_break_for_testing(int broken) { wide_broken = broken != 0; }
 

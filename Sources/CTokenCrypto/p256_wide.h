@@ -41,8 +41,8 @@ void tv_p256_wide_verify8(const uint64_t *const q_tables[8], const uint64_t u1[8
 /// little-endian limbs each; the result's coordinates likewise (projective, unnormalised).
 void tv_p256_wide_add_for_testing(uint64_t out[8][3][4], const uint64_t p1[8][3][4], const uint64_t p2[8][2][4]);
 
-/// For the self-test's test: nonzero makes every later wide verify answer wrongly (the final
-/// comparison inverted), so that the self-test must fail.
+/// For the self-test's test: nonzero makes every later wide verify on the calling thread answer
+/// wrongly (the final comparison inverted), so that the self-test must fail.
 void tv_p256_wide_break_for_testing(int broken);
 
 #endif

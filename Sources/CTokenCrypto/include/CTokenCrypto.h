@@ -70,6 +70,10 @@ enum {
 /// not run, then the wide one: the generator's wide table and one key's, about 30 ms).
 int tv_p256_wide_status(void);
 
+/// For the tests: runs the wide path's self-test now, on the calling thread, with the path
+/// deliberately broken (every verdict inverted) when `broken` is nonzero; 1 when it passed.
+int tv_p256_wide_self_test_for_testing(int broken);
+
 /// The bytes a key's wide table adds to its table when this process may take the wide path
 /// (the CPU and the environment allow it; the self-test is not run): 151,616 (the table, 64-byte
 /// aligned), else 0.
