@@ -117,7 +117,9 @@ import Testing
                 // Now and then under another key than the signer's.
                 let verifier = Int.random(in: 0..<16, using: &random) == 0 ? (keyIndex + 1) % keys.count : keyIndex
                 let evp = input.signature.withUnsafeBufferPointer { s in
-                    input.message.withUnsafeBufferPointer { m in paths[verifier].context.verifyWithEVP(signature: s, message: m) }
+                    input.message.withUnsafeBufferPointer { m in
+                        paths[verifier].context.verifyWithEVP(signature: s, message: m)
+                    }
                 }
                 pending.append((paths[verifier].key.table!, input.signature, input.message))
                 expected.append((evp, variant))

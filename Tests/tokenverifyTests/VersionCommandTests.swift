@@ -37,7 +37,8 @@ import TokenVerifier
     /// with `--table-memory ed25519=0` is the standard path, with that reason.
     @Test func theMetricsCarryThePathsUnderVerifysOptions() throws {
         try ExternalRequirement.require(
-            SignaturePath.inUse().allSatisfy { $0.path == .tables || $0.path == .wide }, "the signature tables are off on this build")
+            SignaturePath.inUse().allSatisfy { $0.path == .tables || $0.path == .wide },
+            "the signature tables are off on this build")
         let workspace = try Workspace()
         let metrics = workspace.path("verify.prom")
         let result = try Tool.run(

@@ -172,7 +172,8 @@ extension VerificationWorker {
                         lengths[index] = end - start - 64
                         start = end
                     }
-                    scratch.es256Tables.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: count) { tables in
+                    scratch.es256Tables.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: count) {
+                        tables in
                         tv_p256_table_verify_many(
                             tables, tableScratch, messages.baseAddress, lengths.baseAddress, signatures.baseAddress,
                             count, scratch.verdicts + scratch.capacity)
