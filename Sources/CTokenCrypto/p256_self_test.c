@@ -15,6 +15,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/opensslv.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +216,8 @@ static int wide_forced_off(void) {
 
 static int wide_status = TV_P256_WIDE_NO_TABLES;
 static CRYPTO_ONCE wide_status_once = CRYPTO_ONCE_STATIC_INIT;
+// The status once decided (0 before), for `tv_p256_wide_status_decided`.
+static _Atomic int wide_status_known = 0;
 
 static void decide_wide(void) {
     if (!tv_p256_wide_cpu()) {
@@ -226,11 +229,14 @@ static void decide_wide(void) {
     } else {
         wide_status = tv_p256_wide_self_test() ? TV_P256_WIDE_ON : TV_P256_WIDE_SELF_TEST_FAILED;
     }
+    atomic_store_explicit(&wide_status_known, wide_status, memory_order_release);
 }
 
 int tv_p256_wide_status(void) {
     return CRYPTO_THREAD_run_once(&wide_status_once, decide_wide) ? wide_status : TV_P256_WIDE_NO_TABLES;
 }
+
+int tv_p256_wide_status_decided(void) { return atomic_load_explicit(&wide_status_known, memory_order_acquire); }
 
 int tv_p256_wide_table_bytes(void) {
     return tv_p256_wide_cpu() && !wide_forced_off() ? TV_P256_WIDE_TABLE_BYTES + 64 : 0;

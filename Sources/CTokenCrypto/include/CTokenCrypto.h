@@ -70,6 +70,11 @@ enum {
 /// not run, then the wide one: the generator's wide table and one key's, about 30 ms).
 int tv_p256_wide_status(void);
 
+/// `tv_p256_wide_status` once it has been decided, else 0, without deciding it (so without the
+/// self-tests): for the batch engine's check on its hot path. Every table that
+/// `tv_p256_table_new` made was made after the decision.
+int tv_p256_wide_status_decided(void);
+
 /// For the tests: runs the wide path's self-test now, on the calling thread, with the path
 /// deliberately broken (every verdict inverted) when `broken` is nonzero; 1 when it passed.
 int tv_p256_wide_self_test_for_testing(int broken);

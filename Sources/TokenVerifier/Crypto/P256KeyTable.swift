@@ -24,9 +24,10 @@ final class P256KeyTable: @unchecked Sendable {
         status: Int(tv_p256_table_status()), wide: Int(tv_p256_wide_status()), running: SignatureLibrary.openSSLRunning)
 
     /// Whether a batch's ES256 signatures whose keys have their tables go through the wide path
-    /// (`tv_p256_table_verify_many`, eight at a time), decided once: the first use runs the
-    /// self-tests.
-    static let isWide = tv_p256_wide_status() == TV_P256_WIDE_ON
+    /// (`tv_p256_table_verify_many`, eight at a time). Never runs the self-tests (a batch must
+    /// not wait for them): false until the status is decided, which happens before the first
+    /// table is built (`tv_p256_table_new`), so every key with a table sees the decided status.
+    static var isWide: Bool { tv_p256_wide_status_decided() == TV_P256_WIDE_ON }
 
     /// Builds the table for the point (x, y); nil when the table path is off (``path``: OpenSSL
     /// built no precomputed table, or the self-test failed; the key then verifies through EVP),
