@@ -67,7 +67,7 @@ enum {
 };
 
 /// One of the TV_P256_WIDE_* values (the first call runs the table path's self-test if it has
-/// not run, then the wide one: the generator's wide table and one key's, about 30 ms).
+/// not run, then the wide one: the generator's wide table and one key's tables, about 100 ms).
 int tv_p256_wide_status(void);
 
 /// `tv_p256_wide_status` once it has been decided, else 0, without deciding it (so without the
