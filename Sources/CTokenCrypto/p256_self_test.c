@@ -11,9 +11,12 @@
 // EVP_PKEY_verify, the status says which and every key keeps EVP_PKEY_verify.
 #include "CTokenCrypto.h"
 #include "p256_self_test.h"
+#include "p256_wide.h"
 
 #include <openssl/crypto.h>
 #include <openssl/opensslv.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { CASES = 2 * 2 * 11 };
@@ -147,6 +150,96 @@ static void self_test(void) {
 
 int tv_p256_table_status(void) {
     return CRYPTO_THREAD_run_once(&status_once, self_test) ? status : TV_P256_TABLES_SETUP_FAILED;
+}
+
+// The wide path's self-test: the same cases through `tv_p256_table_verify_many_using(1, …)` with
+// a table that has its wide table (44 signatures: five full groups of eight and one of four, so
+// the padding of a group's empty lanes is taken too), and again in reverse order (other lane
+// mixes); every verdict must be EVP_PKEY_verify's.
+int tv_p256_wide_self_test(void) {
+    void *key = tv_p256_public_key_new(key_x, key_y);
+    void *evp = key != NULL ? tv_p256_verify_context_new(key) : NULL;
+    void *scratch = tv_p256_table_scratch_new();
+    void *table = NULL;
+    int passed = 0;
+    if (tv_p256_table_setup() && evp != NULL && scratch != NULL && tv_p256_wide_cpu() &&
+        tv_p256_wide_generator_table() != NULL) {
+        table = tv_p256_table_build_with(key_x, key_y, 1);
+        cases *mine = malloc(sizeof *mine);
+        if (table != NULL && mine != NULL) {
+            mine->count = 0;
+            if (make_cases(mine, evp)) {
+                void *tables[CASES];
+                const uint8_t *messages[CASES], *signatures[CASES];
+                size_t lengths[CASES];
+                uint8_t verdicts[CASES];
+                passed = 1;
+                for (int order = 0; order < 2 && passed; order++) {
+                    for (size_t i = 0; i < mine->count; i++) {
+                        size_t from = order == 0 ? i : mine->count - 1 - i;
+                        tables[i] = table;
+                        messages[i] = mine->messages[from];
+                        lengths[i] = mine->lengths[from];
+                        signatures[i] = mine->signatures[from];
+                    }
+                    tv_p256_table_verify_many_using(1, tables, scratch, messages, lengths, signatures, mine->count,
+                                                    verdicts);
+                    for (size_t i = 0; i < mine->count; i++) {
+                        size_t from = order == 0 ? i : mine->count - 1 - i;
+                        if (verdicts[i] != mine->expected[from]) passed = 0;
+                    }
+                }
+            }
+        }
+        free(mine);
+    }
+    tv_p256_table_free(table);
+    tv_p256_table_scratch_free(scratch);
+    tv_p256_verify_context_free(evp);
+    tv_p256_key_free(key);
+    return passed;
+}
+
+int tv_p256_wide_self_test_for_testing(int broken) {
+    tv_p256_wide_break_for_testing(broken);
+    int passed = tv_p256_wide_self_test();
+    tv_p256_wide_break_for_testing(0);
+    return passed;
+}
+
+// Whether TOKENVERIFY_SIGNATURE_PATH turns the wide path off: `tables` (the per-key tables, one
+// signature at a time) or `standard`.
+static int wide_forced_off(void) {
+    const char *forced = getenv("TOKENVERIFY_SIGNATURE_PATH");
+    return forced != NULL && (strcmp(forced, "tables") == 0 || strcmp(forced, "standard") == 0);
+}
+
+static int wide_status = TV_P256_WIDE_NO_TABLES;
+static CRYPTO_ONCE wide_status_once = CRYPTO_ONCE_STATIC_INIT;
+// The status once decided (0 before), for `tv_p256_wide_status_decided`.
+static _Atomic int wide_status_known = 0;
+
+static void decide_wide(void) {
+    if (!tv_p256_wide_cpu()) {
+        wide_status = TV_P256_WIDE_NO_CPU;
+    } else if (wide_forced_off()) {
+        wide_status = TV_P256_WIDE_FORCED_OFF;
+    } else if (tv_p256_table_status() != TV_P256_TABLES_ON) {
+        wide_status = TV_P256_WIDE_NO_TABLES;
+    } else {
+        wide_status = tv_p256_wide_self_test() ? TV_P256_WIDE_ON : TV_P256_WIDE_SELF_TEST_FAILED;
+    }
+    atomic_store_explicit(&wide_status_known, wide_status, memory_order_release);
+}
+
+int tv_p256_wide_status(void) {
+    return CRYPTO_THREAD_run_once(&wide_status_once, decide_wide) ? wide_status : TV_P256_WIDE_NO_TABLES;
+}
+
+int tv_p256_wide_status_decided(void) { return atomic_load_explicit(&wide_status_known, memory_order_acquire); }
+
+int tv_p256_wide_table_bytes(void) {
+    return tv_p256_wide_cpu() && !wide_forced_off() ? TV_P256_WIDE_TABLE_BYTES + 64 : 0;
 }
 
 const char *tv_openssl_version_compiled(void) { return OPENSSL_VERSION_STR; }

@@ -44,6 +44,22 @@ import Testing
         #expect(found.reason.contains(reason), "\(found)")
     }
 
+    @Test(arguments: [
+        (TV_P256_WIDE_ON, SignaturePath.Kind.wide, "AVX-512 IFMA, 8 signatures a batch step, self-tests passed"),
+        (TV_P256_WIDE_NO_CPU, .tables, "CPU lacks AVX-512 IFMA"),
+        (TV_P256_WIDE_FORCED_OFF, .tables, "wide path off (TOKENVERIFY_SIGNATURE_PATH)"),
+        (TV_P256_WIDE_SELF_TEST_FAILED, .tables, "wide path self-test against EVP_PKEY_verify failed"),
+    ])
+    func eachES256WideStatusNamesItsReason(_ wide: Int, _ path: SignaturePath.Kind, _ reason: String) {
+        let found = SignaturePath.es256(status: Int(TV_P256_TABLES_ON), wide: wide, running: "3.9.0")
+        #expect(found.algorithm == "ES256" && found.path == path)
+        #expect(found.reason.contains(reason), "\(found)")
+        #expect(found.description.hasPrefix("ES256: \(path.rawValue) ("), "\(found)")
+        // The wide path rests on the tables: without them it is the standard path whatever the CPU.
+        let noTables = SignaturePath.es256(status: Int(TV_P256_TABLES_NO_PRECOMPUTE), wide: wide, running: "3.9.0")
+        #expect(noTables.path == .standard)
+    }
+
     /// Less memory than one table is the standard path, the option named; the other kind keeps
     /// its own path.
     @Test func aKindWithoutTableMemoryTakesTheStandardPath() throws {

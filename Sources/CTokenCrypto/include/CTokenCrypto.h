@@ -53,6 +53,37 @@ enum {
 /// 40 ms, and a few dozen verifies each way).
 int tv_p256_table_status(void);
 
+/// Why the 8-lane AVX-512 IFMA path (p256_wide.c) is on or off for the tables' batch verifies
+/// (tv_p256_wide_status), decided once on first use: on; the CPU lacks AVX-512F, VL or IFMA, or
+/// the OS does not save the ZMM registers (so under valgrind too); the environment variable
+/// TOKENVERIFY_SIGNATURE_PATH is `tables` or `standard`; its self-test disagreed with
+/// EVP_PKEY_verify; the table path itself is off (tv_p256_table_status).
+enum {
+    TV_P256_WIDE_ON = 1,
+    TV_P256_WIDE_NO_CPU = 2,
+    TV_P256_WIDE_FORCED_OFF = 3,
+    TV_P256_WIDE_SELF_TEST_FAILED = 4,
+    TV_P256_WIDE_NO_TABLES = 5,
+};
+
+/// One of the TV_P256_WIDE_* values (the first call runs the table path's self-test if it has
+/// not run, then the wide one: the generator's wide table and one key's tables, about 100 ms).
+int tv_p256_wide_status(void);
+
+/// `tv_p256_wide_status` once it has been decided, else 0, without deciding it (so without the
+/// self-tests): for the batch engine's check on its hot path. Every table that
+/// `tv_p256_table_new` made was made after the decision.
+int tv_p256_wide_status_decided(void);
+
+/// For the tests: runs the wide path's self-test now, on the calling thread, with the path
+/// deliberately broken (every verdict inverted) when `broken` is nonzero; 1 when it passed.
+int tv_p256_wide_self_test_for_testing(int broken);
+
+/// The bytes a key's wide table adds to its table when this process may take the wide path
+/// (the CPU and the environment allow it; the self-test is not run): 151,616 (the table, 64-byte
+/// aligned), else 0.
+int tv_p256_wide_table_bytes(void);
+
 /// The OpenSSL version this build was compiled against (OPENSSL_VERSION_STR, "3.0.2") and the
 /// one running (OpenSSL_version(OPENSSL_VERSION_STRING)).
 const char *tv_openssl_version_compiled(void);
@@ -85,6 +116,14 @@ int tv_p256_table_verify_hinted(void *table, void *scratch, const uint8_t *messa
 /// `s_values + 32·i`, (s mod n)⁻¹ at `inverses + 4·i`; 0 (no hint) for an s ≡ 0. (A verify refuses
 /// an s of n or more before it looks at a hint.)
 void tv_p256_table_inverses(const uint8_t *s_values, size_t count, uint64_t *inverses);
+
+/// Same verdicts as `tv_p256_table_verify` for `count` signatures at once: signature i (64 bytes
+/// r‖s at `signatures[i]`) of `messages[i]` (`lengths[i]` bytes) under `tables[i]` (each a table
+/// from `tv_p256_table_new`), its verdict (1 or 0) to `verdicts[i]`. The signatures share one
+/// inversion of s for every 64, and on the wide path (tv_p256_wide_status) go through eight at a
+/// time, keys mixed as they come (a last group of fewer than four goes one at a time).
+void tv_p256_table_verify_many(void *const *tables, void *scratch, const uint8_t *const *messages, const size_t *lengths,
+                               const uint8_t *const *signatures, size_t count, uint8_t *verdicts);
 
 /// 1 when the 32-byte big-endian `scalar` is in [1, n-1] for the P-256 group order n.
 int tv_p256_scalar_in_range(const uint8_t *scalar);

@@ -79,10 +79,21 @@ final class P256VerifyContext {
         return verifyWithEVP(signature: signature, message: message)
     }
 
+    /// The key's table when it is ready, for a batch's verify of many signatures at once
+    /// (`tv_p256_table_verify_many`); nil until then, the table asked for as ``verify`` would.
+    @inline(__always)
+    var tableForBatch: P256KeyTable? {
+        if let table = key.table { return table }
+        if !key.lazyTable.isRequested { key.requestTable() }
+        return nil
+    }
+
     /// `signature` of `message` verified twice as one batch's signatures are: both copies' s
     /// inverted together (`tv_p256_table_inverses`), each verified with its inverse as the hint;
-    /// the verdict when both got the same, nil when they did not or the signature is not 64 bytes
-    /// (for the comparisons of the paths).
+    /// and, on the wide path (``P256KeyTable/isWide``), five times through the wide batch verify
+    /// (``verifyInWideBatch(signature:message:)``). The verdict when all got the same, nil when
+    /// they did not or the signature is not 64 bytes (for the comparisons of the paths: the fuzz
+    /// harness FuzzSignature and the replay of its corpus).
     func verifyTwiceInOneBatch(
         signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>
     )
@@ -95,7 +106,28 @@ final class P256VerifyContext {
         let verdicts = inverses.withUnsafeBufferPointer { limbs in
             (0..<2).map { verify(signature: signature, message: message, inverse: limbs.baseAddress! + 4 * $0) }
         }
-        return verdicts[0] == verdicts[1] ? verdicts[0] : nil
+        guard verdicts[0] == verdicts[1] else { return nil }
+        if P256KeyTable.isWide, verifyInWideBatch(signature: signature, message: message) != verdicts[0] { return nil }
+        return verdicts[0]
+    }
+
+    /// `signature` of `message` five times in one `tv_p256_table_verify_many` call: on the wide
+    /// path, one group of eight lanes with three padded (their verdicts never reported). The
+    /// verdict when all five agree; nil when they do not, or the signature is not 64 bytes, or the
+    /// key's table is not ready.
+    func verifyInWideBatch(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard signature.count == 64, let table = key.table, let scratch = scratch() else { return nil }
+        let copies = 5
+        var verdicts = [UInt8](repeating: 0xAA, count: copies)
+        withExtendedLifetime(table) {
+            let tables = [UnsafeMutableRawPointer?](repeating: table.handle, count: copies)
+            let messages = [UnsafePointer<UInt8>?](repeating: message.baseAddress, count: copies)
+            let lengths = [Int](repeating: message.count, count: copies)
+            let signatures = [UnsafePointer<UInt8>?](repeating: signature.baseAddress, count: copies)
+            tv_p256_table_verify_many(tables, scratch, messages, lengths, signatures, copies, &verdicts)
+        }
+        guard verdicts[0] <= 1, verdicts.allSatisfy({ $0 == verdicts[0] }) else { return nil }
+        return verdicts[0] == 1
     }
 
     /// The standard path, EVP_PKEY_verify, whatever the key's table (for the comparisons).

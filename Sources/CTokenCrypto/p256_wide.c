@@ -1,0 +1,495 @@
+// ES256 verification eight signatures at a time with AVX-512 IFMA (52-bit multiply-accumulate).
+//
+// Each 64-bit lane of a 512-bit register holds one signature's value, so eight signatures, with
+// the same or different keys, go through the same instructions. A field element modulo
+// p = 2²⁵⁶ − 2²²⁴ + 2¹⁹² + 2⁹⁶ − 1 is five limbs of 52 bits (radix 2⁵²), one register a limb, in
+// Montgomery form with R = 2²⁶⁰: as p ≡ −1 (mod 2⁵²), −p⁻¹ mod 2⁵² is 1 and each reduction
+// round's multiplier is the low limb itself. Values are kept in [0, 2p) with every limb below
+// 2⁵² (vpmadd52 reads only a limb's low 52 bits): a product of two such values, ab/R + mp/R with
+// m < R, is below p/4 + p < 2p (R > 16p); a sum or difference is brought back below 2p by
+// subtracting 2p when that leaves it non-negative. Nothing here is secret, so nothing need be
+// constant-time, but the lanes run in lockstep anyway.
+//
+// Points are added with the complete formulas of Renes, Costello and Batina ("Complete addition
+// formulas for prime order elliptic curves", EUROCRYPT 2016, algorithm 5: projective + affine,
+// a = −3): correct for every projective input, the point at infinity (0 : 1 : 0), P = Q and
+// P = −Q included, so no lane needs a special case; only the affine input must not be the point
+// at infinity, and no table entry is (n is prime and no entry's multiplier is a multiple of n).
+//
+// u1·G + u2·Q without a doubling: both scalars in Booth digits of 7 bits (37 windows, digits in
+// [−64, 64]), and for each point a table of 1·2⁷ⁱ·P … 64·2⁷ⁱ·P for every window i (affine, in
+// Montgomery form, 64 bytes a point: 151,552 bytes), as OpenSSL's nistz256 keeps for G. The sum
+// is 74 mixed additions, each of one gathered entry a lane (negated for a negative digit, skipped
+// for a zero one). The tables are computed by OpenSSL (EC_POINT_add, EC_POINTs_make_affine) and
+// converted, so the wide arithmetic never makes its own table.
+//
+// The verdict without an inversion: for the sum (X : Y : Z), ECDSA's x mod n = r with
+// x = X/Z < p < 2n is x = r or x = r + n (possible only when r + n < p), i.e. X = r·Z or
+// X = (r + n)·Z (mod p), with Z ≠ 0 (the point at infinity is refused).
+#define OPENSSL_SUPPRESS_DEPRECATED 1
+
+#include "p256_wide.h"
+
+#include <cpuid.h>
+#include <immintrin.h>
+#include <openssl/bn.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/err.h>
+#include <openssl/obj_mac.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIDE __attribute__((target("avx512f,avx512vl,avx512ifma")))
+
+static const uint64_t MASK52 = (1ULL << 52) - 1;
+// p, 2p, R² mod p, b·R mod p (the curve's b) and R mod p (one), radix 2⁵².
+static const uint64_t P52[5] = {0xfffffffffffffULL, 0x00fffffffffffULL, 0x0000000000000ULL, 0x0001000000000ULL,
+                                0x0ffffffff0000ULL};
+static const uint64_t P2_52[5] = {0xffffffffffffeULL, 0x01fffffffffffULL, 0x0000000000000ULL, 0x0002000000000ULL,
+                                  0x1fffffffe0000ULL};
+static const uint64_t RR52[5] = {0x0000000000300ULL, 0xffffffff00000ULL, 0xffffefffffffbULL, 0xfdfffffffffffULL,
+                                 0x0000004ffffffULL};
+static const uint64_t B52[5] = {0xdf6229c4bddfdULL, 0xca8843090d89cULL, 0x212ed6acf005cULL, 0x83415a220abf7ULL,
+                                0x0c30061dd4874ULL};
+static const uint64_t ONE52[5] = {0x0000000000010ULL, 0xf000000000000ULL, 0xfffffffffffffULL, 0xffeffffffffffULL,
+                                  0x00000000fffffULL};
+
+// Thread-local, so that a test breaking the path for its own self-test run leaves other threads'
+// verifies alone.
+static _Thread_local int wide_broken = 0;
+
+void tv_p256_wide_break_for_testing(int broken) { wide_broken = broken != 0; }
+
+int tv_p256_wide_cpu(void) {
+    unsigned a, b, c, d;
+    if (__get_cpuid_max(0, NULL) < 7) return 0;
+    __cpuid(1, a, b, c, d);
+    if ((c & (1u << 27)) == 0) return 0; // OSXSAVE: XGETBV is available
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    // XMM, YMM, opmask, upper halves of ZMM0-15 and ZMM16-31 all saved by the OS.
+    if ((lo & 0xE6) != 0xE6) return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    const unsigned avx512f = 1u << 16, ifma = 1u << 21, vl = 1u << 31;
+    return (b & (avx512f | ifma | vl)) == (avx512f | ifma | vl);
+}
+
+typedef __m512i fe[5];
+
+WIDE static inline __m512i broadcast(uint64_t v) { return _mm512_set1_epi64((long long)v); }
+
+WIDE static inline void fe_constant(fe r, const uint64_t c[5]) {
+    for (int j = 0; j < 5; j++) r[j] = broadcast(c[j]);
+}
+
+// Carries each limb's bits above 52 into the next (signed: a negative limb borrows).
+WIDE static inline void fe_carry(fe a) {
+    const __m512i mask = broadcast(MASK52);
+    for (int j = 0; j < 4; j++) {
+        a[j + 1] = _mm512_add_epi64(a[j + 1], _mm512_srai_epi64(a[j], 52));
+        a[j] = _mm512_and_si512(a[j], mask);
+    }
+}
+
+// r = t − 2p where that is not negative, else t; t carried and in [0, 4p).
+WIDE static inline void fe_below_2p(fe r, const fe t) {
+    fe u;
+    for (int j = 0; j < 5; j++) u[j] = _mm512_sub_epi64(t[j], broadcast(P2_52[j]));
+    fe_carry(u);
+    __mmask8 negative = _mm512_cmplt_epi64_mask(u[4], _mm512_setzero_si512());
+    for (int j = 0; j < 5; j++) r[j] = _mm512_mask_blend_epi64(negative, u[j], t[j]);
+}
+
+WIDE static inline void fe_add(fe r, const fe a, const fe b) {
+    fe t;
+    for (int j = 0; j < 5; j++) t[j] = _mm512_add_epi64(a[j], b[j]);
+    fe_carry(t);
+    fe_below_2p(r, t);
+}
+
+WIDE static inline void fe_sub(fe r, const fe a, const fe b) {
+    fe t;
+    for (int j = 0; j < 5; j++) t[j] = _mm512_add_epi64(_mm512_sub_epi64(a[j], b[j]), broadcast(P2_52[j]));
+    fe_carry(t);
+    fe_below_2p(r, t);
+}
+
+// r = a·b/R (mod p), in [0, 2p), for a and b in [0, 2p): the full product by columns, then five
+// reduction rounds, each adding m·p with m the lowest remaining limb (−p⁻¹ ≡ 1 mod 2⁵²) and
+// carrying it out. Every column stays far below 2⁶⁴ (at most about 20 terms of 2⁵²).
+WIDE static inline void fe_mul(fe r, const fe a, const fe b) {
+    const __m512i mask = broadcast(MASK52);
+    const __m512i p0 = broadcast(P52[0]), p1 = broadcast(P52[1]), p3 = broadcast(P52[3]), p4 = broadcast(P52[4]);
+    __m512i t[10];
+    for (int k = 0; k < 10; k++) t[k] = _mm512_setzero_si512();
+    for (int i = 0; i < 5; i++) {
+        for (int j = 0; j < 5; j++) {
+            t[i + j] = _mm512_madd52lo_epu64(t[i + j], a[i], b[j]);
+            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a[i], b[j]);
+        }
+    }
+    for (int i = 0; i < 5; i++) {
+        __m512i m = _mm512_and_si512(t[i], mask);
+        // p's limb 2 is zero.
+        t[i] = _mm512_madd52lo_epu64(t[i], m, p0);
+        t[i + 1] = _mm512_madd52hi_epu64(t[i + 1], m, p0);
+        t[i + 1] = _mm512_madd52lo_epu64(t[i + 1], m, p1);
+        t[i + 2] = _mm512_madd52hi_epu64(t[i + 2], m, p1);
+        t[i + 3] = _mm512_madd52lo_epu64(t[i + 3], m, p3);
+        t[i + 4] = _mm512_madd52hi_epu64(t[i + 4], m, p3);
+        t[i + 4] = _mm512_madd52lo_epu64(t[i + 4], m, p4);
+        t[i + 5] = _mm512_madd52hi_epu64(t[i + 5], m, p4);
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
+    }
+    for (int j = 0; j < 5; j++) r[j] = t[5 + j];
+    fe_carry(r);
+}
+
+// a in [0, 2p) to [0, p).
+WIDE static inline void fe_canonical(fe r, const fe a) {
+    fe u;
+    for (int j = 0; j < 5; j++) u[j] = _mm512_sub_epi64(a[j], broadcast(P52[j]));
+    fe_carry(u);
+    __mmask8 negative = _mm512_cmplt_epi64_mask(u[4], _mm512_setzero_si512());
+    for (int j = 0; j < 5; j++) r[j] = _mm512_mask_blend_epi64(negative, u[j], a[j]);
+}
+
+// The lanes where canonical a and b are equal.
+WIDE static inline __mmask8 fe_equal(const fe a, const fe b) {
+    __mmask8 equal = 0xFF;
+    for (int j = 0; j < 5; j++) equal &= _mm512_cmpeq_epi64_mask(a[j], b[j]);
+    return equal;
+}
+
+// Four 64-bit limbs (one register each) to five of 52.
+WIDE static inline void fe_from_64(fe r, const __m512i w[4]) {
+    const __m512i mask = broadcast(MASK52);
+    r[0] = _mm512_and_si512(w[0], mask);
+    r[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[0], 52), _mm512_slli_epi64(w[1], 12)), mask);
+    r[2] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[1], 40), _mm512_slli_epi64(w[2], 24)), mask);
+    r[3] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[2], 28), _mm512_slli_epi64(w[3], 36)), mask);
+    r[4] = _mm512_srli_epi64(w[3], 16);
+}
+
+// Canonical five 52-bit limbs to four of 64.
+WIDE static inline void fe_to_64(__m512i w[4], const fe a) {
+    w[0] = _mm512_or_si512(a[0], _mm512_slli_epi64(a[1], 52));
+    w[1] = _mm512_or_si512(_mm512_srli_epi64(a[1], 12), _mm512_slli_epi64(a[2], 40));
+    w[2] = _mm512_or_si512(_mm512_srli_epi64(a[2], 24), _mm512_slli_epi64(a[3], 28));
+    w[3] = _mm512_or_si512(_mm512_srli_epi64(a[3], 36), _mm512_slli_epi64(a[4], 16));
+}
+
+// Loads lane l's value from values[l] (four little-endian limbs).
+WIDE static inline void fe_load_lanes(fe r, const uint64_t values[8][4]) {
+    __m512i w[4];
+    for (int k = 0; k < 4; k++) {
+        w[k] = _mm512_set_epi64((long long)values[7][k], (long long)values[6][k], (long long)values[5][k],
+                                (long long)values[4][k], (long long)values[3][k], (long long)values[2][k],
+                                (long long)values[1][k], (long long)values[0][k]);
+    }
+    fe_from_64(r, w);
+}
+
+typedef struct {
+    fe x, y, z;
+} projective;
+
+// (X3 : Y3 : Z3) = (X1 : Y1 : Z1) + (x2, y2): Renes–Costello–Batina 2016, algorithm 5 (a = −3),
+// 11 multiplications and 2 by b; complete for any projective P1 and affine P2.
+WIDE static inline void point_add_affine(projective *out, const projective *p1, const fe x2, const fe y2) {
+    fe t0, t1, t2, t3, t4, x3, y3, z3, b;
+    fe_constant(b, B52);
+    fe_mul(t0, p1->x, x2);    // 1
+    fe_mul(t1, p1->y, y2);    // 2
+    fe_add(t3, x2, y2);       // 3
+    fe_add(t4, p1->x, p1->y); // 4
+    fe_mul(t3, t3, t4);       // 5
+    fe_add(t4, t0, t1);       // 6
+    fe_sub(t3, t3, t4);       // 7
+    fe_mul(t4, y2, p1->z);    // 8
+    fe_add(t4, t4, p1->y);    // 9
+    fe_mul(y3, x2, p1->z);    // 10
+    fe_add(y3, y3, p1->x);    // 11
+    fe_mul(z3, b, p1->z);     // 12
+    fe_sub(x3, y3, z3);       // 13
+    fe_add(z3, x3, x3);       // 14
+    fe_add(x3, x3, z3);       // 15
+    fe_sub(z3, t1, x3);       // 16
+    fe_add(x3, t1, x3);       // 17
+    fe_mul(y3, b, y3);        // 18
+    fe_add(t1, p1->z, p1->z); // 19
+    fe_add(t2, t1, p1->z);    // 20
+    fe_sub(y3, y3, t2);       // 21
+    fe_sub(y3, y3, t0);       // 22
+    fe_add(t1, y3, y3);       // 23
+    fe_add(y3, t1, y3);       // 24
+    fe_add(t1, t0, t0);       // 25
+    fe_add(t0, t1, t0);       // 26
+    fe_sub(t0, t0, t2);       // 27
+    fe_mul(t1, t4, y3);       // 28
+    fe_mul(t2, t0, y3);       // 29
+    fe_mul(y3, x3, z3);       // 30
+    fe_add(y3, y3, t2);       // 31
+    fe_mul(x3, t3, x3);       // 32
+    fe_sub(x3, x3, t1);       // 33
+    fe_mul(z3, t4, z3);       // 34
+    fe_mul(t1, t3, t0);       // 35
+    fe_add(z3, z3, t1);       // 36
+    memcpy(out->x, x3, sizeof x3);
+    memcpy(out->y, y3, sizeof y3);
+    memcpy(out->z, z3, sizeof z3);
+}
+
+// Booth recoding of a scalar below 2²⁵⁶ (four little-endian limbs) into 37 digits in [−64, 64]
+// with scalar = Σ digits[i]·2⁷ⁱ.
+static void recode(int digits[TV_P256_WIDE_WINDOWS], const uint64_t scalar[4]) {
+    int carry = 0;
+    for (int i = 0; i < TV_P256_WIDE_WINDOWS; i++) {
+        int bit = 7 * i;
+        uint64_t window = scalar[bit / 64] >> (bit % 64);
+        if (bit % 64 > 57 && bit / 64 < 3) window |= scalar[bit / 64 + 1] << (64 - bit % 64);
+        int value = (int)(window & 0x7F) + carry;
+        if (value > 64) {
+            digits[i] = value - 128;
+            carry = 1;
+        } else {
+            digits[i] = value;
+            carry = 0;
+        }
+    }
+}
+
+// One window's step for all lanes: each lane's entry |digit| of its table's window (its address
+// in `addresses`), negated where the digit is negative, added where it is not zero.
+WIDE static inline void add_entry(projective *acc, const long long addresses[8], __mmask8 negative, __mmask8 nonzero) {
+    const __m512i base = _mm512_loadu_si512(addresses);
+    __m512i w[8];
+    for (int k = 0; k < 8; k++)
+        w[k] = _mm512_i64gather_epi64(_mm512_add_epi64(base, broadcast(8 * (uint64_t)k)), (const void *)0, 1);
+    fe x, y, negated;
+    fe_from_64(x, w);
+    fe_from_64(y, w + 4);
+    // p − y: y is below p, so in (0, p].
+    for (int j = 0; j < 5; j++) negated[j] = _mm512_sub_epi64(broadcast(P52[j]), y[j]);
+    fe_carry(negated);
+    for (int j = 0; j < 5; j++) y[j] = _mm512_mask_blend_epi64(negative, y[j], negated[j]);
+    projective sum;
+    point_add_affine(&sum, acc, x, y);
+    for (int j = 0; j < 5; j++) {
+        acc->x[j] = _mm512_mask_blend_epi64(nonzero, acc->x[j], sum.x[j]);
+        acc->y[j] = _mm512_mask_blend_epi64(nonzero, acc->y[j], sum.y[j]);
+        acc->z[j] = _mm512_mask_blend_epi64(nonzero, acc->z[j], sum.z[j]);
+    }
+}
+
+// Each lane's table addresses, signs and zero digits for the 37 windows of one scalar a lane.
+typedef struct {
+    long long addresses[TV_P256_WIDE_WINDOWS][8];
+    __mmask8 negative[TV_P256_WIDE_WINDOWS], nonzero[TV_P256_WIDE_WINDOWS];
+} lane_digits;
+
+static void lane_digits_make(lane_digits *out, const uint64_t *const tables[8], const uint64_t scalars[8][4]) {
+    memset(out->negative, 0, sizeof out->negative);
+    memset(out->nonzero, 0, sizeof out->nonzero);
+    for (int l = 0; l < 8; l++) {
+        int digits[TV_P256_WIDE_WINDOWS];
+        recode(digits, scalars[l]);
+        for (int i = 0; i < TV_P256_WIDE_WINDOWS; i++) {
+            int magnitude = digits[i] < 0 ? -digits[i] : digits[i];
+            int entry = magnitude > 0 ? magnitude - 1 : 0;
+            out->addresses[i][l] = (long long)(uintptr_t)(tables[l] + 8 * (size_t)(i * TV_P256_WIDE_ENTRIES + entry));
+            if (digits[i] < 0) out->negative[i] |= (__mmask8)(1u << l);
+            if (digits[i] != 0) out->nonzero[i] |= (__mmask8)(1u << l);
+        }
+    }
+}
+
+WIDE void tv_p256_wide_verify8(const uint64_t *const q_tables[8], const uint64_t u1[8][4], const uint64_t u2[8][4],
+                               const uint64_t r[8][4], uint8_t verdicts[8]) {
+    const uint64_t *g = tv_p256_wide_generator_table();
+    const uint64_t *g_tables[8] = {g, g, g, g, g, g, g, g};
+    lane_digits d1, d2;
+    lane_digits_make(&d1, g_tables, u1);
+    lane_digits_make(&d2, q_tables, u2);
+    // The accumulator starts at the point at infinity (0 : 1 : 0).
+    projective acc;
+    for (int j = 0; j < 5; j++) acc.x[j] = acc.z[j] = _mm512_setzero_si512();
+    fe_constant(acc.y, ONE52);
+    for (int i = 0; i < TV_P256_WIDE_WINDOWS; i++) {
+        add_entry(&acc, d1.addresses[i], d1.negative[i], d1.nonzero[i]);
+        add_entry(&acc, d2.addresses[i], d2.negative[i], d2.nonzero[i]);
+    }
+    // r and, where r + n < p, r + n, in Montgomery form (their plain values are below p).
+    static const uint64_t N[4] = {0xF3B9CAC2FC632551ULL, 0xBCE6FAADA7179E84ULL, 0xFFFFFFFFFFFFFFFFULL,
+                                  0xFFFFFFFF00000000ULL};
+    static const uint64_t P_MINUS_N[4] = {0x0c46353d039cdaaeULL, 0x4319055358e8617bULL, 0, 0};
+    uint64_t r_plus_n[8][4];
+    __mmask8 has_twin = 0;
+    for (int l = 0; l < 8; l++) {
+        // r + n < p exactly when r < p − n (a 127-bit value).
+        int below = r[l][3] == 0 && r[l][2] == 0 &&
+                    (r[l][1] < P_MINUS_N[1] || (r[l][1] == P_MINUS_N[1] && r[l][0] < P_MINUS_N[0]));
+        unsigned __int128 carry = 0;
+        for (int k = 0; k < 4; k++) {
+            carry += (unsigned __int128)r[l][k] + N[k];
+            r_plus_n[l][k] = (uint64_t)carry;
+            carry >>= 64;
+        }
+        if (below) has_twin |= (__mmask8)(1u << l);
+        else memcpy(r_plus_n[l], r[l], sizeof r_plus_n[l]);
+    }
+    fe rr, rm, twin, x, z, rz, twin_z, zero;
+    fe_constant(rr, RR52);
+    fe_load_lanes(rm, r);
+    fe_mul(rm, rm, rr);
+    fe_load_lanes(twin, (const uint64_t (*)[4])r_plus_n);
+    fe_mul(twin, twin, rr);
+    fe_canonical(x, acc.x);
+    fe_canonical(z, acc.z);
+    fe_mul(rz, rm, acc.z);
+    fe_canonical(rz, rz);
+    fe_mul(twin_z, twin, acc.z);
+    fe_canonical(twin_z, twin_z);
+    for (int j = 0; j < 5; j++) zero[j] = _mm512_setzero_si512();
+    __mmask8 at_infinity = fe_equal(z, zero);
+    __mmask8 match = fe_equal(x, rz) | (fe_equal(x, twin_z) & has_twin);
+    __mmask8 valid = match & (__mmask8)~at_infinity;
+    for (int l = 0; l < 8; l++) verdicts[l] = (uint8_t)(((valid >> l) & 1) ^ (wide_broken ? 1 : 0));
+}
+
+WIDE void tv_p256_wide_add_for_testing(uint64_t out[8][3][4], const uint64_t p1[8][3][4], const uint64_t p2[8][2][4]) {
+    uint64_t lanes[8][4];
+    fe rr, one, coordinates[5];
+    fe_constant(rr, RR52);
+    for (int j = 0; j < 5; j++) one[j] = broadcast(j == 0 ? 1 : 0);
+    for (int c = 0; c < 5; c++) {
+        for (int l = 0; l < 8; l++) memcpy(lanes[l], c < 3 ? p1[l][c] : p2[l][c - 3], sizeof lanes[l]);
+        fe_load_lanes(coordinates[c], (const uint64_t (*)[4])lanes);
+        fe_mul(coordinates[c], coordinates[c], rr);
+    }
+    projective a, sum;
+    memcpy(a.x, coordinates[0], sizeof a.x);
+    memcpy(a.y, coordinates[1], sizeof a.y);
+    memcpy(a.z, coordinates[2], sizeof a.z);
+    point_add_affine(&sum, &a, coordinates[3], coordinates[4]);
+    fe *results[3] = {&sum.x, &sum.y, &sum.z};
+    for (int c = 0; c < 3; c++) {
+        fe plain;
+        __m512i w[4];
+        uint64_t stored[4][8];
+        fe_mul(plain, *results[c], one);
+        fe_canonical(plain, plain);
+        fe_to_64(w, plain);
+        for (int k = 0; k < 4; k++) _mm512_storeu_si512(stored[k], w[k]);
+        for (int l = 0; l < 8; l++)
+            for (int k = 0; k < 4; k++) out[l][c][k] = stored[k][l];
+    }
+}
+
+// The table building, through OpenSSL's own point arithmetic.
+
+static EC_GROUP *wide_group = NULL;
+static BIGNUM *wide_prime = NULL;
+static CRYPTO_ONCE wide_group_once = CRYPTO_ONCE_STATIC_INIT;
+
+static void make_wide_group(void) {
+    EC_GROUP *group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+    BIGNUM *p = BN_new();
+    if (group != NULL && p != NULL && EC_GROUP_get_curve(group, p, NULL, NULL, NULL) == 1) {
+        wide_group = group;
+        wide_prime = p;
+        return;
+    }
+    EC_GROUP_free(group);
+    BN_free(p);
+}
+
+static const EC_GROUP *group(void) {
+    return CRYPTO_THREAD_run_once(&wide_group_once, make_wide_group) ? wide_group : NULL;
+}
+
+// value·2²⁶⁰ mod p as four little-endian limbs.
+static int to_montgomery(uint64_t out[4], const BIGNUM *value, BIGNUM *t, BN_CTX *ctx) {
+    uint8_t bytes[32];
+    if (BN_lshift(t, value, 260) != 1 || BN_nnmod(t, t, wide_prime, ctx) != 1) return 0;
+    if (BN_bn2lebinpad(t, bytes, 32) != 32) return 0;
+    for (int k = 0; k < 4; k++) {
+        uint64_t limb = 0;
+        for (int b = 7; b >= 0; b--) limb = (limb << 8) | bytes[8 * k + b];
+        out[k] = limb;
+    }
+    return 1;
+}
+
+static uint64_t *build_table(const EC_GROUP *curve, const EC_POINT *point, BN_CTX *ctx) {
+    enum { COUNT = TV_P256_WIDE_WINDOWS * TV_P256_WIDE_ENTRIES };
+    uint64_t *table = aligned_alloc(64, TV_P256_WIDE_TABLE_BYTES);
+    EC_POINT **points = calloc(COUNT, sizeof *points);
+    EC_POINT *base = EC_POINT_dup(point, curve);
+    BIGNUM *x = BN_new(), *y = BN_new(), *t = BN_new();
+    int ok = table != NULL && points != NULL && base != NULL && x != NULL && y != NULL && t != NULL;
+    for (int i = 0; ok && i < TV_P256_WIDE_WINDOWS; i++) {
+        for (int j = 0; ok && j < TV_P256_WIDE_ENTRIES; j++) {
+            EC_POINT *entry = points[i * TV_P256_WIDE_ENTRIES + j] = EC_POINT_new(curve);
+            ok = entry != NULL &&
+                 (j == 0 ? EC_POINT_copy(entry, base) : EC_POINT_add(curve, entry, points[i * TV_P256_WIDE_ENTRIES + j - 1], base, ctx)) == 1 &&
+                 !EC_POINT_is_at_infinity(curve, entry);
+        }
+        for (int k = 0; ok && k < 7; k++) ok = EC_POINT_dbl(curve, base, base, ctx) == 1;
+    }
+    ok = ok && EC_POINTs_make_affine(curve, COUNT, points, ctx) == 1;
+    for (int e = 0; ok && e < COUNT; e++) {
+        ok = EC_POINT_get_affine_coordinates(curve, points[e], x, y, ctx) == 1 && to_montgomery(table + 8 * e, x, t, ctx) &&
+             to_montgomery(table + 8 * e + 4, y, t, ctx);
+    }
+    if (points != NULL)
+        for (int e = 0; e < COUNT; e++) EC_POINT_free(points[e]);
+    free(points);
+    EC_POINT_free(base);
+    BN_free(x);
+    BN_free(y);
+    BN_free(t);
+    if (!ok) {
+        free(table);
+        table = NULL;
+    }
+    return table;
+}
+
+uint64_t *tv_p256_wide_table_build(const uint8_t *x, const uint8_t *y) {
+    const EC_GROUP *curve = group();
+    uint64_t *table = NULL;
+    BN_CTX *ctx = BN_CTX_new();
+    BIGNUM *bx = BN_bin2bn(x, 32, NULL), *by = BN_bin2bn(y, 32, NULL);
+    EC_POINT *point = curve != NULL ? EC_POINT_new(curve) : NULL;
+    if (ctx != NULL && bx != NULL && by != NULL && point != NULL && BN_cmp(bx, wide_prime) < 0 && BN_cmp(by, wide_prime) < 0 &&
+        EC_POINT_set_affine_coordinates(curve, point, bx, by, ctx) == 1 && EC_POINT_is_on_curve(curve, point, ctx) == 1 &&
+        !EC_POINT_is_at_infinity(curve, point)) {
+        table = build_table(curve, point, ctx);
+    }
+    EC_POINT_free(point);
+    BN_free(bx);
+    BN_free(by);
+    BN_CTX_free(ctx);
+    ERR_clear_error();
+    return table;
+}
+
+void tv_p256_wide_table_free(uint64_t *table) { free(table); }
+
+static uint64_t *generator_table = NULL;
+static CRYPTO_ONCE generator_once = CRYPTO_ONCE_STATIC_INIT;
+
+static void make_generator_table(void) {
+    const EC_GROUP *curve = group();
+    BN_CTX *ctx = BN_CTX_new();
+    if (curve != NULL && ctx != NULL) generator_table = build_table(curve, EC_GROUP_get0_generator(curve), ctx);
+    BN_CTX_free(ctx);
+    ERR_clear_error();
+}
+
+const uint64_t *tv_p256_wide_generator_table(void) {
+    return CRYPTO_THREAD_run_once(&generator_once, make_generator_table) ? generator_table : NULL;
+}
