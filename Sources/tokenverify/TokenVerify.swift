@@ -44,6 +44,12 @@ struct TokenVerify: ParsableCommand {
             printError("Error: \(problem)")
             Glibc.exit(2)
         }
+        if case .failure(let problem) = SignaturePathCap.parse(
+            getenv(SignaturePathCap.variable).map { String(cString: $0) })
+        {
+            printError("Error: \(problem)")
+            Glibc.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

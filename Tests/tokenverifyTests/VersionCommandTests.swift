@@ -53,4 +53,26 @@ import TokenVerifier
         #expect(byAlgorithm["Ed25519"]?["reason"]?.contains("--table-memory ed25519=0") == true, "\(samples)")
         #expect(file.types["tokenverify_signature_path"] == "gauge")
     }
+
+    /// `TOKENVERIFY_SIGNATURE_PATH` caps the path (spec §2): `tables` keeps the wide path off,
+    /// `standard` puts every key on the library's call (both algorithms, named in the reason), and
+    /// a value that names no path stops start-up naming it.
+    @Test func theEnvironmentCapsThePath() throws {
+        func paths(_ value: String) throws -> (status: Int32, paths: [String], text: String) {
+            var environment = ProcessInfo.processInfo.environment
+            environment[SignaturePathCap.variable] = value
+            let run = try ProcessRunner.run(Tool.binary, ["version"], environment: environment)
+            let text = String(decoding: run.stdout + run.stderr, as: UTF8.self)
+            let lines = text.split(separator: "\n").filter { $0.hasPrefix("ES256: ") || $0.hasPrefix("Ed25519: ") }
+            return (run.status, lines.map { String($0.split(separator: " ")[1]) }, text)
+        }
+        let standard = try paths("standard")
+        #expect(standard.status == 0 && standard.paths == ["standard", "standard"], "\(standard.text)")
+        #expect(standard.text.contains("TOKENVERIFY_SIGNATURE_PATH=standard"))
+        let tables = try paths("tables")
+        #expect(tables.status == 0 && !tables.paths.contains("wide"), "\(tables.text)")
+        let wrong = try paths("fastest")
+        #expect(wrong.status == 2 && wrong.paths.isEmpty, "\(wrong.text)")
+        #expect(wrong.text.contains("TOKENVERIFY_SIGNATURE_PATH=fastest: must be one of wide, tables, standard"))
+    }
 }

@@ -14,9 +14,10 @@ struct KeyTableKind: Sendable {
     /// The memory a key set's tables of this kind may take unless the options say otherwise.
     var defaultMemory = 64 << 20
 
-    /// The memory, in bytes, that a key set's tables of this kind may take under `options`.
-    func memory(_ options: VerificationOptions) -> Int {
-        options.tableMemory[kind: name] ?? defaultMemory
+    /// The memory, in bytes, that a key set's tables of this kind may take under `options`: none
+    /// where `TOKENVERIFY_SIGNATURE_PATH=standard` keeps every key on the library's own call.
+    func memory(_ options: VerificationOptions, cap: SignaturePathCap = .current) -> Int {
+        cap == .standard ? 0 : options.tableMemory[kind: name] ?? defaultMemory
     }
 
     /// Every kind of table, in the order their builds are asked for. A new kind is its table type

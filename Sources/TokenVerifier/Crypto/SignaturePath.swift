@@ -32,9 +32,16 @@ public struct SignaturePath: Sendable, Equatable, CustomStringConvertible {
         KeyTableKind.all.map { kind in kind.path().limited(to: kind.memory(options), kind) }
     }
 
-    /// The path when a kind has `bytes` of table memory: the standard one when no table fits.
-    func limited(to bytes: Int, _ kind: KeyTableKind) -> SignaturePath {
-        guard path != .standard, bytes < kind.bytesPerTable else { return self }
+    /// The path when a kind has `bytes` of table memory under `cap`: the standard one when the
+    /// cap says so or no table fits.
+    func limited(to bytes: Int, _ kind: KeyTableKind, cap: SignaturePathCap = .current) -> SignaturePath {
+        guard path != .standard else { return self }
+        if cap == .standard {
+            return SignaturePath(
+                algorithm: algorithm, path: .standard,
+                reason: "\(SignaturePathCap.variable)=standard keeps every key on the library's own call")
+        }
+        guard bytes < kind.bytesPerTable else { return self }
         return SignaturePath(
             algorithm: algorithm, path: .standard,
             reason:
