@@ -45,6 +45,28 @@ import Testing
         (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
     }
 
+    /// `count` new Ed25519 key pairs (libsodium's).
+    static func newKeys(_ count: Int) -> [(publicKey: [UInt8], secretKey: [UInt8])] {
+        (0..<count).map { _ in
+            var publicKey = [UInt8](repeating: 0, count: 32)
+            var secretKey = [UInt8](repeating: 0, count: 64)
+            _ = crypto_sign_keypair(&publicKey, &secretKey)
+            return (publicKey: publicKey, secretKey: secretKey)
+        }
+    }
+
+    /// A random message of 1 to 400 bytes signed by a random one of `keys`: the key's index, the
+    /// message and the signature.
+    static func signedMessage(
+        _ keys: [(publicKey: [UInt8], secretKey: [UInt8])], _ random: inout some RandomNumberGenerator
+    ) -> (Int, [UInt8], [UInt8]) {
+        let keyIndex = Int.random(in: 0..<keys.count, using: &random)
+        let message = randomBytes(Int.random(in: 1...400, using: &random), &random)
+        var signature = [UInt8](repeating: 0, count: 64)
+        _ = crypto_sign_detached(&signature, nil, message, UInt64(message.count), keys[keyIndex].secretKey)
+        return (keyIndex, message, signature)
+    }
+
     /// `signature` of `message` changed as `variant` says (not `mixedOrderKey`).
     static func apply(
         _ variant: Variant, signature: [UInt8], message: [UInt8],
@@ -112,12 +134,7 @@ import Testing
         let count =
             try environment.map { try #require(Int($0), "TOKENVERIFY_ED25519_COMPARE=\($0) is not a count") } ?? 20_000
         var random = SystemRandomNumberGenerator()
-        let keys = (0..<4).map { _ in
-            var publicKey = [UInt8](repeating: 0, count: 32)
-            var secretKey = [UInt8](repeating: 0, count: 64)
-            _ = crypto_sign_keypair(&publicKey, &secretKey)
-            return (publicKey: publicKey, secretKey: secretKey)
-        }
+        let keys = Self.newKeys(4)
         let paths = try keys.map { try #require(Ed25519PathComparison(publicKey: $0.publicKey)) }
         var tally = PathComparisonTally<Variant>()
         // The inputs again in batches of 100, the keys mixed, as the batch engine verifies them.
@@ -138,10 +155,7 @@ import Testing
         }
         var index = 0
         while index < count {
-            let keyIndex = Int.random(in: 0..<keys.count, using: &random)
-            let message = Self.randomBytes(Int.random(in: 1...400, using: &random), &random)
-            var signature = [UInt8](repeating: 0, count: 64)
-            _ = crypto_sign_detached(&signature, nil, message, UInt64(message.count), keys[keyIndex].secretKey)
+            let (keyIndex, message, signature) = Self.signedMessage(keys, &random)
             for variant in Variant.allCases where index < count {
                 index += 1
                 let verdicts: (sodium: Bool, table: Bool)

@@ -132,12 +132,7 @@ import Testing
             try environment.map { try #require(Int($0), "TOKENVERIFY_ED25519_WIDE_COMPARE=\($0) is not a count") }
             ?? 20_000
         var random = SystemRandomNumberGenerator()
-        let keys = (0..<4).map { _ in
-            var publicKey = [UInt8](repeating: 0, count: 32)
-            var secretKey = [UInt8](repeating: 0, count: 64)
-            _ = crypto_sign_keypair(&publicKey, &secretKey)
-            return (publicKey: publicKey, secretKey: secretKey)
-        }
+        let keys = Ed25519TableRandomizedTests.newKeys(4)
         let tables = try keys.map { try #require(WideTable($0.publicKey)) }
         var tally = PathComparisonTally<Variant>()
         var batch: [(table: WideTable, signature: [UInt8], message: [UInt8])] = []
@@ -156,10 +151,7 @@ import Testing
         }
         var index = 0
         while index < count {
-            let keyIndex = Int.random(in: 0..<keys.count, using: &random)
-            let message = Ed25519TableRandomizedTests.randomBytes(Int.random(in: 1...400, using: &random), &random)
-            var signature = [UInt8](repeating: 0, count: 64)
-            _ = crypto_sign_detached(&signature, nil, message, UInt64(message.count), keys[keyIndex].secretKey)
+            let (keyIndex, message, signature) = Ed25519TableRandomizedTests.signedMessage(keys, &random)
             for variant in Variant.allCases where index < count {
                 index += 1
                 if variant == .mixedOrderKey {
