@@ -116,7 +116,21 @@ WIDE static inline void fe_sub(fe r, const fe a, const fe b) {
     fe_below_2p(r, t);
 }
 
-// r = a·b/R (mod p), in [0, 2p), for a and b in [0, 2p): the full product by columns, then five
+// r = a + b and r = a − b + 2p for a and b in [0, 2p), carried but not brought below 2p: in
+// [0, 4p), every limb below 2⁵² but the top one (below 2⁵⁰). Only for a value whose every use is a
+// fe_mul, which takes inputs below 4p (their product over R is below 16p²/R < p, since R > 16p,
+// so its result is still below 2p) and reads limbs of 52 bits.
+WIDE static inline void fe_add_for_mul(fe r, const fe a, const fe b) {
+    for (int j = 0; j < 5; j++) r[j] = _mm512_add_epi64(a[j], b[j]);
+    fe_carry(r);
+}
+
+WIDE static inline void fe_sub_for_mul(fe r, const fe a, const fe b) {
+    for (int j = 0; j < 5; j++) r[j] = _mm512_add_epi64(_mm512_sub_epi64(a[j], b[j]), broadcast(P2_52[j]));
+    fe_carry(r);
+}
+
+// r = a·b/R (mod p), in [0, 2p), for a and b in [0, 4p): the full product by columns, then five
 // reduction rounds, each adding m·p with m the lowest remaining limb (−p⁻¹ ≡ 1 mod 2⁵²) and
 // carrying it out. Every column stays far below 2⁶⁴ (at most about 20 terms of 2⁵²).
 WIDE static inline void fe_mul(fe r, const fe a, const fe b) {
@@ -197,37 +211,38 @@ typedef struct {
 } projective;
 
 // (X3 : Y3 : Z3) = (X1 : Y1 : Z1) + (x2, y2): Renes–Costello–Batina 2016, algorithm 5 (a = −3),
-// 11 multiplications and 2 by b; complete for any projective P1 and affine P2.
+// 11 multiplications and 2 by b; complete for any projective P1 and affine P2. Inputs and outputs
+// below 2p; a sum or difference that only a multiplication reads is left below 4p (fe_add_for_mul).
 WIDE static inline void point_add_affine(projective *out, const projective *p1, const fe x2, const fe y2) {
     fe t0, t1, t2, t3, t4, x3, y3, z3, b;
     fe_constant(b, B52);
     fe_mul(t0, p1->x, x2);    // 1
     fe_mul(t1, p1->y, y2);    // 2
-    fe_add(t3, x2, y2);       // 3
-    fe_add(t4, p1->x, p1->y); // 4
+    fe_add_for_mul(t3, x2, y2);       // 3: only into 5
+    fe_add_for_mul(t4, p1->x, p1->y); // 4: only into 5
     fe_mul(t3, t3, t4);       // 5
     fe_add(t4, t0, t1);       // 6
-    fe_sub(t3, t3, t4);       // 7
+    fe_sub_for_mul(t3, t3, t4);       // 7: only into 32 and 35
     fe_mul(t4, y2, p1->z);    // 8
-    fe_add(t4, t4, p1->y);    // 9
+    fe_add_for_mul(t4, t4, p1->y);    // 9: only into 28 and 34
     fe_mul(y3, x2, p1->z);    // 10
     fe_add(y3, y3, p1->x);    // 11
     fe_mul(z3, b, p1->z);     // 12
     fe_sub(x3, y3, z3);       // 13
     fe_add(z3, x3, x3);       // 14
     fe_add(x3, x3, z3);       // 15
-    fe_sub(z3, t1, x3);       // 16
-    fe_add(x3, t1, x3);       // 17
+    fe_sub_for_mul(z3, t1, x3);       // 16: only into 30 and 34
+    fe_add_for_mul(x3, t1, x3);       // 17: only into 30 and 32
     fe_mul(y3, b, y3);        // 18
     fe_add(t1, p1->z, p1->z); // 19
     fe_add(t2, t1, p1->z);    // 20
     fe_sub(y3, y3, t2);       // 21
     fe_sub(y3, y3, t0);       // 22
     fe_add(t1, y3, y3);       // 23
-    fe_add(y3, t1, y3);       // 24
+    fe_add_for_mul(y3, t1, y3);       // 24: only into 28 and 29
     fe_add(t1, t0, t0);       // 25
     fe_add(t0, t1, t0);       // 26
-    fe_sub(t0, t0, t2);       // 27
+    fe_sub_for_mul(t0, t0, t2);       // 27: only into 29 and 35
     fe_mul(t1, t4, y3);       // 28
     fe_mul(t2, t0, y3);       // 29
     fe_mul(y3, x3, z3);       // 30
