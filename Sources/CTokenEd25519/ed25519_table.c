@@ -30,6 +30,7 @@
 // compile away there.
 #include "CTokenEd25519.h"
 #include "CTokenEd25519Testing.h"
+#include "ed25519_challenges.h"
 #include "ed25519_internal.h"
 #include "ed25519_wide.h"
 
@@ -222,13 +223,19 @@ static inline void tv_ed25519_challenge(uint8_t h[64], const uint8_t r[32], cons
     sc25519_reduce(h);
 }
 
-// crypto_sign_verify_detached's checks on the signature before its arithmetic, in its order (the
-// key's refusals were made with the table), then h into h[0..32]: 0 when a check refuses it.
+// crypto_sign_verify_detached's checks on the signature before its hashing and arithmetic, in its
+// order (the key's refusals were made with the table): 0 when one refuses it.
+static inline __attribute__((always_inline)) int tv_ed25519_signature_checks(const uint8_t *signature, int faults) {
+    if ((signature[63] & 240) != 0 && sc25519_is_canonical(signature + 32) == 0) return 0;
+    if (!(faults & TV_ED25519_FAULT_SKIP_SMALL_ORDER_R) && ge25519_has_small_order(signature) != 0) return 0;
+    return 1;
+}
+
+// The checks, then h into h[0..32]: 0 when a check refuses the signature.
 static inline __attribute__((always_inline)) int tv_ed25519_checks(uint8_t h[64], const struct ed25519_table *table,
                                                                    const uint8_t *message, size_t length,
                                                                    const uint8_t *signature, int faults) {
-    if ((signature[63] & 240) != 0 && sc25519_is_canonical(signature + 32) == 0) return 0;
-    if (!(faults & TV_ED25519_FAULT_SKIP_SMALL_ORDER_R) && ge25519_has_small_order(signature) != 0) return 0;
+    if (!tv_ed25519_signature_checks(signature, faults)) return 0;
     tv_ed25519_challenge(h, signature, table->public_key, message, length);
     return 1;
 }
@@ -326,19 +333,33 @@ static inline int tv_ed25519_wide_in(int faults) {
 }
 
 // The signatures that passed the checks and wait for the wide walk: each lane's wide comb of −A,
-// the digits of S and h, and the signature's place in the batch.
+// what its h is the hash of (R, A and M), the digits of S, and the signature's place in the batch.
 typedef struct {
     const uint64_t *keys[TV_ED25519_WIDE_LANES];
+    const uint8_t *r[TV_ED25519_WIDE_LANES], *public_keys[TV_ED25519_WIDE_LANES], *messages[TV_ED25519_WIDE_LANES];
+    size_t lengths[TV_ED25519_WIDE_LANES];
     int8_t s_digits[TV_ED25519_WIDE_LANES][WINDOWS], h_digits[TV_ED25519_WIDE_LANES][WINDOWS];
     size_t positions[TV_ED25519_WIDE_LANES];
     int lanes;
 } wide_group;
 
-// Walks the group's lanes, the empty ones padded with lane 0's input (a sum computed and
-// dropped), and appends the filled lanes' sums to `sums` as libsodium points (X, Y and Z, limbs
+// The group's h, hashed side by side (ed25519_challenges.c) and reduced modulo L, as digits.
+static void tv_ed25519_wide_challenges(wide_group *group, int faults) {
+    uint8_t digests[TV_ED25519_WIDE_LANES][64];
+    tv_ed25519_hash_lanes(digests, group->r, group->public_keys, group->messages, group->lengths, group->lanes);
+    if (faults & TV_ED25519_FAULT_WIDE_HASH) digests[group->lanes - 1][0] ^= 1;
+    for (int lane = 0; lane < group->lanes; lane++) {
+        sc25519_reduce(digests[lane]);
+        tv_ed25519_recode(group->h_digits[lane], digests[lane]);
+    }
+}
+
+// Hashes the group's lanes, walks them, the empty ones padded with lane 0's input (a sum computed
+// and dropped), and appends the filled lanes' sums to `sums` as libsodium points (X, Y and Z, limbs
 // below 2^52; the encoding reads no T), with their places in the batch.
 static void tv_ed25519_wide_run(wide_group *group, tv_ge25519_p3 *sums, size_t *positions, int *grouped, int faults) {
     uint64_t out[TV_ED25519_WIDE_LANES][3][5];
+    tv_ed25519_wide_challenges(group, faults);
     for (int lane = group->lanes; lane < TV_ED25519_WIDE_LANES; lane++) {
         group->keys[lane] = group->keys[0];
         memcpy(group->s_digits[lane], group->s_digits[0], WINDOWS);
@@ -376,12 +397,14 @@ static void tv_ed25519_verify_many_with(const void *const *tables, const uint8_t
         verdicts[i] = 0;
         if (encodings != NULL) memset(encodings[i], 0, 32);
         if (wide && table->wide != NULL) {
-            uint8_t h[64];
-            if (tv_ed25519_checks(h, table, messages[i], lengths[i], signatures[i], faults)) {
+            if (tv_ed25519_signature_checks(signatures[i], faults)) {
                 int lane = group.lanes++;
                 group.keys[lane] = table->wide;
+                group.r[lane] = signatures[i];
+                group.public_keys[lane] = table->public_key;
+                group.messages[lane] = messages[i];
+                group.lengths[lane] = lengths[i];
                 tv_ed25519_recode(group.s_digits[lane], signatures[i] + 32);
-                tv_ed25519_recode(group.h_digits[lane], h);
                 group.positions[lane] = i;
                 if (group.lanes == TV_ED25519_WIDE_LANES) tv_ed25519_wide_run(&group, sums, positions, &grouped, faults);
             }

@@ -32,6 +32,7 @@ import Testing
         ("leaves out the top window", Int32(TV_ED25519_FAULT_WIDE_DROP_TOP_WINDOW)),
         ("gives the last lane the first lane's key", Int32(TV_ED25519_FAULT_WIDE_LANE_KEY)),
         ("does not negate 2d·x·y for a negative digit", Int32(TV_ED25519_FAULT_WIDE_SKIP_NEGATE)),
+        ("flips a bit of the last lane's SHA-512", Int32(TV_ED25519_FAULT_WIDE_HASH)),
     ])
     func selfTestFailsOnABrokenWalk(_ fault: String, _ flags: Int32) throws {
         try Self.requireWidePath()
@@ -65,6 +66,69 @@ import Testing
         }
 
         deinit { tv_ed25519_table_free(handle) }
+    }
+
+    /// The wide path's hashing (`ed25519_challenges.c`, Intel's multi-buffer library) against
+    /// libsodium's `crypto_hash_sha512` of R‖A‖M: groups of 1 to 8 inputs of random lengths, from
+    /// empty messages through every length of the first two SHA-512 blocks' edges to inputs on both
+    /// sides of the scratch (where libsodium takes over), each digest the same 64 bytes.
+    @Test func groupHashingAgreesWithLibsodium() throws {
+        let scratch = Int(TV_ED25519_HASH_SCRATCH_FOR_TESTING)
+        let edges = Array(0...300) + [scratch - 1, scratch, scratch + 1, scratch + 64, 20_000]
+        var random = SystemRandomNumberGenerator()
+        var lengths = edges + (0..<2_000).map { _ in Int.random(in: 0...1_200, using: &random) }
+        lengths.shuffle(using: &random)
+        var checked = 0
+        while !lengths.isEmpty {
+            let count = min(lengths.count, Int.random(in: 1...8, using: &random))
+            let group = (0..<count).map { _ in
+                (
+                    r: Ed25519TableRandomizedTests.randomBytes(32, &random),
+                    a: Ed25519TableRandomizedTests.randomBytes(32, &random),
+                    message: Ed25519TableRandomizedTests.randomBytes(lengths.removeLast(), &random)
+                )
+            }
+            let digests = Self.laneDigests(group)
+            for (input, digest) in zip(group, digests) {
+                var expected = [UInt8](repeating: 0, count: 64)
+                let whole = input.r + input.a + input.message
+                crypto_hash_sha512(&expected, whole, UInt64(whole.count))
+                #expect(digest == expected, "\(count) lanes, message of \(input.message.count) bytes")
+                checked += 1
+            }
+        }
+        #expect(checked == edges.count + 2_000)
+        print(
+            "Ed25519 wide path hashing: \(checked) inputs in groups of 1 to 8 agree with libsodium"
+                + " (multi-buffer architecture \(tv_ed25519_wide_hash_arch()), 0 is libsodium alone)")
+    }
+
+    /// Where the wide path is on and Intel's multi-buffer library is installed (in CI it must be:
+    /// scripts/install-dependencies), the library hashes the groups, with its AVX-512 lanes.
+    @Test func theMultiBufferLibraryHashesWhereTheWidePathRuns() throws {
+        try Self.requireWidePath()
+        try ExternalRequirement.require(
+            tv_ed25519_wide_hash_library() != nil,
+            "libIPSec_MB.so.1 version 1.3 (Debian's libipsec-mb1) is not installed: libsodium hashes the wide path's groups"
+        )
+        #expect(String(cString: tv_ed25519_wide_hash_library()).hasPrefix("1.3."))
+        #expect(tv_ed25519_wide_hash_arch() == 5, "a CPU with AVX-512 IFMA has the library's AVX-512 lanes")
+    }
+
+    static func laneDigests(_ group: [(r: [UInt8], a: [UInt8], message: [UInt8])]) -> [[UInt8]] {
+        let buffers = group.map { input in
+            [input.r, input.a, input.message].map { bytes in
+                let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bytes.count))
+                _ = buffer.initialize(from: bytes)
+                return buffer
+            }
+        }
+        defer { for buffer in buffers.joined() { buffer.deallocate() } }
+        func pointers(_ k: Int) -> [UnsafePointer<UInt8>?] { buffers.map { UnsafePointer($0[k].baseAddress) } }
+        var digests = [UInt8](repeating: 0, count: 64 * group.count)
+        tv_ed25519_hash_lanes_for_testing(
+            &digests, pointers(0), pointers(1), pointers(2), group.map(\.message.count), Int32(group.count))
+        return (0..<group.count).map { Array(digests[64 * $0..<64 * ($0 + 1)]) }
     }
 
     /// The wide path's verdicts on `inputs`, all in one batch (the keys mixed).

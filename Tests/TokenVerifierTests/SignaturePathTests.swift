@@ -32,6 +32,19 @@ import Testing
         #expect(found.reason.contains(reason), "\(found)")
     }
 
+    /// The wide path names how it hashes: Intel's multi-buffer library and its version, or
+    /// libsodium where the library was not loaded.
+    @Test(arguments: [
+        ("1.3.0", "SHA-512 eight at a time by Intel's multi-buffer library 1.3.0"),
+        (nil, "SHA-512 one at a time by libsodium"),
+    ])
+    func theEd25519WidePathNamesItsHashing(_ library: String?, _ reason: String) {
+        let found = SignaturePath.ed25519(
+            status: Int(TV_ED25519_TABLES_ON), wide: Int(TV_ED25519_WIDE_ON), compiled: "1.0.18", running: "1.0.18",
+            hashLibrary: library)
+        #expect(found.path == .wide && found.reason.contains(reason), "\(found)")
+    }
+
     @Test(arguments: [
         (TV_P256_TABLES_ON, SignaturePath.Kind.tables, "OpenSSL 3.9.0 precomputed a table, self-test passed"),
         (TV_P256_TABLES_NO_PRECOMPUTE, .standard, "built no precomputed table (EC_GROUP_precompute_mult)"),

@@ -51,6 +51,16 @@ enum {
 /// One of the TV_ED25519_WIDE_* values (runs the set-up and self-tests on first call).
 int tv_ed25519_wide_status(void);
 
+/// The version of Intel's multi-buffer library (libIPSec_MB.so.1, loaded with dlopen) with which
+/// the wide path hashes each group's R‖A‖M eight at a time ("1.3.0"), or NULL where libsodium
+/// hashes them one at a time: the library is not installed, is not version 1.3 (the layout this
+/// build was compiled against), or could not make its manager on the calling thread.
+const char *tv_ed25519_wide_hash_library(void);
+
+/// The library's choice of instructions on the calling thread (5 AVX-512, 4 AVX2, 3 AVX, 2 SSE),
+/// or 0 where tv_ed25519_wide_hash_library() is NULL.
+int tv_ed25519_wide_hash_arch(void);
+
 /// The libsodium version this build's headers (and libsodium.a) are: SODIUM_VERSION_STRING.
 const char *tv_ed25519_libsodium_compiled(void);
 

@@ -19,10 +19,12 @@ final class Ed25519KeyTable: @unchecked Sendable {
     /// Whether this build has the table path (libsodium 1.0.18, and its self-test passed).
     static let isAvailable = tv_ed25519_table_available() == 1
 
-    /// The path and why (``SignaturePath/ed25519(status:wide:compiled:running:)``), decided once.
+    /// The path and why (``SignaturePath/ed25519(status:wide:compiled:running:hashLibrary:)``),
+    /// decided once.
     static let path = SignaturePath.ed25519(
         status: Int(tv_ed25519_table_status()), wide: Int(tv_ed25519_wide_status()),
-        compiled: SignatureLibrary.libsodiumCompiled, running: SignatureLibrary.libsodiumRunning)
+        compiled: SignatureLibrary.libsodiumCompiled, running: SignatureLibrary.libsodiumRunning,
+        hashLibrary: tv_ed25519_wide_hash_library().map { String(cString: $0) })
 
     /// Nil when the path is unavailable or libsodium would refuse the key. Takes about 1 ms.
     init?(publicKey: [UInt8]) {

@@ -50,14 +50,17 @@ public struct SignaturePath: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The Ed25519 path for a `tv_ed25519_table_status` and a `tv_ed25519_wide_status` value,
-    /// with the libsodium versions the build was compiled against and runs with.
-    static func ed25519(status: Int, wide: Int, compiled: String, running: String) -> SignaturePath {
+    /// with the libsodium versions the build was compiled against and runs with, and the version
+    /// of Intel's multi-buffer library the wide path hashes with (nil: libsodium hashes).
+    static func ed25519(
+        status: Int, wide: Int, compiled: String, running: String, hashLibrary: String? = nil
+    ) -> SignaturePath {
         let (path, reason): (Kind, String) =
             switch status {
             case TV_ED25519_TABLES_ON where wide == TV_ED25519_WIDE_ON:
                 (
                     .wide,
-                    "AVX-512 IFMA, 8 signatures at a time; libsodium \(running) internals found, self-tests passed"
+                    "AVX-512 IFMA, 8 signatures at a time, \(wideHashing(hashLibrary)); libsodium \(running) internals found, self-tests passed"
                 )
             case TV_ED25519_TABLES_ON:
                 (.tables, "libsodium \(running) internals found, self-test passed; \(wideOff(wide))")
@@ -73,6 +76,14 @@ public struct SignaturePath: Sendable, Equatable, CustomStringConvertible {
             default: (.standard, "libsodium could not be set up (sodium_init or memory)")
             }
         return SignaturePath(algorithm: "Ed25519", path: path, reason: reason)
+    }
+
+    /// How the Ed25519 wide path hashes R‖A‖M, for `tv_ed25519_wide_hash_library`'s answer.
+    static func wideHashing(_ library: String?) -> String {
+        guard let library else {
+            return "SHA-512 one at a time by libsodium (libIPSec_MB.so.1, version 1.3, not loaded)"
+        }
+        return "SHA-512 eight at a time by Intel's multi-buffer library \(library)"
     }
 
     /// Why the Ed25519 wide path is off with the tables on, for a `tv_ed25519_wide_status` value.
