@@ -6,9 +6,11 @@
 // Montgomery form with R = 2²⁶⁰: as p ≡ −1 (mod 2⁵²), −p⁻¹ mod 2⁵² is 1 and each reduction
 // round's multiplier is the low limb itself. Values are kept in [0, 2p) with every limb below
 // 2⁵² (vpmadd52 reads only a limb's low 52 bits): a product of two such values, ab/R + mp/R with
-// m < R, is below p/4 + p < 2p (R > 16p); a sum or difference is brought back below 2p by
-// subtracting 2p when that leaves it non-negative. Nothing here is secret, so nothing need be
-// constant-time, but the lanes run in lockstep anyway.
+// m < R, is below p/4 + p < 2p (R > 16p); a sum or difference (or a chain of them, tripled) is
+// brought back below 2p by taking off p times its bits above 2²⁵⁶ (fe_reduce), and one that only
+// a multiplication reads is left below 4p. A product that only sums read is left uncarried
+// (fe_mul_loose). Nothing here is secret, so nothing need be constant-time, but the lanes run in
+// lockstep anyway.
 //
 // Points are added with the complete formulas of Renes, Costello and Batina ("Complete addition
 // formulas for prime order elliptic curves", EUROCRYPT 2016, algorithm 5: projective + affine,
@@ -93,47 +95,57 @@ WIDE static inline void fe_carry(fe a) {
     }
 }
 
-// r = t − 2p where that is not negative, else t; t carried and in [0, 4p).
-WIDE static inline void fe_below_2p(fe r, const fe t) {
-    fe u;
-    for (int j = 0; j < 5; j++) u[j] = _mm512_sub_epi64(t[j], broadcast(P2_52[j]));
-    fe_carry(u);
-    __mmask8 negative = _mm512_cmplt_epi64_mask(u[4], _mm512_setzero_si512());
-    for (int j = 0; j < 5; j++) r[j] = _mm512_mask_blend_epi64(negative, u[j], t[j]);
+// r = t − q·p with q = ⌊t₄/2⁴⁸⌋ (t's bits from 2²⁵⁶ up, less what sits in limbs 0–3 above 52
+// bits), carried: in [0, 2p), limbs 0–3 below 2⁵² and limb 4 below 2⁴⁹. For t with every limb
+// non-negative and below 2⁶¹, carried or not. Since every limb is non-negative, q·2²⁵⁶ ≤ t₄·2²⁰⁸
+// ≤ t, so t − q·p > t − q·2²⁵⁶ ≥ 0; and t − q·p = (t₄ mod 2⁴⁸)·2²⁰⁸ + (limbs 0–3) + q·(2²⁵⁶ − p)
+// < 2²⁵⁶ + 2²¹⁸ + 2¹³·2²²⁴ < 2p (q < 2¹³, 2²⁵⁶ − p < 2²²⁴, 2p > 2²⁵⁷ − 2²²⁵). As
+// q·p = q·2²⁵⁶ − q·2²²⁴ + q·2¹⁹² + q·2⁹⁶ − q, taking it off is: limb 4 loses q·2⁴⁸ (its bits
+// from 48 up) and gains q·2¹⁶, limb 3 loses q·2³⁶, limb 1 q·2⁴⁴ (both may go negative, above
+// −2⁵⁸), limb 0 gains q; the signed carry then leaves limbs 0–3 in [0, 2⁵²) and limb 4 the rest,
+// ⌊r/2²⁰⁸⌋. A sum of a few values, however loose, is brought below 2p by this one pass (where
+// subtracting 2p would need a carry first, a comparison, a second carry and a selection).
+WIDE static inline void fe_reduce(fe r, const fe t) {
+    const __m512i q = _mm512_srli_epi64(t[4], 48);
+    r[0] = _mm512_add_epi64(t[0], q);
+    r[1] = _mm512_sub_epi64(t[1], _mm512_slli_epi64(q, 44));
+    r[2] = t[2];
+    r[3] = _mm512_sub_epi64(t[3], _mm512_slli_epi64(q, 36));
+    r[4] = _mm512_add_epi64(_mm512_and_si512(t[4], broadcast((1ULL << 48) - 1)), _mm512_slli_epi64(q, 16));
+    fe_carry(r);
 }
 
-WIDE static inline void fe_add(fe r, const fe a, const fe b) {
-    fe t;
-    for (int j = 0; j < 5; j++) t[j] = _mm512_add_epi64(a[j], b[j]);
-    fe_carry(t);
-    fe_below_2p(r, t);
-}
+// 128p with each of limbs 0–3 raised by 2⁵⁸, borrowed from the limb above (2⁶ of it): limbs 0–3
+// in [2⁵⁸ − 2⁶, 2⁵⁸ + 2⁵²), limb 4 in (2⁵⁴, 2⁵⁵). Added to a difference, it keeps every limb
+// non-negative for any subtrahends here (their limbs 0–3 together below 2⁵⁷ + 3·2⁵², their limbs 4
+// together below 2⁵³ + 3·2⁴⁹), and it is 0 mod p.
+static const uint64_t BIAS52[5] = {0x40fffffffffff80ULL, 0x407ffffffffffbfULL, 0x3ffffffffffffc0ULL,
+                                   0x40007ffffffffc0ULL, 0x7fffffff7fffc0ULL};
 
-WIDE static inline void fe_sub(fe r, const fe a, const fe b) {
-    fe t;
-    for (int j = 0; j < 5; j++) t[j] = _mm512_add_epi64(_mm512_sub_epi64(a[j], b[j]), broadcast(P2_52[j]));
-    fe_carry(t);
-    fe_below_2p(r, t);
-}
-
-// r = a + b and r = a − b + 2p for a and b in [0, 2p), carried but not brought below 2p: in
-// [0, 4p), every limb below 2⁵² but the top one (below 2⁵⁰). Only for a value whose every use is a
-// fe_mul, which takes inputs below 4p (their product over R is below 16p²/R < p, since R > 16p,
-// so its result is still below 2p) and reads limbs of 52 bits.
+// r = a + b, carried: for a and b below 2p (either may be a loose product, below 2p with limbs
+// below 2⁵⁷), r is below 4p with limbs 0–3 below 2⁵² and limb 4 below 2⁵⁰. Only for a value whose
+// every use is a fe_mul (which takes inputs below 4p: their product over R is below 16p²/R < p,
+// since R > 16p, so its result is still below 2p, and reads limbs of 52 bits) or a further sum
+// that fe_reduce brings down.
 WIDE static inline void fe_add_for_mul(fe r, const fe a, const fe b) {
     for (int j = 0; j < 5; j++) r[j] = _mm512_add_epi64(a[j], b[j]);
     fe_carry(r);
 }
 
+// r = a − b + 2p, carried, in (0, 4p) with limbs as fe_add_for_mul's: for a and b carried and
+// below 2p, for fe_mul only.
 WIDE static inline void fe_sub_for_mul(fe r, const fe a, const fe b) {
     for (int j = 0; j < 5; j++) r[j] = _mm512_add_epi64(_mm512_sub_epi64(a[j], b[j]), broadcast(P2_52[j]));
     fe_carry(r);
 }
 
-// r = a·b/R (mod p), in [0, 2p), for a and b in [0, 4p): the full product by columns, then five
-// reduction rounds, each adding m·p with m the lowest remaining limb (−p⁻¹ ≡ 1 mod 2⁵²) and
-// carrying it out. Every column stays far below 2⁶⁴ (at most about 20 terms of 2⁵²).
-WIDE static inline void fe_mul(fe r, const fe a, const fe b) {
+// r = a·b/R (mod p), below 2p, for a and b below 4p with limbs of 52 bits (a carried value), left
+// loose: every limb non-negative and below 2⁵⁷, not carried. Only for sums that carry or
+// fe_reduce. The full product by columns, then five reduction rounds, each adding m·p with m the
+// lowest remaining limb (−p⁻¹ ≡ 1 mod 2⁵²) and carrying it out. Its value is (ab + Mp)/R for some
+// M < R, below 16p²/R + p < 2p. Each output limb t₅…t₉ sums at most 16 terms below 2⁵² (t₅: 9 of
+// the product, 7 of the rounds; fewer above) and t₅ a carry below 2⁶: below 2⁵⁷.
+WIDE static inline void fe_mul_loose(fe r, const fe a, const fe b) {
     const __m512i mask = broadcast(MASK52);
     const __m512i p0 = broadcast(P52[0]), p1 = broadcast(P52[1]), p3 = broadcast(P52[3]), p4 = broadcast(P52[4]);
     __m512i t[10];
@@ -158,6 +170,11 @@ WIDE static inline void fe_mul(fe r, const fe a, const fe b) {
         t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
     }
     for (int j = 0; j < 5; j++) r[j] = t[5 + j];
+}
+
+// fe_mul_loose carried: below 2p, limbs 0–3 below 2⁵², limb 4 below 2⁴⁹.
+WIDE static inline void fe_mul(fe r, const fe a, const fe b) {
+    fe_mul_loose(r, a, b);
     fe_carry(r);
 }
 
@@ -210,48 +227,94 @@ typedef struct {
     fe x, y, z;
 } projective;
 
+// The sums and differences of the addition below that feed a further sum or the next addition,
+// each brought below 2p by one fe_reduce. BIAS52 (0 mod p) keeps a difference's limbs
+// non-negative: every subtrahend here is a loose product (limbs 0–3 below 2⁵⁷, limb 4 below 2⁵³),
+// a carried value (limbs 0–3 below 2⁵², limb 4 below 2⁵⁰) or 3·Z₁ (limbs below 3·2⁵², limb 4
+// below 3·2⁴⁹), and two of them at most, so within BIAS52's limbs. Every minuend or addend is a
+// loose product or a carried value, so before fe_reduce a limb is below 2⁵⁷ + 2⁵⁸ + 2⁵², or three
+// times that (below 2⁶¹) for the tripled ones, as fe_reduce asks.
+
+// r = a + b below 2p.
+WIDE static inline void fe_add_reduce(fe r, const fe a, const fe b) {
+    fe t;
+    for (int j = 0; j < 5; j++) t[j] = _mm512_add_epi64(a[j], b[j]);
+    fe_reduce(r, t);
+}
+
+// r = a − b − c (mod p) below 2p.
+WIDE static inline void fe_sub2_reduce(fe r, const fe a, const fe b, const fe c) {
+    fe t;
+    for (int j = 0; j < 5; j++)
+        t[j] = _mm512_add_epi64(_mm512_sub_epi64(_mm512_sub_epi64(a[j], b[j]), c[j]), broadcast(BIAS52[j]));
+    fe_reduce(r, t);
+}
+
+// r = a − b (mod p) below 2p.
+WIDE static inline void fe_sub_reduce(fe r, const fe a, const fe b) {
+    fe t;
+    for (int j = 0; j < 5; j++) t[j] = _mm512_add_epi64(_mm512_sub_epi64(a[j], b[j]), broadcast(BIAS52[j]));
+    fe_reduce(r, t);
+}
+
+// r = 3·(a − b) (mod p) below 2p.
+WIDE static inline void fe_triple_sub_reduce(fe r, const fe a, const fe b) {
+    fe t;
+    for (int j = 0; j < 5; j++) {
+        __m512i d = _mm512_add_epi64(_mm512_sub_epi64(a[j], b[j]), broadcast(BIAS52[j]));
+        t[j] = _mm512_add_epi64(_mm512_add_epi64(d, d), d);
+    }
+    fe_reduce(r, t);
+}
+
+// r = 3·(a − b − c) (mod p) below 2p.
+WIDE static inline void fe_triple_sub2_reduce(fe r, const fe a, const fe b, const fe c) {
+    fe t;
+    for (int j = 0; j < 5; j++) {
+        __m512i d = _mm512_add_epi64(_mm512_sub_epi64(_mm512_sub_epi64(a[j], b[j]), c[j]), broadcast(BIAS52[j]));
+        t[j] = _mm512_add_epi64(_mm512_add_epi64(d, d), d);
+    }
+    fe_reduce(r, t);
+}
+
 // (X3 : Y3 : Z3) = (X1 : Y1 : Z1) + (x2, y2): Renes–Costello–Batina 2016, algorithm 5 (a = −3),
 // 11 multiplications and 2 by b; complete for any projective P1 and affine P2. Inputs and outputs
-// below 2p; a sum or difference that only a multiplication reads is left below 4p (fe_add_for_mul).
+// below 2p and carried (the table's x2 and y2 below p). The algorithm's steps are numbered; its
+// chains of sums are taken together: 6–7 (t3 − (t0 + t1)), 13–15 (3·(y3 − z3)), 19–24
+// (3·(y3 − 3·Z1 − t0)) and 25–27 (3·t0 − 3·Z1 as 3·(t0 − Z1)), each with one fe_reduce. A product
+// that only sums read is left loose (fe_mul_loose); a sum that only multiplications read is left
+// below 4p, carried (fe_add_for_mul, fe_sub_for_mul).
 WIDE static inline void point_add_affine(projective *out, const projective *p1, const fe x2, const fe y2) {
     fe t0, t1, t2, t3, t4, x3, y3, z3, b;
     fe_constant(b, B52);
-    fe_mul(t0, p1->x, x2);    // 1
-    fe_mul(t1, p1->y, y2);    // 2
-    fe_add_for_mul(t3, x2, y2);       // 3: only into 5
-    fe_add_for_mul(t4, p1->x, p1->y); // 4: only into 5
-    fe_mul(t3, t3, t4);       // 5
-    fe_add(t4, t0, t1);       // 6
-    fe_sub_for_mul(t3, t3, t4);       // 7: only into 32 and 35
-    fe_mul(t4, y2, p1->z);    // 8
-    fe_add_for_mul(t4, t4, p1->y);    // 9: only into 28 and 34
-    fe_mul(y3, x2, p1->z);    // 10
-    fe_add(y3, y3, p1->x);    // 11
-    fe_mul(z3, b, p1->z);     // 12
-    fe_sub(x3, y3, z3);       // 13
-    fe_add(z3, x3, x3);       // 14
-    fe_add(x3, x3, z3);       // 15
-    fe_sub_for_mul(z3, t1, x3);       // 16: only into 30 and 34
-    fe_add_for_mul(x3, t1, x3);       // 17: only into 30 and 32
-    fe_mul(y3, b, y3);        // 18
-    fe_add(t1, p1->z, p1->z); // 19
-    fe_add(t2, t1, p1->z);    // 20
-    fe_sub(y3, y3, t2);       // 21
-    fe_sub(y3, y3, t0);       // 22
-    fe_add(t1, y3, y3);       // 23
-    fe_add_for_mul(y3, t1, y3);       // 24: only into 28 and 29
-    fe_add(t1, t0, t0);       // 25
-    fe_add(t0, t1, t0);       // 26
-    fe_sub_for_mul(t0, t0, t2);       // 27: only into 29 and 35
-    fe_mul(t1, t4, y3);       // 28
-    fe_mul(t2, t0, y3);       // 29
-    fe_mul(y3, x3, z3);       // 30
-    fe_add(y3, y3, t2);       // 31
-    fe_mul(x3, t3, x3);       // 32
-    fe_sub(x3, x3, t1);       // 33
-    fe_mul(z3, t4, z3);       // 34
-    fe_mul(t1, t3, t0);       // 35
-    fe_add(z3, z3, t1);       // 36
+    fe_mul_loose(t0, p1->x, x2);       // 1: into 6–7, 21–24, 25–27
+    fe_mul(t1, p1->y, y2);             // 2: into 6–7, 16, 17
+    fe_add_for_mul(t3, x2, y2);        // 3
+    fe_add_for_mul(t4, p1->x, p1->y);  // 4
+    fe_mul_loose(t3, t3, t4);          // 5: into 6–7
+    fe_sub2_reduce(t3, t3, t0, t1);    // 6–7: t3 − (t0 + t1), into 32 and 35
+    fe_mul_loose(t4, y2, p1->z);       // 8
+    fe_add_for_mul(t4, t4, p1->y);     // 9: into 28 and 34
+    fe_mul_loose(y3, x2, p1->z);       // 10
+    fe_add_for_mul(y3, y3, p1->x);     // 11: into 13 and 18
+    fe_mul_loose(z3, b, p1->z);        // 12
+    fe_triple_sub_reduce(x3, y3, z3);  // 13–15: 3·(y3 − z3)
+    fe_sub_for_mul(z3, t1, x3);        // 16: into 30 and 34
+    fe_add_for_mul(x3, t1, x3);        // 17: into 30 and 32
+    fe_mul_loose(y3, b, y3);           // 18
+    for (int j = 0; j < 5; j++)        // 19–20: t2 = 3·Z1, uncarried
+        t2[j] = _mm512_add_epi64(_mm512_add_epi64(p1->z[j], p1->z[j]), p1->z[j]);
+    fe_triple_sub2_reduce(y3, y3, t2, t0); // 21–24: 3·(y3 − t2 − t0), into 28 and 29
+    fe_triple_sub_reduce(t0, t0, p1->z);   // 25–27: 3·t0 − t2, into 29 and 35
+    fe_mul_loose(t1, t4, y3);          // 28
+    fe_mul_loose(t2, t0, y3);          // 29
+    fe_mul_loose(y3, x3, z3);          // 30
+    fe_add_reduce(y3, y3, t2);         // 31
+    fe_mul_loose(x3, t3, x3);          // 32
+    fe_sub_reduce(x3, x3, t1);         // 33
+    fe_mul_loose(z3, t4, z3);          // 34
+    fe_mul_loose(t1, t3, t0);          // 35
+    fe_add_reduce(z3, z3, t1);         // 36
     memcpy(out->x, x3, sizeof x3);
     memcpy(out->y, y3, sizeof y3);
     memcpy(out->z, z3, sizeof z3);
