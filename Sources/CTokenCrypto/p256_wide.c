@@ -320,25 +320,6 @@ WIDE static inline void point_add_affine(projective *out, const projective *p1, 
     memcpy(out->z, z3, sizeof z3);
 }
 
-// Booth recoding of a scalar below 2²⁵⁶ (four little-endian limbs) into 37 digits in [−64, 64]
-// with scalar = Σ digits[i]·2⁷ⁱ.
-static void recode(int digits[TV_P256_WIDE_WINDOWS], const uint64_t scalar[4]) {
-    int carry = 0;
-    for (int i = 0; i < TV_P256_WIDE_WINDOWS; i++) {
-        int bit = 7 * i;
-        uint64_t window = scalar[bit / 64] >> (bit % 64);
-        if (bit % 64 > 57 && bit / 64 < 3) window |= scalar[bit / 64 + 1] << (64 - bit % 64);
-        int value = (int)(window & 0x7F) + carry;
-        if (value > 64) {
-            digits[i] = value - 128;
-            carry = 1;
-        } else {
-            digits[i] = value;
-            carry = 0;
-        }
-    }
-}
-
 // One window's step for all lanes: each lane's entry |digit| of its table's window (its address
 // in `addresses`), negated where the digit is negative, added where it is not zero.
 WIDE static inline void add_entry(projective *acc, const long long addresses[8], __mmask8 negative, __mmask8 nonzero) {
@@ -368,19 +349,36 @@ typedef struct {
     __mmask8 negative[TV_P256_WIDE_WINDOWS], nonzero[TV_P256_WIDE_WINDOWS];
 } lane_digits;
 
-static void lane_digits_make(lane_digits *out, const uint64_t *const tables[8], const uint64_t scalars[8][4]) {
-    memset(out->negative, 0, sizeof out->negative);
-    memset(out->nonzero, 0, sizeof out->nonzero);
-    for (int l = 0; l < 8; l++) {
-        int digits[TV_P256_WIDE_WINDOWS];
-        recode(digits, scalars[l]);
-        for (int i = 0; i < TV_P256_WIDE_WINDOWS; i++) {
-            int magnitude = digits[i] < 0 ? -digits[i] : digits[i];
-            int entry = magnitude > 0 ? magnitude - 1 : 0;
-            out->addresses[i][l] = (long long)(uintptr_t)(tables[l] + 8 * (size_t)(i * TV_P256_WIDE_ENTRIES + entry));
-            if (digits[i] < 0) out->negative[i] |= (__mmask8)(1u << l);
-            if (digits[i] != 0) out->nonzero[i] |= (__mmask8)(1u << l);
-        }
+// Each lane's scalar (below 2²⁵⁶, four little-endian limbs) in Booth digits of 7 bits, all lanes
+// at once: 37 digits in [−64, 64] with scalar = Σ digitᵢ·2⁷ⁱ, digit i being window i's 7 bits
+// plus the carry out of window i − 1, less 128 (with a carry of 1 into window i + 1) where that
+// exceeds 64. The top window has 4 bits, so it carries nothing out. For each window, each lane's
+// entry address (entry |digit| − 1 of its table's window; entry 0 for a zero digit, never added),
+// and which lanes' digits are negative and not zero.
+WIDE static void lane_digits_make(lane_digits *out, const uint64_t *const tables[8], const uint64_t scalars[8][4]) {
+    __m512i limbs[4];
+    for (int k = 0; k < 4; k++) {
+        limbs[k] = _mm512_set_epi64((long long)scalars[7][k], (long long)scalars[6][k], (long long)scalars[5][k],
+                                    (long long)scalars[4][k], (long long)scalars[3][k], (long long)scalars[2][k],
+                                    (long long)scalars[1][k], (long long)scalars[0][k]);
+    }
+    const __m512i bases = _mm512_loadu_si512((const void *)tables), zero = _mm512_setzero_si512();
+    const __m512i one = broadcast(1);
+    __m512i carry = zero;
+    for (int i = 0; i < TV_P256_WIDE_WINDOWS; i++) {
+        int bit = 7 * i, word = bit / 64, shift = bit % 64;
+        // The window's bits from the next limb too (a shift by 64 gives 0).
+        __m512i window = _mm512_srlv_epi64(limbs[word], broadcast((uint64_t)shift));
+        if (word < 3) window = _mm512_or_si512(window, _mm512_sllv_epi64(limbs[word + 1], broadcast((uint64_t)(64 - shift))));
+        __m512i value = _mm512_add_epi64(_mm512_and_si512(window, broadcast(0x7F)), carry);
+        __mmask8 high = _mm512_cmpgt_epi64_mask(value, broadcast(64));
+        __m512i digit = _mm512_mask_sub_epi64(value, high, value, broadcast(128));
+        carry = _mm512_maskz_mov_epi64(high, one);
+        __m512i entry = _mm512_max_epi64(_mm512_sub_epi64(_mm512_abs_epi64(digit), one), zero);
+        __m512i offset = _mm512_add_epi64(_mm512_slli_epi64(entry, 6), broadcast(64 * (uint64_t)(i * TV_P256_WIDE_ENTRIES)));
+        _mm512_storeu_si512(out->addresses[i], _mm512_add_epi64(bases, offset));
+        out->negative[i] = _mm512_cmplt_epi64_mask(digit, zero);
+        out->nonzero[i] = _mm512_cmpneq_epi64_mask(digit, zero);
     }
 }
 
