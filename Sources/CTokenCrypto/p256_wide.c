@@ -140,14 +140,15 @@ WIDE static inline void fe_sub_for_mul(fe r, const fe a, const fe b) {
 }
 
 // r = a·b/R (mod p), below 2p, for a and b below 4p with limbs of 52 bits (a carried value), left
-// loose: every limb non-negative and below 2⁵⁷, not carried. Only for sums that carry or
-// fe_reduce. The full product by columns, then five reduction rounds, each adding m·p with m the
-// lowest remaining limb (−p⁻¹ ≡ 1 mod 2⁵²) and carrying it out. Its value is (ab + Mp)/R for some
-// M < R, below 16p²/R + p < 2p. Each output limb t₅…t₉ sums at most 16 terms below 2⁵² (t₅: 9 of
-// the product, 7 of the rounds; fewer above) and t₅ a carry below 2⁶: below 2⁵⁷.
+// loose: every limb non-negative and below 2⁵⁷ (limb 4 below 2⁵³), not carried. Only for sums
+// that carry or fe_reduce. The full product by columns, then five reduction rounds, each adding
+// m·p with m the lowest remaining limb (−p⁻¹ ≡ 1 mod 2⁵²) and carrying it out. Its value is
+// (ab + Mp)/R for some M < R, below 16p²/R + p < 2p. Each output limb t₅…t₉ sums at most 15
+// terms below 2⁵² (t₅: 9 of the product, 6 of the rounds; fewer above; t₉ two) and t₅ a carry
+// below 2⁶: below 2⁵⁷. The rounds add only non-negative terms.
 WIDE static inline void fe_mul_loose(fe r, const fe a, const fe b) {
     const __m512i mask = broadcast(MASK52);
-    const __m512i p0 = broadcast(P52[0]), p1 = broadcast(P52[1]), p3 = broadcast(P52[3]), p4 = broadcast(P52[4]);
+    const __m512i p3 = broadcast(P52[3]), p4 = broadcast(P52[4]);
     __m512i t[10];
     for (int k = 0; k < 10; k++) t[k] = _mm512_setzero_si512();
     for (int i = 0; i < 5; i++) {
@@ -158,16 +159,17 @@ WIDE static inline void fe_mul_loose(fe r, const fe a, const fe b) {
     }
     for (int i = 0; i < 5; i++) {
         __m512i m = _mm512_and_si512(t[i], mask);
-        // p's limb 2 is zero.
-        t[i] = _mm512_madd52lo_epu64(t[i], m, p0);
-        t[i + 1] = _mm512_madd52hi_epu64(t[i + 1], m, p0);
-        t[i + 1] = _mm512_madd52lo_epu64(t[i + 1], m, p1);
-        t[i + 2] = _mm512_madd52hi_epu64(t[i + 2], m, p1);
+        // p's limbs 0 and 1 together are 2⁹⁶ − 1: m·(2⁹⁶ − 1) at limb i clears t[i]'s low 52
+        // bits (t[i] − m, carried out whole as t[i] >> 52) and adds m·2⁴⁴ at limb i + 1, its
+        // low 8 bits there (below 2⁵²) and the rest, m >> 8, at limb i + 2: shifts, not four
+        // multiply-adds. p's limb 2 is zero; limbs 3 and 4 by multiply-adds.
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_add_epi64(_mm512_srli_epi64(t[i], 52),
+                                                               _mm512_and_si512(_mm512_slli_epi64(m, 44), mask)));
+        t[i + 2] = _mm512_add_epi64(t[i + 2], _mm512_srli_epi64(m, 8));
         t[i + 3] = _mm512_madd52lo_epu64(t[i + 3], m, p3);
         t[i + 4] = _mm512_madd52hi_epu64(t[i + 4], m, p3);
         t[i + 4] = _mm512_madd52lo_epu64(t[i + 4], m, p4);
         t[i + 5] = _mm512_madd52hi_epu64(t[i + 5], m, p4);
-        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
     }
     for (int j = 0; j < 5; j++) r[j] = t[5 + j];
 }
