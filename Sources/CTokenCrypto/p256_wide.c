@@ -21,7 +21,7 @@
 // u1·G + u2·Q without a doubling: both scalars in Booth digits of 7 bits (37 windows, digits in
 // [−64, 64]), and for each point a table of 1·2⁷ⁱ·P … 64·2⁷ⁱ·P for every window i (affine, in
 // Montgomery form, 64 bytes a point: 151,552 bytes), as OpenSSL's nistz256 keeps for G. The sum
-// is 74 mixed additions, each of one gathered entry a lane (negated for a negative digit, skipped
+// is 74 mixed additions, each of one loaded entry a lane (negated for a negative digit, skipped
 // for a zero one). A table's 37 window bases 2⁷ⁱ·P come from OpenSSL's point arithmetic; the
 // multiples of each and their affine form are made in the lanes, eight windows at a time, with the
 // same addition and one inversion a lane (about 0.6 ms a table, where OpenSSL's EC_POINT_add for
@@ -325,12 +325,30 @@ WIDE static inline void point_add_affine(projective *out, const projective *p1, 
 }
 
 // One window's step for all lanes: each lane's entry |digit| of its table's window (its address
-// in `addresses`), negated where the digit is negative, added where it is not zero.
+// in `addresses`, one 64-byte line, 64-byte aligned: loaded whole and transposed, which costs less
+// than eight gathers of a word from each lane), negated where the digit is negative, added where
+// it is not zero.
 WIDE static inline void add_entry(projective *acc, const long long addresses[8], __mmask8 negative, __mmask8 nonzero) {
-    const __m512i base = _mm512_loadu_si512(addresses);
-    __m512i w[8];
-    for (int k = 0; k < 8; k++)
-        w[k] = _mm512_i64gather_epi64(_mm512_add_epi64(base, broadcast(8 * (uint64_t)k)), (const void *)0, 1);
+    __m512i row[8], a[8], b[8], w[8];
+    for (int l = 0; l < 8; l++) row[l] = _mm512_load_si512((const void *)(uintptr_t)addresses[l]);
+    // 8×8 transpose of 64-bit words, so that w[k] holds word k of every lane's entry: a[l], a[l + 1]
+    // hold the even and the odd words of rows l and l + 1 side by side; b[g + k] (k < 4) words k
+    // and k + 4 of rows g … g + 3; w[k] and w[k + 4] their halves from rows 0–3 and 4–7.
+    for (int l = 0; l < 8; l += 2) {
+        a[l] = _mm512_unpacklo_epi64(row[l], row[l + 1]);
+        a[l + 1] = _mm512_unpackhi_epi64(row[l], row[l + 1]);
+    }
+    const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+    for (int g = 0; g < 8; g += 4) {
+        for (int k = 0; k < 2; k++) {
+            b[g + k] = _mm512_permutex2var_epi64(a[g + k], lo, a[g + k + 2]);
+            b[g + k + 2] = _mm512_permutex2var_epi64(a[g + k], hi, a[g + k + 2]);
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        w[k] = _mm512_shuffle_i64x2(b[k], b[k + 4], 0x44);
+        w[k + 4] = _mm512_shuffle_i64x2(b[k], b[k + 4], 0xEE);
+    }
     fe x, y, negated;
     fe_from_64(x, w);
     fe_from_64(y, w + 4);
@@ -387,7 +405,7 @@ WIDE static void lane_digits_make(lane_digits *out, const uint64_t *const tables
 }
 
 // How many windows ahead of its addition a window's entries are asked for: the digits are all
-// known before the first addition, and the gathers otherwise wait on the lines (a table is
+// known before the first addition, and the loads otherwise wait on the lines (a table is
 // 151,552 bytes, a batch of many keys is megabytes, and even one key's table and G's leave the
 // core's first-level cache), as the out-of-order window does not reach past an addition.
 enum { PREFETCH_WINDOWS = 2 };
