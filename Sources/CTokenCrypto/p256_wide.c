@@ -349,13 +349,13 @@ WIDE static inline void add_entry(projective *acc, const long long addresses[8],
         w[k] = _mm512_shuffle_i64x2(b[k], b[k + 4], 0x44);
         w[k + 4] = _mm512_shuffle_i64x2(b[k], b[k + 4], 0xEE);
     }
-    fe x, y, negated;
+    fe x, y;
     fe_from_64(x, w);
     fe_from_64(y, w + 4);
-    // p − y: y is below p, so in (0, p].
-    for (int j = 0; j < 5; j++) negated[j] = _mm512_sub_epi64(broadcast(P52[j]), y[j]);
-    fe_carry(negated);
-    for (int j = 0; j < 5; j++) y[j] = _mm512_mask_blend_epi64(negative, y[j], negated[j]);
+    // p − y in the negative lanes: y is below p, so in (0, p]; the carry leaves the other lanes'
+    // limbs (all below 2⁵²) as they are.
+    for (int j = 0; j < 5; j++) y[j] = _mm512_mask_sub_epi64(y[j], negative, broadcast(P52[j]), y[j]);
+    fe_carry(y);
     projective sum;
     point_add_affine(&sum, acc, x, y);
     for (int j = 0; j < 5; j++) {
