@@ -100,11 +100,11 @@ WIDE static inline void fe_carry(fe a) {
 // r = t − q·p with q = ⌊t₄/2⁴⁸⌋ (t's bits from 2²⁵⁶ up, less what sits in limbs 0–3 above 52
 // bits), carried: in [0, 2p), limbs 0–3 below 2⁵² and limb 4 below 2⁴⁹. For t with every limb
 // non-negative and below 2⁶¹, carried or not. Since every limb is non-negative, q·2²⁵⁶ ≤ t₄·2²⁰⁸
-// ≤ t, so t − q·p > t − q·2²⁵⁶ ≥ 0; and t − q·p = (t₄ mod 2⁴⁸)·2²⁰⁸ + (limbs 0–3) + q·(2²⁵⁶ − p)
+// ≤ t, so t − q·p ≥ t − q·2²⁵⁶ ≥ 0; and t − q·p = (t₄ mod 2⁴⁸)·2²⁰⁸ + (limbs 0–3) + q·(2²⁵⁶ − p)
 // < 2²⁵⁶ + 2²¹⁸ + 2¹³·2²²⁴ < 2p (q < 2¹³, 2²⁵⁶ − p < 2²²⁴, 2p > 2²⁵⁷ − 2²²⁵). As
 // q·p = q·2²⁵⁶ − q·2²²⁴ + q·2¹⁹² + q·2⁹⁶ − q, taking it off is: limb 4 loses q·2⁴⁸ (its bits
 // from 48 up) and gains q·2¹⁶, limb 3 loses q·2³⁶, limb 1 q·2⁴⁴ (both may go negative, above
-// −2⁵⁸), limb 0 gains q; the signed carry then leaves limbs 0–3 in [0, 2⁵²) and limb 4 the rest,
+// −2⁵⁷), limb 0 gains q; the signed carry then leaves limbs 0–3 in [0, 2⁵²) and limb 4 the rest,
 // ⌊r/2²⁰⁸⌋. A sum of a few values, however loose, is brought below 2p by this one pass (where
 // subtracting 2p would need a carry first, a comparison, a second carry and a selection).
 WIDE static inline void fe_reduce(fe r, const fe t) {
@@ -283,11 +283,11 @@ WIDE static inline void fe_triple_sub2_reduce(fe r, const fe a, const fe b, cons
 
 // (X3 : Y3 : Z3) = (X1 : Y1 : Z1) + (x2, y2): Renes–Costello–Batina 2016, algorithm 5 (a = −3),
 // 11 multiplications and 2 by b; complete for any projective P1 and affine P2. Inputs and outputs
-// below 2p and carried (the table's x2 and y2 below p). The algorithm's steps are numbered; its
-// chains of sums are taken together: 6–7 (t3 − (t0 + t1)), 13–15 (3·(y3 − z3)), 19–24
-// (3·(y3 − 3·Z1 − t0)) and 25–27 (3·t0 − 3·Z1 as 3·(t0 − Z1)), each with one fe_reduce. A product
-// that only sums read is left loose (fe_mul_loose); a sum that only multiplications read is left
-// below 4p, carried (fe_add_for_mul, fe_sub_for_mul).
+// below 2p and carried (the table's x2 below p, y2 at most p). The algorithm's steps are
+// numbered; its chains of sums are taken together: 6–7 (t3 − (t0 + t1)), 13–15 (3·(y3 − z3)),
+// 19–24 (3·(y3 − 3·Z1 − t0)) and 25–27 (3·t0 − 3·Z1 as 3·(t0 − Z1)), each with one fe_reduce. A
+// product that only sums read is left loose (fe_mul_loose); a sum that only multiplications read
+// is left below 4p, carried (fe_add_for_mul, fe_sub_for_mul).
 WIDE static inline void point_add_affine(projective *out, const projective *p1, const fe x2, const fe y2) {
     fe t0, t1, t2, t3, t4, x3, y3, z3, b;
     fe_constant(b, B52);
@@ -391,13 +391,15 @@ WIDE static void lane_digits_make(lane_digits *out, const uint64_t *const tables
         int bit = 7 * i, word = bit / 64, shift = bit % 64;
         // The window's bits from the next limb too (a shift by 64 gives 0).
         __m512i window = _mm512_srlv_epi64(limbs[word], broadcast((uint64_t)shift));
-        if (word < 3) window = _mm512_or_si512(window, _mm512_sllv_epi64(limbs[word + 1], broadcast((uint64_t)(64 - shift))));
+        if (word < 3)
+            window = _mm512_or_si512(window, _mm512_sllv_epi64(limbs[word + 1], broadcast((uint64_t)(64 - shift))));
         __m512i value = _mm512_add_epi64(_mm512_and_si512(window, broadcast(0x7F)), carry);
         __mmask8 high = _mm512_cmpgt_epi64_mask(value, broadcast(64));
         __m512i digit = _mm512_mask_sub_epi64(value, high, value, broadcast(128));
         carry = _mm512_maskz_mov_epi64(high, one);
         __m512i entry = _mm512_max_epi64(_mm512_sub_epi64(_mm512_abs_epi64(digit), one), zero);
-        __m512i offset = _mm512_add_epi64(_mm512_slli_epi64(entry, 6), broadcast(64 * (uint64_t)(i * TV_P256_WIDE_ENTRIES)));
+        __m512i offset =
+            _mm512_add_epi64(_mm512_slli_epi64(entry, 6), broadcast(64 * (uint64_t)(i * TV_P256_WIDE_ENTRIES)));
         _mm512_storeu_si512(out->addresses[i], _mm512_add_epi64(bases, offset));
         out->negative[i] = _mm512_cmplt_epi64_mask(digit, zero);
         out->nonzero[i] = _mm512_cmpneq_epi64_mask(digit, zero);
