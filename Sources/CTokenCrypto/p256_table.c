@@ -332,14 +332,17 @@ void tv_p256_table_verify_many_using(int wide, void *const *tables, void *opaque
                 ERR_clear_error();
                 continue;
             }
-            // w = s⁻¹ (the inverse made just above for this s), u1 = e·w, u2 = r·w (mod n).
-            uint64_t e[4];
+            // w = s⁻¹ (the inverse made just above for this s), u1 = e·w, u2 = r·w (mod n): three
+            // Montgomery products, w·R once, then e·(wR)/R and r·(wR)/R (the same values, below n,
+            // as tv_order_mul's two products each).
+            uint64_t e[4], w_montgomery[4];
             int l = lanes.count;
             memcpy(lanes.w[l], inverses + 4 * k, sizeof lanes.w[l]);
             tv_order_from_bytes(lanes.r[l], signature);
             tv_order_from_bytes(e, digest);
-            tv_order_mul(lanes.u1[l], e, lanes.w[l], order_rr);
-            tv_order_mul(lanes.u2[l], lanes.r[l], lanes.w[l], order_rr);
+            tv_order_mont_mul(w_montgomery, lanes.w[l], order_rr);
+            tv_order_mont_mul(lanes.u1[l], e, w_montgomery);
+            tv_order_mont_mul(lanes.u2[l], lanes.r[l], w_montgomery);
             lanes.tables[l] = table->wide;
             lanes.positions[l] = i;
             if (++lanes.count == TV_P256_WIDE_LANES)

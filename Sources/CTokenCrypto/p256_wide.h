@@ -21,11 +21,12 @@ enum { TV_P256_WIDE_TABLE_BYTES = TV_P256_WIDE_WINDOWS * TV_P256_WIDE_ENTRIES * 
 int tv_p256_wide_cpu(void);
 
 /// The wide table of the point (x, y) (32 bytes each, big-endian; a valid point, not checked
-/// here beyond what OpenSSL refuses): NULL on failure. Free with tv_p256_wide_table_free.
+/// here beyond what OpenSSL refuses): NULL on failure, and without tv_p256_wide_cpu() (the
+/// entries are made with the wide arithmetic). Free with tv_p256_wide_table_free.
 uint64_t *tv_p256_wide_table_build(const uint8_t *x, const uint8_t *y);
 void tv_p256_wide_table_free(uint64_t *table);
 
-/// The generator's wide table, built once (NULL on failure).
+/// The generator's wide table, built once (NULL on failure or without tv_p256_wide_cpu()).
 const uint64_t *tv_p256_wide_generator_table(void);
 
 /// Eight verifies at once, lane by lane: with the point Q of `q_tables[l]`, scalars u1 = `u1[l]`,
