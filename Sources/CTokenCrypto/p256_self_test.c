@@ -126,14 +126,30 @@ static int table_agrees(void *table, void *scratch, const cases *c) {
 static int status = TV_P256_TABLES_SETUP_FAILED;
 static CRYPTO_ONCE status_once = CRYPTO_ONCE_STATIC_INIT;
 
+static int wide_forced_off(void);
+
+// Whether the wide path may run here, so that its self-test is due: the CPU has it, the
+// environment does not turn it off, and the generator's wide table was made.
+static int wide_may_run(void) {
+    return tv_p256_wide_cpu() && !wide_forced_off() && tv_p256_wide_generator_table() != NULL;
+}
+
+// The test key's table from the tables self-test, with its wide table, where the wide path may
+// run: kept for the wide self-test (decide_wide), which then makes no table of its own (each
+// costs an OpenSSL precomputation, about 20 ms, while tokens wait on the standard call), and
+// freed there.
+static void *tested_table = NULL;
+
 static void self_test(void) {
     static cases c;
     void *key = tv_p256_public_key_new(key_x, key_y);
     void *evp = key != NULL ? tv_p256_verify_context_new(key) : NULL;
     void *scratch = tv_p256_table_scratch_new();
     void *table = NULL;
+    int wide = 0;
     if (tv_p256_table_setup() && evp != NULL && scratch != NULL) {
-        table = tv_p256_table_build(key_x, key_y);
+        if (wide_may_run()) wide = (table = tv_p256_table_build_with(key_x, key_y, 1)) != NULL;
+        if (table == NULL) table = tv_p256_table_build(key_x, key_y);
         if (table == NULL) {
             status = TV_P256_TABLES_NO_PRECOMPUTE;
         } else {
@@ -141,6 +157,10 @@ static void self_test(void) {
             int agreed = make_cases(&c, evp) && table_agrees(table, scratch, &c);
             status = agreed ? TV_P256_TABLES_ON : TV_P256_TABLES_SELF_TEST_FAILED;
         }
+    }
+    if (status == TV_P256_TABLES_ON && wide) {
+        tested_table = table;
+        table = NULL;
     }
     tv_p256_table_free(table);
     tv_p256_table_scratch_free(scratch);
@@ -152,53 +172,57 @@ int tv_p256_table_status(void) {
     return CRYPTO_THREAD_run_once(&status_once, self_test) ? status : TV_P256_TABLES_SETUP_FAILED;
 }
 
-// The wide path's self-test: the same cases through `tv_p256_table_verify_many_using(1, …)` with
-// a table that has its wide table (44 signatures: five full groups of eight and one of four, so
-// the padding of a group's empty lanes is taken too), and again in reverse order (other lane
-// mixes); every verdict must be EVP_PKEY_verify's.
-int tv_p256_wide_self_test(void) {
+// Whether the batch verify through the wide path, `tv_p256_table_verify_many_using(1, …)`, gives
+// every case EVP's verdict with `table` (the test key's, with its wide table): 44 signatures, five
+// full groups of eight and one of four, so the padding of a group's empty lanes is taken too, and
+// again in reverse order (other lane mixes).
+static int wide_agrees(void *table, void *scratch, const cases *c) {
+    void *tables[CASES];
+    const uint8_t *messages[CASES], *signatures[CASES];
+    size_t lengths[CASES];
+    uint8_t verdicts[CASES];
+    for (int order = 0; order < 2; order++) {
+        for (size_t i = 0; i < c->count; i++) {
+            size_t from = order == 0 ? i : c->count - 1 - i;
+            tables[i] = table;
+            messages[i] = c->messages[from];
+            lengths[i] = c->lengths[from];
+            signatures[i] = c->signatures[from];
+        }
+        tv_p256_table_verify_many_using(1, tables, scratch, messages, lengths, signatures, c->count, verdicts);
+        for (size_t i = 0; i < c->count; i++) {
+            if (verdicts[i] != c->expected[order == 0 ? i : c->count - 1 - i]) return 0;
+        }
+    }
+    return 1;
+}
+
+// The wide path's self-test with `table` (the test key's, with its wide table), or, where it is
+// NULL, a table made for it: every case of the tables self-test through the wide batch verify.
+static int wide_self_test_with(void *table) {
     void *key = tv_p256_public_key_new(key_x, key_y);
     void *evp = key != NULL ? tv_p256_verify_context_new(key) : NULL;
     void *scratch = tv_p256_table_scratch_new();
-    void *table = NULL;
+    void *made = NULL;
     int passed = 0;
     if (tv_p256_table_setup() && evp != NULL && scratch != NULL && tv_p256_wide_cpu() &&
         tv_p256_wide_generator_table() != NULL) {
-        table = tv_p256_table_build_with(key_x, key_y, 1);
+        if (table == NULL) table = made = tv_p256_table_build_with(key_x, key_y, 1);
         cases *mine = malloc(sizeof *mine);
         if (table != NULL && mine != NULL) {
             mine->count = 0;
-            if (make_cases(mine, evp)) {
-                void *tables[CASES];
-                const uint8_t *messages[CASES], *signatures[CASES];
-                size_t lengths[CASES];
-                uint8_t verdicts[CASES];
-                passed = 1;
-                for (int order = 0; order < 2 && passed; order++) {
-                    for (size_t i = 0; i < mine->count; i++) {
-                        size_t from = order == 0 ? i : mine->count - 1 - i;
-                        tables[i] = table;
-                        messages[i] = mine->messages[from];
-                        lengths[i] = mine->lengths[from];
-                        signatures[i] = mine->signatures[from];
-                    }
-                    tv_p256_table_verify_many_using(1, tables, scratch, messages, lengths, signatures, mine->count,
-                                                    verdicts);
-                    for (size_t i = 0; i < mine->count; i++) {
-                        size_t from = order == 0 ? i : mine->count - 1 - i;
-                        if (verdicts[i] != mine->expected[from]) passed = 0;
-                    }
-                }
-            }
+            passed = make_cases(mine, evp) && wide_agrees(table, scratch, mine);
         }
         free(mine);
     }
-    tv_p256_table_free(table);
+    tv_p256_table_free(made);
     tv_p256_table_scratch_free(scratch);
     tv_p256_verify_context_free(evp);
     tv_p256_key_free(key);
     return passed;
 }
+
+int tv_p256_wide_self_test(void) { return wide_self_test_with(NULL); }
 
 int tv_p256_wide_self_test_for_testing(int broken) {
     tv_p256_wide_break_for_testing(broken);
@@ -227,8 +251,10 @@ static void decide_wide(void) {
     } else if (tv_p256_table_status() != TV_P256_TABLES_ON) {
         wide_status = TV_P256_WIDE_NO_TABLES;
     } else {
-        wide_status = tv_p256_wide_self_test() ? TV_P256_WIDE_ON : TV_P256_WIDE_SELF_TEST_FAILED;
+        wide_status = wide_self_test_with(tested_table) ? TV_P256_WIDE_ON : TV_P256_WIDE_SELF_TEST_FAILED;
     }
+    tv_p256_table_free(tested_table);
+    tested_table = NULL;
     atomic_store_explicit(&wide_status_known, wide_status, memory_order_release);
 }
 
