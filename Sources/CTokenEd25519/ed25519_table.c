@@ -21,8 +21,10 @@
 // time through an IFMA walk over each key's comb of the same multiples in affine form (made from
 // libsodium's cached comb at table build, one inversion for all, and then kept instead of it: the
 // table path reads the affine entries too), and its sums are encoded and compared here as the
-// table path's are. It has its own self-tests (the table self-test's inputs
-// as batches, and batches mixing keys) and is off unless they pass.
+// table path's are. Its groups' SHA-512 of R‖A‖M are computed eight at a time
+// (ed25519_challenges.c: Intel's multi-buffer library where it is installed, libsodium's
+// crypto_hash_sha512 otherwise; the same digests). It has its own self-tests (the table self-test's
+// inputs as batches, and batches mixing keys) and is off unless they pass.
 //
 // The functions below take `faults`, a set of TV_ED25519_FAULT_* flags, so that the tests can run
 // the self-test on deliberately broken paths (tv_ed25519_self_test_with_faults) and see each one
