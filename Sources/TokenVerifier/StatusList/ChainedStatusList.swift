@@ -80,5 +80,13 @@ enum ChainedStatusList {
 /// Why a list is refused or out of force, in one sentence.
 struct StatusListRefusal: Error {
     let why: String
-    init(_ why: String) { self.why = why }
+    /// Where the key the list's `kid` names verifies its signature but may not sign it (its `iss`
+    /// or `env` refuses it): that key's issuer and environment, the group the list is now of, out
+    /// of force (spec §4c: a list's issuer is its signing key's `iss`).
+    let keyGroup: (issuer: String?, environment: Environment?)?
+
+    init(_ why: String, keyGroup: (issuer: String?, environment: Environment?)? = nil) {
+        self.why = why
+        self.keyGroup = keyGroup
+    }
 }

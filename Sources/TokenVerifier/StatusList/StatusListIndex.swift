@@ -57,7 +57,8 @@ struct StatusListIndex: Sendable {
 
     /// Each list in the group of its signer now (issuer and environment), and, where its signer
     /// fails the rule or now names another issuer or environment, in the group it was loaded
-    /// for, out of force (it shadows that group's older generations).
+    /// for, out of force (it shadows that group's older generations); a list whose key verifies
+    /// it but may not sign it (its `iss` or `env`) is also in that key's group, out of force.
     private static func members(
         _ lists: [StatusListToken], keys: KeySet?, anchors: TrustAnchors?, revocations: RevocationList,
         _ options: VerificationOptions
@@ -79,6 +80,10 @@ struct StatusListIndex: Sendable {
                 }
             case .failure(let refusal):
                 byGroup[loaded, default: []].append((list, refusal.why, .infinity, ""))
+                if let group = refusal.keyGroup {
+                    let key = StatusListGroupKey(uri: list.uri, issuer: group.issuer, environment: group.environment)
+                    if key != loaded { byGroup[key, default: []].append((list, refusal.why, .infinity, "")) }
+                }
             }
         }
         return byGroup

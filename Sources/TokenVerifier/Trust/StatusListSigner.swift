@@ -54,8 +54,10 @@ extension StatusListToken {
         guard let kid = signed.keyID else {
             return .failure(.init("it is verified by its chain, and no trust anchors are in force"))
         }
-        guard let keys, let key = verifyingKey(in: keys, keyID: kid, options: options) else {
-            return .failure(.init("its key \"\(kid)\" is no longer in the key set, or no longer verifies it"))
+        let gone = "its key \"\(kid)\" is no longer in the key set, or no longer verifies it"
+        guard let keys, let key = signingKey(in: keys, keyID: kid) else { return .failure(.init(gone)) }
+        if StatusListSigner.keyRefusal(key, algorithm: signed.algorithm, issuer: issuer, options: options) != nil {
+            return .failure(.init(gone, keyGroup: (key.issuer ?? issuer, key.environment)))
         }
         let revoked = withUTF8(of: kid) { keyID in
             withUTF8(of: key.keyThumbprint) {
@@ -92,13 +94,12 @@ extension StatusListToken {
         )
     }
 
-    /// The key of `keys` that verifies the list now: its key is there with the same material (no
-    /// work), or its key's new material verifies its signature again; nil when none does. The
-    /// entries are not inflated again.
-    private func verifyingKey(in keys: KeySet, keyID: String, options: VerificationOptions) -> VerificationKey? {
-        guard let key = keys[keyID],
-            StatusListSigner.keyRefusal(key, algorithm: signed.algorithm, issuer: issuer, options: options) == nil
-        else { return nil }
+    /// The key of `keys` named `keyID` that fits the list's `alg` and verifies its signature now:
+    /// with the same material (no work), or its new material verifies the signature again; nil
+    /// when none does. Whether it may sign the list (its `iss` and `env`) is the caller's check.
+    /// The entries are not inflated again.
+    private func signingKey(in keys: KeySet, keyID: String) -> VerificationKey? {
+        guard let key = keys[keyID], key.accepts(signed.algorithm) else { return nil }
         if key.type == signed.keyType && key.publicKeyBytes == signed.keyMaterial { return key }
         return signed.verify(with: key) ? key : nil
     }

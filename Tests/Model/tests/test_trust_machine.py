@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import assume, note
+from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -262,3 +262,27 @@ def test_tokens_cover_every_signer_and_issuer() -> None:
         (s, i, x) for s in SIGNERS for i in (ISS_A, ISS_B) for x in (1, 2)
     }
     assert pytest.approx(len(TOKENS) * len(TIMES)) == 120
+
+
+@settings(max_examples=1, database=None, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.just(None))
+def test_a_list_whose_key_moved_issuer_holds_that_issuers_floor(
+    binary: str, pool: Pool, tmp_path: Path, _: None
+) -> None:
+    """The machine's find, replayed: a list signed by k0 for issuer A, then k0 rebound to issuer B. The list is now
+    of B's group (a list's issuer is its key's `iss`), out of force, and still that group's floor, so a list with the
+    same `iat` and other entries published after it is a conflict: B's tokens are `status_unavailable` (spec §4c).
+    (The verifier kept the list in A's group only, and answered B's tokens from the second list.)"""
+    TrustMachine.binary, TrustMachine.pool, TrustMachine.workspace = binary, pool, tmp_path
+    state = TrustMachine()
+    try:
+        state.start()
+        state.answers_follow_the_model()
+        state.publish(entries=(), iat=T0, iss=ISS_A, signer="k0", slot="s0", uri=URI_1)
+        state.answers_follow_the_model()
+        state.set_key(env=None, iss=ISS_B, kid="k0", present=True)
+        state.answers_follow_the_model()
+        state.publish(entries=((2, 2),), iat=T0, iss=None, signer="k0", slot="s0", uri=URI_1)
+        state.answers_follow_the_model()
+    finally:
+        state.teardown()
